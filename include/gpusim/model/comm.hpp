@@ -1,0 +1,40 @@
+// Collective communication: alpha–beta model per link level (Thakur et al. 2005; NCCL's
+// bus-bandwidth convention, nccl-tests doc/PERFORMANCE.md).
+//   ring all-reduce over n ranks:   2(n-1)/n · S / B + 2(n-1) · α
+//   reduce-scatter / all-gather:     (n-1)/n · S / B +  (n-1) · α
+// B is the achievable bus bandwidth of the level: the per-direction link bandwidth times the
+// measured efficiency. Multi-node collectives are hierarchical: reduce-scatter inside the node,
+// all-reduce of the 1/g shard across nodes over the GPU's share of the NICs, all-gather inside.
+// GPUs without PCIe peer-to-peer stage through host memory (staged efficiency and latency).
+#pragma once
+
+#include <string>
+
+#include "gpusim/workload/scenario.hpp"
+
+namespace gpusim {
+
+struct Fabric {
+  BytesPerSecond intra_bus;   // achievable bus bandwidth between GPUs of a node
+  Seconds intra_alpha;
+  BytesPerSecond inter_bus;   // achievable per-GPU bandwidth across nodes
+  Seconds inter_alpha;
+  int gpus_per_node = 1;
+  int nodes = 1;
+  std::string intra_desc;     // e.g. "NVLink 4 (450 GB/s per direction)" or "PCIe 4.0 x16, host-staged"
+  bool host_staged = false;
+};
+
+Fabric make_fabric(const SystemConfig& sys);
+
+Seconds ring_allreduce(Bytes size, int ranks, BytesPerSecond bus, Seconds alpha);
+Seconds ring_reduce_scatter(Bytes size, int ranks, BytesPerSecond bus, Seconds alpha);
+
+// Collectives over `ranks` GPUs placed densely on nodes of `fabric.gpus_per_node`.
+Seconds allreduce_time(const Fabric& fabric, Bytes size, int ranks);
+Seconds reduce_scatter_time(const Fabric& fabric, Bytes size, int ranks);
+inline Seconds all_gather_time(const Fabric& fabric, Bytes size, int ranks) {
+  return reduce_scatter_time(fabric, size, ranks);
+}
+
+}  // namespace gpusim

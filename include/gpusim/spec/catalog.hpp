@@ -1,0 +1,54 @@
+// The spec catalog: GPU, link, architecture and model-shape files by id. The files under
+// specs/ are embedded in the binary at build time (generated catalog_data.cpp); directories
+// given with --specs or GPUSIM_SPECS add or override files (same layout: gpus/, links/,
+// models/, arch/; a bare *.toml in the directory is taken as a GPU file).
+// Contract: loading an id parses the file, resolves `base =` inheritance (deep merge, child
+// wins), merges the architecture's [efficiency] defaults under the GPU's own, validates every
+// key and throws InputError listing all problems with file:line:col. Unknown ids throw too.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "gpusim/spec/diagnostics.hpp"
+#include "gpusim/spec/hardware.hpp"
+#include "gpusim/workload/model_shape.hpp"
+
+namespace gpusim {
+
+enum class SpecKind { kGpu, kLink, kModel, kArch };
+
+struct SpecFile {
+  std::string path;  // shown in messages, e.g. "specs/gpus/h100-sxm5-80gb.toml"
+  std::string text;
+};
+
+class Catalog {
+ public:
+  // The embedded files only.
+  static Catalog builtin();
+  // Adds or overrides files from a directory; throws InputError if it cannot be read.
+  void add_directory(const std::string& dir);
+  void add_file(SpecKind kind, const std::string& id, SpecFile file);
+
+  [[nodiscard]] std::vector<std::string> ids(SpecKind kind) const;
+  [[nodiscard]] bool has(SpecKind kind, const std::string& id) const;
+  [[nodiscard]] const SpecFile& file(SpecKind kind, const std::string& id) const;
+
+  [[nodiscard]] GpuSpec gpu(const std::string& id) const;
+  [[nodiscard]] LinkSpec link(const std::string& id) const;
+  [[nodiscard]] ModelShape model(const std::string& id) const;
+
+  // Validates every file of the catalog; returns all problems found (empty = all good).
+  [[nodiscard]] std::vector<Diagnostic> check_all() const;
+
+ private:
+  std::map<SpecKind, std::map<std::string, SpecFile>> files_;
+};
+
+// Validates one standalone file of the given kind (for `gpusim specs check FILE`); a GPU file
+// may name a base from `catalog`.
+std::vector<Diagnostic> check_file(const Catalog& catalog, SpecKind kind, const std::string& path);
+
+}  // namespace gpusim

@@ -1,0 +1,112 @@
+// Validated hardware specs (DESIGN §3): plain structs in SI units, built by the catalog from
+// specs/gpus, specs/links and specs/arch. Nothing here knows about TOML.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpusim/units/units.hpp"
+
+namespace gpusim {
+
+enum class Arch { kVolta, kAmpere, kAda, kHopper, kBlackwell };
+enum class FormFactor { kSxm, kPcie };
+// Numeric formats a GPU may execute; peaks are dense (no 2:4 sparsity), tensor peaks with FP32
+// accumulate (GeForce halving already applied in the spec file).
+enum class DType { kFp64, kFp32, kTf32, kFp16, kBf16, kFp8, kInt8, kInt4 };
+inline constexpr std::size_t kDTypeCount = 8;
+
+const char* to_string(Arch a);
+const char* to_string(DType d);
+// Bytes per element as stored in memory (tf32 is stored as fp32).
+double bytes_per_element(DType d);
+
+// Achievable fractions of the paper peaks, each calibrated from a measurement named in the spec
+// (GPU file or its architecture's defaults in specs/arch/).
+struct Efficiency {
+  double gemm = 0;              // large GEMM: sustained / dense peak (max achievable matmul)
+  double attention = 0;         // flash-attention forward+backward: sustained / dense peak
+  double dram = 0;              // stream bandwidth / paper bandwidth
+  double l2 = 0;                // L2-resident bandwidth / spec l2_bandwidth
+  double host_link = 0;         // host<->device copy / PCIe per-direction bandwidth
+  double peer_link = 0;         // collective bus bandwidth / peer link per-direction bandwidth
+  double comm_overlap = 0;      // fraction of data-parallel gradient traffic hidden behind backward
+  double training_overhead = 0; // framework time outside kernels, as a fraction of kernel time
+  Seconds kernel_overhead;      // GPU-side gap between dependent kernels
+  int gemm_tile_m = 128;        // output tile of the architecture's best GEMM kernels (wave quantization)
+  int gemm_tile_n = 128;
+};
+
+// Board power while busy: idle + activity * (TDP - idle), activity per kind of work.
+struct PowerActivity {
+  double gemm = 0;    // tensor-core compute-bound kernels
+  double memory = 0;  // DRAM-bound kernels
+  double idle = 0;    // waiting on communication, input or the host
+};
+
+struct GpuSpec {
+  std::string id;
+  std::string name;
+  Arch arch = Arch::kAmpere;
+  FormFactor form_factor = FormFactor::kPcie;
+  int sm_count = 0;
+  Hertz boost_clock;
+  std::array<std::optional<FlopPerSecond>, kDTypeCount> peak{};  // dense; nullopt = unsupported
+
+  std::string memory_type;
+  Bytes memory_capacity;
+  BytesPerSecond memory_bandwidth;
+  Seconds memory_latency;
+  Bytes l2_size;
+  BytesPerSecond l2_bandwidth;
+  Seconds l2_latency;
+  Bytes l1_per_sm;
+  Seconds l1_latency;
+  Bytes shared_per_sm;
+  Bytes registers_per_sm;
+
+  int pcie_gen = 4;
+  int pcie_lanes = 16;
+  std::string peer_link;  // specs/links id or "none"
+  BytesPerSecond peer_bandwidth;  // per direction
+  bool p2p_over_pcie = false;
+
+  Watts tdp;
+  Watts idle_power;
+  PowerActivity activity;
+  Bytes memory_reserved;       // CUDA context and library workspaces
+  double fragmentation = 0;    // allocator overhead as a fraction of live tensors
+  Usd purchase;
+  std::string purchase_date;
+  UsdPerSecond cloud_rate;
+  std::string cloud_date;
+
+  Efficiency efficiency;
+  std::vector<std::string> sources;
+  std::vector<std::string> assumptions;
+  std::string origin;  // file the spec came from
+
+  [[nodiscard]] bool supports(DType d) const { return peak[static_cast<std::size_t>(d)].has_value(); }
+  [[nodiscard]] FlopPerSecond peak_for(DType d) const { return peak[static_cast<std::size_t>(d)].value(); }
+  [[nodiscard]] bool has_nvlink() const { return peer_link != "none"; }
+};
+
+enum class LinkKind { kPcie, kNvlink, kInfiniband, kEthernet };
+
+struct LinkSpec {
+  std::string id;
+  std::string name;
+  LinkKind kind = LinkKind::kPcie;
+  BytesPerSecond bandwidth;  // per direction
+  Seconds latency;
+  double efficiency = 1.0;   // achievable fraction of bandwidth for bulk transfers
+  // PCIe only: GPUs without peer-to-peer stage every transfer through host memory.
+  double staged_efficiency = 0;
+  Seconds staged_latency;
+  std::vector<std::string> sources;
+  std::string origin;
+};
+
+}  // namespace gpusim

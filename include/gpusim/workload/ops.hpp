@@ -1,0 +1,52 @@
+// Lowering of a scenario into the kernels one GPU runs per step (DESIGN §1 "Plan").
+//
+// Training FLOPs: each GEMM is 2·m·n·k; backward is dgrad + wgrad (2x forward); flash attention
+// forward is 4·b·s²·h (x0.5 causal) and backward 2.5x forward (Dao 2023). Model FLOPs for MFU
+// follow PaLM (Chowdhery et al. 2022, App. B): 6·N·D + 12·L·h·s·D with N the parameters that take
+// part in matrix multiplies; recomputation counts towards HFU only.
+// DRAM bytes of memory-bound kernels assume one read of each input and one write of each output
+// per kernel, unfused (eager PyTorch), with a fused softmax-cross-entropy.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "gpusim/spec/hardware.hpp"
+#include "gpusim/units/units.hpp"
+#include "gpusim/workload/scenario.hpp"
+
+namespace gpusim {
+
+enum class Phase { kForward, kBackward, kRecompute, kOptimizer };
+enum class OpKind { kGemm, kAttention, kMemoryBound };
+
+struct Op {
+  std::string name;
+  OpKind kind = OpKind::kMemoryBound;
+  Phase phase = Phase::kForward;
+  DType dtype = DType::kBf16;
+  double m = 0, n = 0, k = 0;  // GEMM shape of one instance
+  double batch = 1;            // independent GEMMs in one kernel (batched attention scores)
+  Flop flops;                  // per instance (all of `batch`)
+  Bytes bytes;                 // DRAM traffic per instance
+  double count = 1;            // instances per step on one GPU
+};
+
+struct StepPlan {
+  std::vector<Op> ops;
+  double tokens_per_gpu = 0;      // tokens one GPU processes per step
+  double micro_batches = 1;       // gradient-accumulation steps per optimizer step
+  Flop model_flops_per_gpu;       // per step, for MFU (no recompute)
+  Flop hardware_flops_per_gpu;    // per step, including recompute, for HFU
+};
+
+// One training step on one data-parallel rank.
+StepPlan lower_training(const Scenario& sc);
+// Inference: the prefill of `batch` prompts, and one decode step at context length `context`.
+StepPlan lower_prefill(const Scenario& sc);
+StepPlan lower_decode(const Scenario& sc, double context);
+
+// Model FLOPs per token of training (6·N + 12·L·h·s).
+double training_flops_per_token(const ModelShape& m, double seq_len);
+
+}  // namespace gpusim

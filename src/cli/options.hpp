@@ -1,0 +1,49 @@
+// Private: option parsing shared by the subcommands (boost::program_options).
+#pragma once
+
+#include <boost/program_options.hpp>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli/cli.hpp"
+
+namespace gpusim::cli {
+
+namespace po = boost::program_options;
+
+struct Common {
+  std::vector<std::string> specs;
+  std::string format = "text";
+  std::string out;
+};
+
+inline void add_common(po::options_description& d, Common& c, bool with_format) {
+  d.add_options()("help,h", "show this help")(
+      "specs", po::value<std::vector<std::string>>(&c.specs)->composing(),
+      "directory of spec files that add to or override the built-in catalog (gpus/, links/, models/, arch/)");
+  if (with_format) {
+    d.add_options()("format,f", po::value<std::string>(&c.format)->default_value("text"), "text | json | csv")(
+        "output,o", po::value<std::string>(&c.out), "write the report to FILE instead of stdout");
+  }
+}
+
+// Parses; returns false when --help was printed.
+inline bool parse(const std::vector<std::string>& args, const po::options_description& d,
+                  const po::positional_options_description& pos, po::variables_map& vm, const char* usage) {
+  po::store(po::command_line_parser(args).options(d).positional(pos).run(), vm);
+  if (vm.count("help") != 0U) {
+    std::cout << usage << "\n" << d;
+    return false;
+  }
+  po::notify(vm);
+  return true;
+}
+
+inline void check_format(const std::string& f) {
+  if (f != "text" && f != "json" && f != "csv") {
+    throw UsageError("--format must be text, json or csv, got \"" + f + "\"");
+  }
+}
+
+}  // namespace gpusim::cli

@@ -1,0 +1,29 @@
+// Cloud versus owned cost and break-even (equations in cost.hpp).
+#include "gpusim/cost/cost.hpp"
+
+namespace gpusim {
+
+std::optional<double> breakeven_days(Usd purchase, double utilization, UsdPerSecond cloud_rate_total, double speed_ratio,
+                                     Watts system_power, UsdPerJoule electricity) {
+  // Saving per busy second: rent avoided minus electricity paid.
+  const double saving_per_s = cloud_rate_total.value() * speed_ratio - system_power.value() * electricity.value();
+  if (saving_per_s <= 0 || utilization <= 0) {
+    return std::nullopt;
+  }
+  const double saving_per_day = saving_per_s * units::kSecondsPerDay * utilization;
+  return purchase.value() / saving_per_day;
+}
+
+CostResult compute_cost(const CostInputs& in) {
+  CostResult r;
+  r.cloud = in.cloud_rate * in.cloud_job_time * static_cast<double>(in.gpus);
+  r.owned_electricity = in.electricity * (in.system_power * in.job_time * in.pue);
+  const double busy_lifetime = in.lifetime.value() * in.utilization;
+  r.owned_hardware = busy_lifetime > 0 ? in.purchase * (in.job_time.value() / busy_lifetime) : Usd(0);
+  const double k = in.job_time.value() > 0 ? in.cloud_job_time / in.job_time : 1.0;
+  r.breakeven_days = breakeven_days(in.purchase, in.utilization, in.cloud_rate * static_cast<double>(in.gpus), k,
+                                    in.system_power * in.pue, in.electricity);
+  return r;
+}
+
+}  // namespace gpusim

@@ -1,0 +1,87 @@
+// Alpha–beta collectives over a two-level fabric (equations in comm.hpp).
+#include "gpusim/model/comm.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace gpusim {
+
+Fabric make_fabric(const SystemConfig& sys) {
+  Fabric f;
+  f.gpus_per_node = sys.gpus_per_node;
+  f.nodes = sys.nodes();
+  const GpuSpec& g = sys.gpu;
+  const LinkSpec& intra = sys.intra_node;
+  // An NVLink bridge joins pairs only; a larger node rings over PCIe.
+  const bool bridge_only_pairs = intra.id.find("bridge") != std::string::npos && sys.gpus_per_node > 2;
+  char buf[160];
+  if (intra.kind == LinkKind::kNvlink && !bridge_only_pairs) {
+    const BytesPerSecond link = g.peer_bandwidth.value() > 0 ? g.peer_bandwidth : intra.bandwidth;
+    f.intra_bus = link * g.efficiency.peer_link;
+    f.intra_alpha = intra.latency;
+    std::snprintf(buf, sizeof buf, "%s (%.0f GB/s per direction)", intra.name.c_str(),
+                  units::to_gigabytes_per_second(link));
+  } else {
+    // PCIe between GPUs: the GPU's own host link generation.
+    const BytesPerSecond link = intra.bandwidth;
+    if (g.p2p_over_pcie) {
+      f.intra_bus = link * g.efficiency.peer_link;
+      f.intra_alpha = intra.latency;
+      std::snprintf(buf, sizeof buf, "%s peer-to-peer (%.1f GB/s per direction)", intra.name.c_str(),
+                    units::to_gigabytes_per_second(link));
+    } else {
+      f.host_staged = true;
+      f.intra_bus = link * intra.staged_efficiency;
+      f.intra_alpha = intra.staged_latency;
+      std::snprintf(buf, sizeof buf, "%s, no P2P: staged through host memory (%.1f GB/s achievable)",
+                    intra.name.c_str(), units::to_gigabytes_per_second(f.intra_bus));
+    }
+  }
+  f.intra_desc = buf;
+  const LinkSpec& nic = sys.inter_node;
+  const double share = static_cast<double>(sys.nics_per_node) / static_cast<double>(std::max(1, sys.gpus_per_node));
+  f.inter_bus = nic.bandwidth * (nic.efficiency * share);
+  f.inter_alpha = nic.latency;
+  return f;
+}
+
+Seconds ring_allreduce(Bytes size, int ranks, BytesPerSecond bus, Seconds alpha) {
+  if (ranks <= 1) {
+    return Seconds(0);
+  }
+  const double n = ranks;
+  return size * (2.0 * (n - 1.0) / n) / bus + alpha * (2.0 * (n - 1.0));
+}
+
+Seconds ring_reduce_scatter(Bytes size, int ranks, BytesPerSecond bus, Seconds alpha) {
+  if (ranks <= 1) {
+    return Seconds(0);
+  }
+  const double n = ranks;
+  return size * ((n - 1.0) / n) / bus + alpha * (n - 1.0);
+}
+
+Seconds allreduce_time(const Fabric& f, Bytes size, int ranks) {
+  const int local = std::min(ranks, f.gpus_per_node);
+  const int nodes = (ranks + local - 1) / local;
+  if (nodes <= 1) {
+    return ring_allreduce(size, local, f.intra_bus, f.intra_alpha);
+  }
+  const Bytes shard = size / static_cast<double>(local);
+  return ring_reduce_scatter(size, local, f.intra_bus, f.intra_alpha) +
+         ring_allreduce(shard, nodes, f.inter_bus, f.inter_alpha) +
+         ring_reduce_scatter(size, local, f.intra_bus, f.intra_alpha);
+}
+
+Seconds reduce_scatter_time(const Fabric& f, Bytes size, int ranks) {
+  const int local = std::min(ranks, f.gpus_per_node);
+  const int nodes = (ranks + local - 1) / local;
+  if (nodes <= 1) {
+    return ring_reduce_scatter(size, local, f.intra_bus, f.intra_alpha);
+  }
+  const Bytes shard = size / static_cast<double>(local);
+  return ring_reduce_scatter(size, local, f.intra_bus, f.intra_alpha) +
+         ring_reduce_scatter(shard, nodes, f.inter_bus, f.inter_alpha);
+}
+
+}  // namespace gpusim

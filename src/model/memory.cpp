@@ -1,0 +1,93 @@
+// Memory per GPU (equations and sources in memory.hpp).
+#include "gpusim/model/memory.hpp"
+
+#include <algorithm>
+
+namespace gpusim {
+
+Bytes layer_activation_bytes(const ModelShape& m, double seq, double micro_batch, double e, bool flash,
+                             Recompute recompute) {
+  const double h = static_cast<double>(m.hidden);
+  const double sb = seq * micro_batch;
+  if (recompute == Recompute::kFull) {
+    return Bytes(e * sb * h);  // only the layer input is kept
+  }
+  const double f = static_cast<double>(m.ffn_hidden);
+  const double f_in = m.ffn == FfnKind::kSwiglu ? 2.0 * f : f;
+  // norm inputs and outputs (4h), Q/K/V (h + 2 kv), attention output (h), FFN in/out.
+  double per_token = 6.0 * h + 2.0 * static_cast<double>(m.kv_dim()) + f_in + f;
+  double bytes = e * sb * per_token;
+  if (flash) {
+    bytes += 4.0 * sb * static_cast<double>(m.heads);  // fp32 log-sum-exp per row
+  } else if (recompute != Recompute::kSelective) {
+    bytes += e * static_cast<double>(m.heads) * seq * seq * micro_batch;  // softmax output
+  }
+  return Bytes(bytes);
+}
+
+MemoryBreakdown training_memory(const Scenario& sc) {
+  const TrainingConfig& t = *sc.training;
+  const GpuSpec& g = sc.system.gpu;
+  const ModelShape& m = sc.model;
+  const double n = total_params(m);
+  const bool wide = t.precision == DType::kFp32 || t.precision == DType::kTf32;
+  const double w_bytes = wide ? 4.0 : 2.0;
+  const double g_bytes = wide ? 4.0 : 2.0;
+  double o_bytes = 0;
+  switch (t.optimizer) {
+    case Optimizer::kAdamW:
+      o_bytes = wide ? 8.0 : 12.0;
+      break;
+    case Optimizer::kSgd:
+      o_bytes = wide ? 4.0 : 8.0;
+      break;
+    case Optimizer::kAdafactor:
+      o_bytes = wide ? 0.0 : 4.0;
+      break;
+  }
+  const double dp = sc.parallel.data;
+  const int zero = sc.parallel.zero;
+  MemoryBreakdown mb;
+  mb.capacity = g.memory_capacity;
+  mb.weights = Bytes(n * w_bytes / (zero >= 3 ? dp : 1.0));
+  mb.gradients = Bytes(n * g_bytes / (zero >= 2 ? dp : 1.0));
+  mb.optimizer = Bytes(n * o_bytes / (zero >= 1 ? dp : 1.0));
+  if (zero >= 3 && dp > 1) {
+    // Gathered full weights of the layer being computed and the one prefetched.
+    mb.weights += Bytes(2.0 * count_params(m).per_layer * w_bytes);
+  }
+
+  const double e = wide ? 4.0 : 2.0;
+  const double s = static_cast<double>(t.seq_len);
+  const double b = static_cast<double>(t.micro_batch);
+  const double layers = static_cast<double>(m.layers);
+  Bytes act = layer_activation_bytes(m, s, b, e, t.flash_attention, t.recompute) * layers;
+  if (t.recompute == Recompute::kFull) {
+    act += layer_activation_bytes(m, s, b, e, t.flash_attention, Recompute::kNone);
+  }
+  act += Bytes(2.0 * e * s * b * static_cast<double>(m.vocab));  // logits and their gradient
+  mb.activations = act;
+  const Bytes live = mb.weights + mb.gradients + mb.optimizer + mb.activations;
+  mb.other = g.memory_reserved + live * g.fragmentation;
+  return mb;
+}
+
+MemoryBreakdown inference_memory(const Scenario& sc) {
+  const InferenceConfig& inf = *sc.inference;
+  const GpuSpec& g = sc.system.gpu;
+  const ModelShape& m = sc.model;
+  MemoryBreakdown mb;
+  mb.capacity = g.memory_capacity;
+  mb.weights = Bytes(total_params(m) * inf.weight_bytes);
+  const double ctx = static_cast<double>(inf.prompt_tokens + inf.output_tokens);
+  const double batch = static_cast<double>(inf.batch);
+  mb.kv_cache = Bytes(2.0 * static_cast<double>(m.layers) * static_cast<double>(m.kv_dim()) * ctx * batch * inf.kv_bytes);
+  // Prefill working set of one layer plus the last positions' logits in fp32.
+  mb.activations = layer_activation_bytes(m, static_cast<double>(inf.prompt_tokens), batch, 2.0, true, Recompute::kNone) +
+                   Bytes(4.0 * batch * static_cast<double>(m.vocab));
+  const Bytes live = mb.weights + mb.kv_cache + mb.activations;
+  mb.other = g.memory_reserved + live * g.fragmentation;
+  return mb;
+}
+
+}  // namespace gpusim

@@ -1,0 +1,115 @@
+// Private: a minimal streaming JSON writer. Non-finite numbers are written as null so a report
+// never contains NaN or Infinity.
+#pragma once
+
+#include <cmath>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpusim::detail {
+
+class JsonWriter {
+ public:
+  void begin_object(const char* key = nullptr) { open(key, '{'); }
+  void end_object() { close('}'); }
+  void begin_array(const char* key = nullptr) { open(key, '['); }
+  void end_array() { close(']'); }
+  void value(const char* key, double v) {
+    prefix(key);
+    if (!std::isfinite(v)) {
+      out_ += "null";
+      return;
+    }
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", v);
+    out_ += buf;
+  }
+  void value(const char* key, std::optional<double> v) {
+    if (v) {
+      value(key, *v);
+    } else {
+      null(key);
+    }
+  }
+  void value(const char* key, int v) { value(key, static_cast<double>(v)); }
+  void value(const char* key, bool v) {
+    prefix(key);
+    out_ += v ? "true" : "false";
+  }
+  void value(const char* key, const std::string& s) {
+    prefix(key);
+    quote(s);
+  }
+  void value(const char* key, const char* s) { value(key, std::string(s)); }
+  void null(const char* key) {
+    prefix(key);
+    out_ += "null";
+  }
+  [[nodiscard]] const std::string& str() const { return out_; }
+
+ private:
+  void open(const char* key, char c) {
+    prefix(key);
+    out_ += c;
+    first_.push_back(true);
+    ++depth_;
+  }
+  void close(char c) {
+    --depth_;
+    first_.pop_back();
+    newline();
+    out_ += c;
+  }
+  void prefix(const char* key) {
+    if (!first_.empty()) {
+      if (!first_.back()) {
+        out_ += ',';
+      }
+      first_.back() = false;
+      newline();
+    }
+    if (key != nullptr) {
+      quote(key);
+      out_ += ": ";
+    }
+  }
+  void newline() {
+    out_ += '\n';
+    out_.append(static_cast<std::size_t>(depth_) * 2, ' ');
+  }
+  void quote(const std::string& s) {
+    out_ += '"';
+    for (const char c : s) {
+      switch (c) {
+        case '"':
+          out_ += "\\\"";
+          break;
+        case '\\':
+          out_ += "\\\\";
+          break;
+        case '\n':
+          out_ += "\\n";
+          break;
+        case '\t':
+          out_ += "\\t";
+          break;
+        default:
+          if (static_cast<unsigned char>(c) < 0x20) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\u%04x", c);
+            out_ += buf;
+          } else {
+            out_ += c;
+          }
+      }
+    }
+    out_ += '"';
+  }
+  std::string out_;
+  std::vector<bool> first_;
+  int depth_ = 0;
+};
+
+}  // namespace gpusim::detail

@@ -1,0 +1,306 @@
+#include "spec/toml_reader.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+namespace gpusim::detail {
+
+SourcePos pos_of(const toml::source_region& r) {
+  SourcePos p;
+  if (r.path) {
+    p.file = *r.path;
+  }
+  p.line = static_cast<int>(r.begin.line);
+  p.column = static_cast<int>(r.begin.column);
+  return p;
+}
+
+SourcePos pos_of(const toml::node& n) { return pos_of(n.source()); }
+
+std::optional<toml::table> parse_toml(std::string_view text, const std::string& path, Diagnostics& diags) {
+  try {
+    return toml::parse(text, path);
+  } catch (const toml::parse_error& e) {
+    diags.add(pos_of(e.source()), "", "TOML syntax error: " + std::string(e.description()));
+    return std::nullopt;
+  }
+}
+
+Reader::Reader(const toml::table& table, std::string prefix, Diagnostics& diags)
+    : table_(&table), prefix_(std::move(prefix)), diags_(&diags) {}
+
+std::string Reader::path(std::string_view key) const {
+  return prefix_.empty() ? std::string(key) : prefix_ + "." + std::string(key);
+}
+
+SourcePos Reader::where(std::string_view key) const {
+  if (const toml::node* n = table_->get(key)) {
+    return pos_of(*n);
+  }
+  return pos_of(*table_);
+}
+
+void Reader::error(std::string_view key, const std::string& message) { diags_->add(where(key), path(key), message); }
+
+std::string Reader::show(const toml::node& n) {
+  std::ostringstream os;
+  if (n.is_string()) {
+    os << '"' << n.as_string()->get() << '"';
+  } else if (n.is_table()) {
+    os << "a table";
+  } else if (n.is_array()) {
+    os << "an array";
+  } else if (n.is_floating_point()) {
+    os << n.as_floating_point()->get();
+  } else {
+    n.visit([&os](const auto& v) { os << v; });
+  }
+  return os.str();
+}
+
+const toml::node* Reader::get(std::string_view key, Need need) {
+  known_.emplace(key);
+  const toml::node* n = table_->get(key);
+  if (n == nullptr && need == Need::kRequired) {
+    diags_->add(pos_of(*table_), path(key), "missing required key");
+  }
+  return n;
+}
+
+namespace {
+std::string range_problem(double v, Range range) {
+  switch (range) {
+    case Range::kAny:
+      return {};
+    case Range::kPositive:
+      return v > 0 ? std::string() : "must be greater than zero";
+    case Range::kNonNegative:
+      return v >= 0 ? std::string() : "must not be negative";
+    case Range::kFraction:
+      return (v > 0 && v <= 1) ? std::string() : "must be a fraction in (0, 1]";
+  }
+  return {};
+}
+}  // namespace
+
+std::optional<double> Reader::quantity(std::string_view key, Dim dim, Need need, Range range) {
+  const toml::node* n = get(key, need);
+  if (n == nullptr) {
+    return std::nullopt;
+  }
+  if (!n->is_string()) {
+    error(key, "expected " + describe(dim) + " (a string with its unit), got " + show(*n));
+    return std::nullopt;
+  }
+  try {
+    const double v = parse_si(n->as_string()->get(), dim);
+    if (const std::string problem = range_problem(v, range); !problem.empty()) {
+      error(key, problem + ", got " + show(*n));
+      return std::nullopt;
+    }
+    return v;
+  } catch (const UnitError& e) {
+    error(key, e.what());
+    return std::nullopt;
+  }
+}
+
+std::optional<double> Reader::number(std::string_view key, Need need, Range range) {
+  const toml::node* n = get(key, need);
+  if (n == nullptr) {
+    return std::nullopt;
+  }
+  std::optional<double> v;
+  if (n->is_floating_point()) {
+    v = n->as_floating_point()->get();
+  } else if (n->is_integer()) {
+    v = static_cast<double>(n->as_integer()->get());
+  }
+  if (!v || !std::isfinite(*v)) {
+    error(key, "expected a plain number, got " + show(*n));
+    return std::nullopt;
+  }
+  if (const std::string problem = range_problem(*v, range); !problem.empty()) {
+    error(key, problem + ", got " + show(*n));
+    return std::nullopt;
+  }
+  return v;
+}
+
+std::optional<std::int64_t> Reader::integer(std::string_view key, Need need, std::int64_t min) {
+  const toml::node* n = get(key, need);
+  if (n == nullptr) {
+    return std::nullopt;
+  }
+  std::optional<std::int64_t> v;
+  if (n->is_integer()) {
+    v = n->as_integer()->get();
+  } else if (n->is_floating_point()) {  // allow 2e12 style counts when they are whole numbers
+    const double d = n->as_floating_point()->get();
+    if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9e18) {
+      v = static_cast<std::int64_t>(d);
+    }
+  }
+  if (!v) {
+    error(key, "expected a whole number, got " + show(*n));
+    return std::nullopt;
+  }
+  if (*v < min) {
+    error(key, "must be at least " + std::to_string(min) + ", got " + show(*n));
+    return std::nullopt;
+  }
+  return v;
+}
+
+std::optional<bool> Reader::boolean(std::string_view key, Need need) {
+  const toml::node* n = get(key, need);
+  if (n == nullptr) {
+    return std::nullopt;
+  }
+  if (!n->is_boolean()) {
+    error(key, "expected true or false, got " + show(*n));
+    return std::nullopt;
+  }
+  return n->as_boolean()->get();
+}
+
+std::optional<std::string> Reader::string(std::string_view key, Need need) {
+  const toml::node* n = get(key, need);
+  if (n == nullptr) {
+    return std::nullopt;
+  }
+  if (!n->is_string()) {
+    error(key, "expected a string, got " + show(*n));
+    return std::nullopt;
+  }
+  return n->as_string()->get();
+}
+
+std::optional<std::string> Reader::choice(std::string_view key, std::initializer_list<std::string_view> options,
+                                          Need need) {
+  auto v = string(key, need);
+  if (!v) {
+    return std::nullopt;
+  }
+  for (auto o : options) {
+    if (*v == o) {
+      return v;
+    }
+  }
+  std::string list;
+  for (auto o : options) {
+    list += (list.empty() ? "\"" : ", \"") + std::string(o) + "\"";
+  }
+  error(key, "expected one of " + list + ", got \"" + *v + "\"");
+  return std::nullopt;
+}
+
+std::vector<std::string> Reader::string_list(std::string_view key) {
+  std::vector<std::string> out;
+  const toml::node* n = get(key, Need::kOptional);
+  if (n == nullptr) {
+    return out;
+  }
+  const toml::array* arr = n->as_array();
+  if (arr == nullptr) {
+    error(key, "expected an array of strings, got " + show(*n));
+    return out;
+  }
+  for (const auto& e : *arr) {
+    if (!e.is_string()) {
+      diags_->add(pos_of(e), path(key), "expected a string, got " + show(e));
+      continue;
+    }
+    out.push_back(e.as_string()->get());
+  }
+  return out;
+}
+
+std::optional<double> Reader::latency_seconds(std::string_view key, double clock_hz, Need need) {
+  const toml::node* n = get(key, need);
+  if (n == nullptr) {
+    return std::nullopt;
+  }
+  if (!n->is_string()) {
+    error(key, "expected a latency like \"478 ns\" or \"34 cycles\", got " + show(*n));
+    return std::nullopt;
+  }
+  try {
+    const ParsedQuantity q = parse_quantity(n->as_string()->get());
+    double seconds = 0;
+    if (q.dim == Dim::kTime) {
+      seconds = q.si;
+    } else if (q.dim == Dim::kCycles && clock_hz > 0) {
+      seconds = q.si / clock_hz;
+    } else {
+      error(key, "expected a latency like \"478 ns\" or \"34 cycles\", got " + show(*n));
+      return std::nullopt;
+    }
+    if (seconds <= 0) {
+      error(key, "must be greater than zero, got " + show(*n));
+      return std::nullopt;
+    }
+    return seconds;
+  } catch (const UnitError& e) {
+    error(key, std::string("expected a latency like \"478 ns\" or \"34 cycles\", got ") + e.what());
+    return std::nullopt;
+  }
+}
+
+std::optional<Reader> Reader::table(std::string_view key, Need need) {
+  const toml::node* n = get(key, need);
+  if (n == nullptr) {
+    return std::nullopt;
+  }
+  if (!n->is_table()) {
+    error(key, "expected a table, got " + show(*n));
+    return std::nullopt;
+  }
+  return Reader(*n->as_table(), path(key), *diags_);
+}
+
+void Reader::allow(std::initializer_list<std::string_view> keys) {
+  for (auto k : keys) {
+    known_.emplace(k);
+  }
+}
+
+namespace {
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) {
+    row[j] = j;
+  }
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+}  // namespace
+
+void Reader::finish() {
+  for (const auto& [k, v] : *table_) {
+    if (known_.find(k.str()) != known_.end()) {
+      continue;
+    }
+    std::string message = "unknown key";
+    std::size_t best = 3;  // suggest only close spellings
+    for (const auto& cand : known_) {
+      const std::size_t d = edit_distance(k.str(), cand);
+      if (d < best) {
+        best = d;
+        message = "unknown key (did you mean \"" + cand + "\"?)";
+      }
+    }
+    diags_->add(pos_of(k.source()), path(k.str()), message);
+  }
+}
+
+}  // namespace gpusim::detail

@@ -1,0 +1,72 @@
+// Parameter counts of a transformer shape; see model_shape.hpp for the accounting.
+#include "gpusim/workload/model_shape.hpp"
+
+#include <cmath>
+
+namespace gpusim {
+
+ParamCount count_params(const ModelShape& m) {
+  const double h = static_cast<double>(m.hidden);
+  const double kv = static_cast<double>(m.kv_dim());
+  const double f = static_cast<double>(m.ffn_hidden);
+  const double qkv_out = h + 2.0 * kv;
+  const double ffn_mats = m.ffn == FfnKind::kSwiglu ? 3.0 : 2.0;
+  const double norm = m.norm == NormKind::kLayerNorm ? 2.0 * h : h;
+
+  ParamCount p;
+  p.per_layer = h * qkv_out + h * h + ffn_mats * h * f + 2.0 * norm;
+  if (m.bias) {
+    // QKV and output projection biases; FFN up (gate+up for swiglu) and down biases.
+    p.per_layer += qkv_out + h + (ffn_mats - 1.0) * f + h;
+  }
+  p.embedding = static_cast<double>(m.vocab) * h;
+  p.output_head = m.tied_embeddings ? 0.0 : static_cast<double>(m.vocab) * h;
+  p.position = m.position == PositionKind::kLearned ? static_cast<double>(m.max_seq) * h : 0.0;
+  p.final_norm = norm;
+  return p;
+}
+
+double matmul_params(const ModelShape& m) {
+  const double h = static_cast<double>(m.hidden);
+  const double f = static_cast<double>(m.ffn_hidden);
+  const double ffn_mats = m.ffn == FfnKind::kSwiglu ? 3.0 : 2.0;
+  const double per_layer = h * (h + 2.0 * static_cast<double>(m.kv_dim())) + h * h + ffn_mats * h * f;
+  return per_layer * static_cast<double>(m.layers) + static_cast<double>(m.vocab) * h;
+}
+
+ModelShape shape_from_params(double params, std::int64_t vocab) {
+  // Llama-2 7B and 13B have hidden = 128 * layers (aspect ratio 128) and head_dim 128; each
+  // layer holds ~12 h^2 parameters (4 h^2 attention + 3 * 8/3 h^2 swiglu). Pick the layer count
+  // whose solved hidden size (rounded to a multiple of 128) lands closest to that aspect ratio.
+  constexpr double kAspect = 128.0;
+  constexpr std::int64_t kHeadDim = 128;
+  ModelShape best;
+  double best_score = 1e300;
+  for (std::int64_t layers = 2; layers <= 256; ++layers) {
+    const double a = 12.0 * static_cast<double>(layers);
+    const double b = 2.0 * static_cast<double>(vocab);
+    const double h_exact = (-b + std::sqrt(b * b + 4.0 * a * params)) / (2.0 * a);
+    const std::int64_t hidden = std::max<std::int64_t>(kHeadDim, std::llround(h_exact / kHeadDim) * kHeadDim);
+    ModelShape m;
+    m.name = "standard shape";
+    m.layers = layers;
+    m.hidden = hidden;
+    m.heads = hidden / kHeadDim;
+    m.kv_heads = m.heads;
+    m.ffn = FfnKind::kSwiglu;
+    m.ffn_hidden = ((8 * hidden / 3 + 255) / 256) * 256;
+    m.vocab = vocab;
+    m.norm = NormKind::kRmsNorm;
+    m.position = PositionKind::kRope;
+    m.max_seq = 4096;
+    const double err = std::fabs(total_params(m) / params - 1.0);
+    const double score = err * 10.0 + std::fabs(std::log(static_cast<double>(hidden) / (kAspect * static_cast<double>(layers))));
+    if (err < 0.1 && score < best_score) {
+      best_score = score;
+      best = m;
+    }
+  }
+  return best;
+}
+
+}  // namespace gpusim

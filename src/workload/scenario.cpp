@@ -1,0 +1,395 @@
+// Scenario loading (DESIGN §4): TOML + overrides -> validated Scenario with defaults resolved.
+#include "gpusim/workload/scenario.hpp"
+
+#include <fstream>
+#include <sstream>
+
+#include "gpusim/cost/defaults.hpp"
+#include "spec/readers.hpp"
+#include "spec/toml_reader.hpp"
+
+namespace gpusim {
+namespace {
+
+using detail::Need;
+using detail::Range;
+using detail::Reader;
+
+void apply_override(toml::table& root, const Override& o, Diagnostics& diags) {
+  const std::string where = "--set " + o.key + "=" + o.value;
+  std::vector<std::string> parts;
+  std::stringstream ss(o.key);
+  for (std::string p; std::getline(ss, p, '.');) {
+    parts.push_back(p);
+  }
+  if (parts.empty() || o.key.empty()) {
+    diags.add(SourcePos{where}, o.key, "expected KEY=VALUE with a dotted key such as training.micro_batch");
+    return;
+  }
+  toml::table* t = &root;
+  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+    toml::node* n = t->get(parts[i]);
+    if (n == nullptr) {
+      t->insert(parts[i], toml::table{});
+      n = t->get(parts[i]);
+    }
+    if (!n->is_table()) {
+      diags.add(SourcePos{where}, o.key, "\"" + parts[i] + "\" is not a table");
+      return;
+    }
+    t = n->as_table();
+  }
+  toml::table parsed;
+  try {
+    parsed = toml::parse("value = " + o.value, where);
+  } catch (const toml::parse_error&) {  // a bare word: take it as a string
+    parsed = toml::parse("value = \"\"", where);
+    parsed.insert_or_assign("value", o.value);
+  }
+  parsed.get("value")->visit([&](auto&& x) { t->insert_or_assign(parts.back(), std::move(x)); });
+}
+
+DType precision_from(const std::string& s) {
+  if (s == "fp32") {
+    return DType::kFp32;
+  }
+  if (s == "tf32") {
+    return DType::kTf32;
+  }
+  if (s == "fp16") {
+    return DType::kFp16;
+  }
+  if (s == "fp8") {
+    return DType::kFp8;
+  }
+  return DType::kBf16;
+}
+
+void read_system(Reader& r, const Catalog& cat, Scenario& sc) {
+  SystemConfig& s = sc.system;
+  if (auto id = r.string("gpu", Need::kRequired)) {
+    if (!cat.has(SpecKind::kGpu, *id)) {
+      std::string known;
+      for (const auto& k : cat.ids(SpecKind::kGpu)) {
+        known += (known.empty() ? "" : ", ") + k;
+      }
+      r.error("gpu", "unknown GPU id \"" + *id + "\" (known: " + known + ")");
+    } else {
+      try {
+        s.gpu = cat.gpu(*id);
+        s.gpu_id = *id;
+      } catch (const InputError& e) {
+        r.diagnostics().append(e.diagnostics());
+      }
+    }
+  }
+  if (auto v = r.integer("gpus", Need::kRequired)) {
+    s.gpus = static_cast<int>(*v);
+  }
+  const bool sxm = s.gpu.form_factor == FormFactor::kSxm;
+  s.gpus_per_node = static_cast<int>(r.integer("gpus_per_node", Need::kOptional).value_or(sxm ? 8 : 1));
+  if (s.gpus < s.gpus_per_node) {
+    s.gpus_per_node = s.gpus;
+  } else if (s.gpus % s.gpus_per_node != 0) {
+    r.error("gpus", "gpus (" + std::to_string(s.gpus) + ") must be a multiple of gpus_per_node (" +
+                        std::to_string(s.gpus_per_node) + ")");
+  }
+  s.nics_per_node = static_cast<int>(r.integer("nics_per_node", Need::kOptional).value_or(sxm ? s.gpus_per_node : 1));
+
+  auto load_link = [&](std::string_view key, const std::string& fallback, LinkSpec& out) {
+    const std::string id = r.string(key, Need::kOptional).value_or(fallback);
+    if (!cat.has(SpecKind::kLink, id)) {
+      r.error(key, "unknown link id \"" + id + "\"");
+      return;
+    }
+    try {
+      out = cat.link(id);
+    } catch (const InputError& e) {
+      r.diagnostics().append(e.diagnostics());
+    }
+  };
+  const std::string pcie = "pcie" + std::to_string(s.gpu.pcie_gen);
+  load_link("intra_node", s.gpu.has_nvlink() ? s.gpu.peer_link : pcie, s.intra_node);
+  const bool hopper_or_later = s.gpu.arch == Arch::kHopper || s.gpu.arch == Arch::kBlackwell;
+  const std::string inter = sxm && hopper_or_later ? "ib-ndr" : (s.gpu.arch == Arch::kAmpere && sxm ? "ib-hdr" : "eth-25g");
+  load_link("inter_node", inter, s.inter_node);
+  s.power_limit = s.gpu.tdp;
+  if (auto v = r.quantity("power_limit", Dim::kPower, Need::kOptional)) {
+    if (*v > s.gpu.tdp.value()) {
+      r.error("power_limit", "power_limit above the TDP (" + std::to_string(static_cast<int>(s.gpu.tdp.value())) +
+                                 " W) is not modelled");
+    } else {
+      s.power_limit = Watts(*v);
+    }
+  }
+  r.finish();
+}
+
+void read_model(Reader& r, const Catalog& cat, ModelShape& m) {
+  const auto preset = r.string("preset", Need::kOptional);
+  const auto params = r.number("params", Need::kOptional);
+  if (preset && params) {
+    r.error("params", "give either preset or params, not both");
+  }
+  bool have_base = false;
+  if (preset) {
+    if (!cat.has(SpecKind::kModel, *preset)) {
+      std::string known;
+      for (const auto& k : cat.ids(SpecKind::kModel)) {
+        known += (known.empty() ? "" : ", ") + k;
+      }
+      r.error("preset", "unknown model preset \"" + *preset + "\" (known: " + known + ")");
+    } else {
+      m = cat.model(*preset);
+      have_base = true;
+    }
+  } else if (params) {
+    const auto vocab = r.integer("vocab", Need::kOptional).value_or(32000);
+    m = shape_from_params(*params, vocab);
+    have_base = true;
+  }
+  if (auto v = r.string("name", Need::kOptional)) {
+    m.name = *v;
+  }
+  if (!have_base) {
+    m.kv_heads = 0;
+    m.ffn_hidden = 0;
+    for (const char* key : {"layers", "hidden", "heads", "vocab", "ffn"}) {
+      if (!r.has(key)) {
+        r.error(key, "missing required key (or give preset = \"...\" or params = ...)");
+      }
+    }
+  }
+  const bool had_ffn_hidden = r.has("ffn_hidden");
+  const bool had_norm = r.has("norm");
+  read_model_keys(r, m, Need::kOptional);
+  if (!have_base) {
+    if (m.kv_heads == 0) {
+      m.kv_heads = m.heads;
+    }
+    if (!had_norm) {
+      m.norm = m.ffn == FfnKind::kGelu ? NormKind::kLayerNorm : NormKind::kRmsNorm;
+    }
+    if (m.name.empty()) {
+      m.name = "custom transformer";
+    }
+  }
+  if (!had_ffn_hidden && (!have_base || r.has("hidden") || r.has("ffn"))) {
+    // DESIGN §4: 4h for gelu; 8/3 h rounded up to a multiple of 256 for swiglu (Llama convention).
+    m.ffn_hidden = m.ffn == FfnKind::kGelu ? 4 * m.hidden : ((8 * m.hidden / 3 + 255) / 256) * 256;
+  }
+  detail::check_model(r, m);
+  r.finish();
+}
+
+void read_training(Reader& r, Scenario& sc) {
+  TrainingConfig t;
+  if (auto v = r.number("tokens", Need::kRequired)) {
+    t.tokens = *v;
+  }
+  t.seq_len = r.integer("seq_len", Need::kRequired).value_or(0);
+  t.global_batch = r.integer("global_batch", Need::kRequired).value_or(0);
+  t.micro_batch = r.integer("micro_batch", Need::kOptional).value_or(1);
+  if (auto v = r.choice("precision", {"fp32", "tf32", "fp16", "bf16", "fp8"}, Need::kOptional)) {
+    t.precision = precision_from(*v);
+  }
+  if (auto v = r.choice("optimizer", {"adamw", "sgd", "adafactor"}, Need::kOptional)) {
+    t.optimizer = *v == "adamw" ? Optimizer::kAdamW : (*v == "sgd" ? Optimizer::kSgd : Optimizer::kAdafactor);
+  }
+  if (auto v = r.choice("recompute", {"none", "selective", "full"}, Need::kOptional)) {
+    t.recompute = *v == "none" ? Recompute::kNone : (*v == "selective" ? Recompute::kSelective : Recompute::kFull);
+  }
+  t.flash_attention = r.boolean("flash_attention", Need::kOptional).value_or(true);
+  const GpuSpec& g = sc.system.gpu;
+  if (!g.id.empty() && !g.supports(t.precision)) {
+    r.error("precision", std::string("the ") + g.name + " has no " + to_string(t.precision) + " support");
+  }
+  if (sc.model.position == PositionKind::kLearned && sc.model.max_seq > 0 && t.seq_len > sc.model.max_seq) {
+    r.error("seq_len", "seq_len " + std::to_string(t.seq_len) + " exceeds the model's learned positions (" +
+                           std::to_string(sc.model.max_seq) + ")");
+  }
+  r.finish();
+  sc.training = t;
+}
+
+void read_inference(Reader& r, Scenario& sc) {
+  InferenceConfig inf;
+  inf.batch = r.integer("batch", Need::kOptional).value_or(1);
+  inf.prompt_tokens = r.integer("prompt_tokens", Need::kOptional).value_or(512);
+  inf.output_tokens = r.integer("output_tokens", Need::kOptional).value_or(128);
+  auto bytes_of = [](const std::string& p) { return p == "int4" ? 0.5 : (p == "int8" || p == "fp8" ? 1.0 : 2.0); };
+  if (auto v = r.choice("weight_precision", {"fp16", "bf16", "fp8", "int8", "int4"}, Need::kOptional)) {
+    inf.weight_bytes = bytes_of(*v);
+    inf.weight_precision = *v == "bf16" ? DType::kBf16 : (*v == "fp8" ? DType::kFp8 : DType::kFp16);
+    if (*v == "fp8" && !sc.system.gpu.id.empty() && !sc.system.gpu.supports(DType::kFp8)) {
+      r.error("weight_precision", "the " + sc.system.gpu.name + " has no fp8 support");
+    }
+  }
+  if (auto v = r.choice("kv_precision", {"fp16", "bf16", "fp8", "int8"}, Need::kOptional)) {
+    inf.kv_bytes = bytes_of(*v);
+  }
+  r.finish();
+  sc.inference = inf;
+}
+
+void read_parallel(Reader* r, Scenario& sc) {
+  ParallelConfig& p = sc.parallel;
+  const int gpus = sc.system.gpus;
+  if (r == nullptr) {
+    p.data = gpus;
+    return;
+  }
+  p.tensor = static_cast<int>(r->integer("tensor", Need::kOptional).value_or(1));
+  p.pipeline = static_cast<int>(r->integer("pipeline", Need::kOptional).value_or(1));
+  p.zero = static_cast<int>(r->integer("zero", Need::kOptional, 0).value_or(0));
+  p.sequence = r->boolean("sequence", Need::kOptional).value_or(false);
+  p.virtual_stages = static_cast<int>(r->integer("virtual_stages", Need::kOptional).value_or(1));
+  const int model_parallel = p.tensor * p.pipeline;
+  p.data = static_cast<int>(r->integer("data", Need::kOptional).value_or(gpus / std::max(1, model_parallel)));
+  if (p.zero > 3) {
+    r->error("zero", "expected a ZeRO stage 0..3, got " + std::to_string(p.zero));
+  }
+  if (p.tensor > 1 || p.pipeline > 1 || p.virtual_stages > 1 || p.sequence) {
+    r->error(p.tensor > 1 ? "tensor" : (p.pipeline > 1 ? "pipeline" : (p.sequence ? "sequence" : "virtual_stages")),
+             "tensor, pipeline and sequence parallelism are not modelled yet (the scale-out issue); use data "
+             "parallelism with zero = 0..3");
+  }
+  if (p.tensor * p.pipeline * p.data != gpus) {
+    r->error("data", "tensor x pipeline x data = " + std::to_string(p.tensor) + " x " + std::to_string(p.pipeline) +
+                         " x " + std::to_string(p.data) + " = " + std::to_string(p.tensor * p.pipeline * p.data) +
+                         ", but system.gpus = " + std::to_string(gpus));
+  }
+  r->finish();
+}
+
+void read_input(Reader& r, Scenario& sc) {
+  InputConfig in;
+  if (auto v = r.quantity("sample_bytes", Dim::kBytes, Need::kRequired)) {
+    in.sample_bytes = Bytes(*v);
+  }
+  if (auto v = r.quantity("cpu_time_per_sample", Dim::kTime, Need::kRequired)) {
+    in.cpu_time_per_sample = Seconds(*v);
+  }
+  in.workers = static_cast<int>(r.integer("workers", Need::kOptional).value_or(1));
+  in.storage_bandwidth = BytesPerSecond(r.quantity("storage_bandwidth", Dim::kBandwidth, Need::kOptional).value_or(3e9));
+  in.pinned_memory = r.boolean("pinned_memory", Need::kOptional).value_or(true);
+  r.finish();
+  sc.input = in;
+}
+
+void read_cost(Reader* r, const Catalog& cat, Scenario& sc) {
+  CostConfig& c = sc.cost;
+  const SystemConfig& s = sc.system;
+  auto q = [r](std::string_view key, Dim dim, double fallback, Range range = Range::kPositive) {
+    return r == nullptr ? fallback : r->quantity(key, dim, Need::kOptional, range).value_or(fallback);
+  };
+  auto num = [r](std::string_view key, double fallback, Range range) {
+    return r == nullptr ? fallback : r->number(key, Need::kOptional, range).value_or(fallback);
+  };
+  c.electricity = units::usd_per_kwh(defaults::kElectricityUsdPerKwh);
+  c.electricity = UsdPerJoule(q("electricity", Dim::kMoneyPerEnergy, c.electricity.value(), Range::kNonNegative));
+  c.utilization = num("utilization", defaults::kUtilization, Range::kFraction);
+  c.cloud_gpu = r == nullptr ? s.gpu_id : r->string("cloud_gpu", Need::kOptional).value_or(s.gpu_id);
+  double cloud_default = s.gpu.cloud_rate.value();
+  if (c.cloud_gpu != s.gpu_id) {
+    if (!cat.has(SpecKind::kGpu, c.cloud_gpu)) {
+      r->error("cloud_gpu", "unknown GPU id \"" + c.cloud_gpu + "\"");
+    } else {
+      cloud_default = cat.gpu(c.cloud_gpu).cloud_rate.value();
+    }
+  }
+  c.cloud_rate = UsdPerSecond(q("cloud_rate", Dim::kMoneyPerTime, cloud_default));
+  const bool server = s.gpu.form_factor == FormFactor::kSxm;
+  const double gpu_total = s.gpu.purchase.value() * s.gpus;
+  const double host_total =
+      server ? gpu_total * defaults::kServerHostFraction : defaults::kDesktopHostUsd * static_cast<double>(s.nodes());
+  c.purchase = Usd(q("purchase", Dim::kMoney, gpu_total + host_total));
+  c.host_power = Watts(
+      q("host_power", Dim::kPower, server ? defaults::kServerHostWatts : defaults::kDesktopHostWatts, Range::kNonNegative));
+  c.pue = num("pue", defaults::kPue, Range::kPositive);
+  if (c.pue < 1.0 && r != nullptr) {
+    r->error("pue", "power usage effectiveness is at least 1");
+  }
+  c.lifetime = Seconds(q("lifetime", Dim::kTime, defaults::kLifetimeYears * units::kSecondsPerYear));
+  c.carbon_intensity =
+      KgPerJoule(q("carbon_intensity", Dim::kMassPerEnergy, units::kg_per_kwh(defaults::kCarbonKgPerKwh).value(),
+                   Range::kNonNegative));
+  if (r != nullptr) {
+    r->finish();
+  }
+}
+
+}  // namespace
+
+Scenario load_scenario(const Catalog& catalog, const std::string& path, const std::string& text,
+                       const std::vector<Override>& overrides, const std::string& gpu_override) {
+  Diagnostics diags;
+  auto parsed = detail::parse_toml(text, path, diags);
+  diags.throw_if_any();
+  toml::table root = std::move(*parsed);
+  for (const auto& o : overrides) {
+    apply_override(root, o, diags);
+  }
+  if (!gpu_override.empty()) {
+    apply_override(root, Override{"system.gpu", "\"" + gpu_override + "\""}, diags);
+  }
+  diags.throw_if_any();
+
+  Scenario sc;
+  sc.origin = path;
+  Reader r(root, "", diags);
+  sc.name = r.string("name", Need::kRequired).value_or("");
+  if (auto s = r.table("system", Need::kRequired)) {
+    read_system(*s, catalog, sc);
+  }
+  if (auto m = r.table("model", Need::kRequired)) {
+    read_model(*m, catalog, sc.model);
+  }
+  const bool has_training = r.has("training");
+  const bool has_inference = r.has("inference");
+  if (has_training == has_inference) {
+    r.error(has_training ? "inference" : "training", "a scenario needs exactly one of [training] or [inference]");
+  }
+  if (auto t = r.table("training", Need::kOptional)) {
+    read_training(*t, sc);
+  }
+  if (auto t = r.table("inference", Need::kOptional)) {
+    read_inference(*t, sc);
+  }
+  {
+    auto p = r.table("parallelism", Need::kOptional);
+    read_parallel(p ? &*p : nullptr, sc);
+  }
+  if (sc.training && diags.empty()) {
+    const TrainingConfig& t = *sc.training;
+    const std::int64_t per_step = t.micro_batch * sc.parallel.data;
+    if (per_step > 0 && t.global_batch % per_step != 0) {
+      r.error("training", "global_batch (" + std::to_string(t.global_batch) + ") must be a multiple of micro_batch x data = " +
+                              std::to_string(t.micro_batch) + " x " + std::to_string(sc.parallel.data) + " = " +
+                              std::to_string(per_step));
+    }
+  }
+  if (auto in = r.table("input", Need::kOptional)) {
+    read_input(*in, sc);
+  }
+  {
+    auto c = r.table("cost", Need::kOptional);
+    read_cost(c ? &*c : nullptr, catalog, sc);
+  }
+  r.finish();
+  diags.throw_if_any();
+  return sc;
+}
+
+Scenario load_scenario_file(const Catalog& catalog, const std::string& path, const std::vector<Override>& overrides,
+                            const std::string& gpu_override) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw InputError({Diagnostic{SourcePos{path}, "", "cannot read scenario file"}});
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return load_scenario(catalog, path, ss.str(), overrides, gpu_override);
+}
+
+}  // namespace gpusim
