@@ -6,9 +6,14 @@
 
 namespace gpusim {
 
+// Smallest tile a GEMM kernel uses along a dimension: the m16n8k16 shape of the tensor-core mma
+// instruction (PTX ISA, "Matrix shape" of mma.sync). Skinny GEMMs (decode, M = batch) run
+// GEMV-like kernels with tiles shrunk to the problem, not a 128-wide tile mostly empty.
+constexpr double kMinTile = 16.0;
+
 double wave_efficiency(double m, double n, double batch, const GpuSpec& gpu) {
-  const double tm = gpu.efficiency.gemm_tile_m;
-  const double tn = gpu.efficiency.gemm_tile_n;
+  const double tm = std::min<double>(gpu.efficiency.gemm_tile_m, std::max(kMinTile, std::ceil(m / kMinTile) * kMinTile));
+  const double tn = std::min<double>(gpu.efficiency.gemm_tile_n, std::max(kMinTile, std::ceil(n / kMinTile) * kMinTile));
   const double sms = gpu.sm_count;
   const double tiles = std::ceil(m / tm) * std::ceil(n / tn) * batch;
   const double waves = std::ceil(tiles / sms);

@@ -29,6 +29,9 @@ std::string human(double v) {
 
 std::string duration(Seconds t) {
   const double s = t.value();
+  if (s == 0.0) {
+    return "0";
+  }
   if (s < 1e-3) {
     return fmt("%.1f us", s * 1e6);
   }
