@@ -18,7 +18,7 @@ std::string fmt(const char* f, ...) {
   return buf;
 }
 
-double gb(Bytes b) { return units::to_gigabytes(b); }
+double gb(Bytes b) { return units::to_gibibytes(b); }  // memory is quoted in GiB, as devices report it
 double pct(double x) { return 100.0 * x; }
 
 std::string step_change(const Estimate& base, const Estimate& v) {
@@ -33,7 +33,7 @@ void capacity_advice(const Scenario& sc, const Estimate& e, std::vector<std::str
     Scenario v = sc;
     v.inference->weight_bytes = 0.5;
     const Estimate ve = estimate_core(v);
-    out.push_back(fmt("weights need %.1f GB; 4-bit weights (weight_precision = \"int4\") bring the total to %.1f of %.1f GB",
+    out.push_back(fmt("weights need %.1f GiB; 4-bit weights (weight_precision = \"int4\") bring the total to %.1f of %.1f GiB",
                       gb(e.memory.weights), gb(ve.memory.total()), gb(ve.memory.capacity)));
     return;
   }
@@ -72,7 +72,7 @@ void capacity_advice(const Scenario& sc, const Estimate& e, std::vector<std::str
   for (const auto& var : variants) {
     const Estimate ve = estimate_core(var.sc);
     if (ve.memory.fits()) {
-      out.push_back(fmt("%s: %.1f of %.1f GB per GPU (activations %.1f -> %.1f GB, optimizer %.1f -> %.1f GB), %s",
+      out.push_back(fmt("%s: %.1f of %.1f GiB per GPU (activations %.1f -> %.1f GiB, optimizer %.1f -> %.1f GiB), %s",
                         var.label.c_str(), gb(ve.memory.total()), gb(ve.memory.capacity), gb(e.memory.activations),
                         gb(ve.memory.activations), gb(e.memory.optimizer), gb(ve.memory.optimizer),
                         step_change(e, ve).c_str()));
@@ -90,11 +90,11 @@ void capacity_advice(const Scenario& sc, const Estimate& e, std::vector<std::str
     const double room = (m.capacity - m.activations - m.other).value();
     if (room > 0) {
       const int need = static_cast<int>(std::ceil(states / room));
-      out.push_back(fmt("even with ZeRO-3, full recompute and micro_batch 1 one GPU needs %.1f of %.1f GB; the model "
-                        "states (%.0f GB in all) need at least %d GPUs with ZeRO-3, or a GPU with more memory",
-                        gb(m.total()), gb(m.capacity), states / 1e9, need));
+      out.push_back(fmt("even with ZeRO-3, full recompute and micro_batch 1 one GPU needs %.1f of %.1f GiB; the model "
+                        "states (%.0f GiB in all) need at least %d GPUs with ZeRO-3, or a GPU with more memory",
+                        gb(m.total()), gb(m.capacity), states / units::kGibi, need));
     } else {
-      out.push_back(fmt("activations and runtime alone need %.1f of %.1f GB per GPU: shorten seq_len or use a GPU "
+      out.push_back(fmt("activations and runtime alone need %.1f of %.1f GiB per GPU: shorten seq_len or use a GPU "
                         "with more memory (tensor/pipeline parallelism arrive with the scale-out issue)",
                         gb(m.activations + m.other), gb(m.capacity)));
     }
@@ -112,8 +112,9 @@ void try_micro_batch(const Scenario& sc, const Estimate& e, std::vector<std::str
   Scenario v = sc;
   v.training->micro_batch = 2 * mb;
   const Estimate ve = estimate_core(v);
-  if (ve.memory.fits()) {
-    out.push_back(fmt("micro_batch %lld -> %lld: MFU %.0f -> %.0f %%, %s, fits in %.1f GB",
+  const double gain = 1.0 - (ve.step.time.value() / ve.tokens_per_step) / (e.step.time.value() / e.tokens_per_step);
+  if (ve.memory.fits() && gain >= 0.01) {  // only advice that changes something
+    out.push_back(fmt("micro_batch %lld -> %lld: MFU %.0f -> %.0f %%, %s, fits in %.1f GiB",
                       static_cast<long long>(mb), static_cast<long long>(2 * mb), pct(e.mfu), pct(ve.mfu),
                       step_change(e, ve).c_str(), gb(ve.memory.total())));
   }
@@ -254,7 +255,7 @@ std::string explain_bottleneck(const Scenario& sc, const Estimate& e) {
       return fmt("%.0f %% of step time in launch gaps and framework overhead (%.0f kernels per step)", pct(share),
                  s.kernels);
     case Bottleneck::kCapacity:
-      return fmt("needs %.1f GB per GPU but the %s has %.1f GB", gb(e.memory.total()), sc.system.gpu.name.c_str(),
+      return fmt("needs %.1f GiB per GPU but the %s has %.1f GiB", gb(e.memory.total()), sc.system.gpu.name.c_str(),
                  gb(e.memory.capacity));
   }
   return {};

@@ -71,8 +71,8 @@ void line(std::string& out, const char* label, const std::string& text) { out +=
 std::string report_text(const Estimate& e) {
   std::string out;
   const MemoryBreakdown& m = e.memory;
-  out += fmt("%s — %d × %s (%.0f GB, %.0f TFLOP/s %s dense)\n", e.scenario.c_str(), e.gpus, e.gpu_name.c_str(),
-             units::to_gigabytes(m.capacity), units::to_teraflops(e.peak), to_string(e.dtype));
+  out += fmt("%s — %d × %s (%.0f GiB, %.0f TFLOP/s %s dense)\n", e.scenario.c_str(), e.gpus, e.gpu_name.c_str(),
+             units::to_gibibytes(m.capacity), units::to_teraflops(e.peak), to_string(e.dtype));
   const StepBreakdown& s = e.step;
   if (e.training) {
     line(out, "step",
@@ -92,9 +92,9 @@ std::string report_text(const Estimate& e) {
                                 human(r.output_tokens_per_s).c_str(), human(e.tokens_per_s_per_gpu).c_str(),
                                 e.model_tflops_per_gpu));
   }
-  const double g = 1e9;
+  const double g = units::kGibi;  // memory in GiB, as devices report it
   line(out, "memory",
-       fmt("%.1f of %.1f GB %s   weights %.2f · grads %.2f · optimizer %.2f · activations %.2f%s · other %.2f",
+       fmt("%.1f of %.1f GiB %s   weights %.2f · grads %.2f · optimizer %.2f · activations %.2f%s · other %.2f",
            m.total().value() / g, m.capacity.value() / g, m.fits() ? "fits" : "DOES NOT FIT", m.weights.value() / g,
            m.gradients.value() / g, m.optimizer.value() / g, m.activations.value() / g,
            m.kv_cache.value() > 0 ? fmt(" · KV cache %.2f", m.kv_cache.value() / g).c_str() : "", m.other.value() / g));

@@ -11,8 +11,11 @@ SourcePos pos_of(const toml::source_region& r) {
   if (r.path) {
     p.file = *r.path;
   }
-  p.line = static_cast<int>(r.begin.line);
-  p.column = static_cast<int>(r.begin.column);
+  // Command-line overrides are parsed from a one-line snippet: its columns mean nothing to the user.
+  if (p.file.rfind("--set ", 0) != 0) {
+    p.line = static_cast<int>(r.begin.line);
+    p.column = static_cast<int>(r.begin.column);
+  }
   return p;
 }
 
@@ -299,7 +302,8 @@ void Reader::finish() {
         message = "unknown key (did you mean \"" + cand + "\"?)";
       }
     }
-    diags_->add(pos_of(k.source()), path(k.str()), message);
+    // Keys inserted by --set carry no position of their own; their value does.
+    diags_->add(k.source().begin.line > 0 ? pos_of(k.source()) : pos_of(v), path(k.str()), message);
   }
 }
 

@@ -108,6 +108,11 @@ void read_system(Reader& r, const Catalog& cat, Scenario& sc) {
       r.diagnostics().append(e.diagnostics());
     }
   };
+  if (s.gpu_id.empty()) {  // the GPU was bad: link defaults would only add noise
+    r.allow({"intra_node", "inter_node", "power_limit"});
+    r.finish();
+    return;
+  }
   const std::string pcie = "pcie" + std::to_string(s.gpu.pcie_gen);
   load_link("intra_node", s.gpu.has_nvlink() ? s.gpu.peer_link : pcie, s.intra_node);
   const bool hopper_or_later = s.gpu.arch == Arch::kHopper || s.gpu.arch == Arch::kBlackwell;

@@ -1,0 +1,54 @@
+// The built-in catalog: every DESIGN §3 id is present, loads cleanly, and follows the fact-sheet
+// traps (dense peaks, GeForce FP32-accumulate halving, per-direction link bandwidth).
+#include "helpers.hpp"
+
+using namespace gpusim;
+
+TEST_CASE("every GPU id of DESIGN section 3 is in the catalog and validates", "[catalog]") {
+  for (const char* id : {"rtx3090", "rtx4090", "rtx5090", "rtx6000-ada", "l40s", "l4", "a100-pcie-40gb", "a100-sxm4-40gb",
+                         "a100-sxm4-80gb", "a100-pcie-80gb", "h100-pcie-80gb", "h100-sxm5-80gb", "h100-nvl",
+                         "h800-sxm5-80gb", "h200-sxm", "b200", "v100-sxm2-32gb"}) {
+    INFO(id);
+    REQUIRE(test::catalog().has(SpecKind::kGpu, id));
+    const GpuSpec g = test::catalog().gpu(id);
+    CHECK(g.memory_bandwidth.value() > 0);
+    CHECK(g.efficiency.gemm > 0);
+    CHECK(g.idle_power < g.tdp);
+  }
+  CHECK(test::catalog().check_all().empty());
+}
+
+TEST_CASE("GeForce tensor peaks are the halved FP32-accumulate figures", "[catalog][traps]") {
+  // hardware_facts.md trap 2: 4090 = 165.2 (FP32 acc) vs 330.3 (FP16 acc) dense.
+  const GpuSpec g4090 = test::catalog().gpu("rtx4090");
+  CHECK(g4090.peak_for(DType::kBf16).value() == Approx(165.2e12));
+  const GpuSpec a6000ada = test::catalog().gpu("rtx6000-ada");  // same die, not halved
+  CHECK(a6000ada.peak_for(DType::kBf16).value() == Approx(364.2e12));
+}
+
+TEST_CASE("peaks are dense, not the 2:4 sparse headline", "[catalog][traps]") {
+  // hardware_facts.md trap 1: H100 SXM '1,979 TFLOPS BF16' is 989.4 dense.
+  CHECK(test::catalog().gpu("h100-sxm5-80gb").peak_for(DType::kBf16).value() == Approx(989.4e12));
+  CHECK(test::catalog().gpu("b200").peak_for(DType::kBf16).value() == Approx(2250e12));
+}
+
+TEST_CASE("link bandwidths are per direction", "[catalog][traps]") {
+  // hardware_facts.md trap 3: NVLink 4 900 GB/s is bidirectional; 450 per direction.
+  CHECK(test::catalog().link("nvlink4").bandwidth.value() == Approx(450e9));
+  CHECK(test::catalog().link("pcie4").bandwidth.value() == Approx(31.5e9));
+  CHECK(test::catalog().link("ib-ndr").bandwidth.value() == Approx(50e9));
+}
+
+TEST_CASE("GPUs without FP8 do not claim it", "[catalog]") {
+  CHECK_FALSE(test::catalog().gpu("a100-sxm4-80gb").supports(DType::kFp8));
+  CHECK(test::catalog().gpu("h100-sxm5-80gb").supports(DType::kFp8));
+  CHECK_FALSE(test::catalog().gpu("v100-sxm2-32gb").supports(DType::kBf16));
+}
+
+TEST_CASE("architecture defaults fill efficiency keys a GPU file leaves out", "[catalog][inheritance]") {
+  const GpuSpec a100 = test::catalog().gpu("a100-sxm4-80gb");  // no [efficiency] table of its own
+  const GpuSpec a100p = test::catalog().gpu("a100-pcie-80gb");  // overrides gemm only (B02)
+  CHECK(a100.efficiency.gemm == Approx(0.87));
+  CHECK(a100p.efficiency.gemm == Approx(0.81));
+  CHECK(a100p.efficiency.dram == a100.efficiency.dram);
+}

@@ -1,0 +1,94 @@
+// Alpha-beta collectives and the cost model.
+#include "gpusim/cost/cost.hpp"
+#include "gpusim/model/comm.hpp"
+#include "helpers.hpp"
+
+using namespace gpusim;
+
+TEST_CASE("ring all-reduce costs 2(n-1)/n S/B + 2(n-1) alpha", "[comm]") {
+  const Bytes S(1e9);
+  const BytesPerSecond B(100e9);
+  const Seconds alpha(5e-6);
+  const int n = 8;
+  // 2(n-1)/n * S / B + 2(n-1) * alpha
+  CHECK(ring_allreduce(S, n, B, alpha).value() == Approx(2.0 * 7 / 8 * 1e9 / 100e9 + 2.0 * 7 * 5e-6));
+  // reduce-scatter: (n-1)/n * S / B + (n-1) * alpha
+  CHECK(ring_reduce_scatter(S, n, B, alpha).value() == Approx(7.0 / 8 * 1e9 / 100e9 + 7 * 5e-6));
+  CHECK(ring_allreduce(S, 1, B, alpha).value() == 0);
+}
+
+TEST_CASE("multi-node all-reduce is reduce-scatter, inter-node all-reduce of a shard, all-gather", "[comm]") {
+  Fabric f;
+  f.gpus_per_node = 8;
+  f.nodes = 4;
+  f.intra_bus = BytesPerSecond(200e9);
+  f.intra_alpha = Seconds(1e-6);
+  f.inter_bus = BytesPerSecond(20e9);
+  f.inter_alpha = Seconds(5e-6);
+  const Bytes S(8e9);
+  const double rs = 7.0 / 8 * 8e9 / 200e9 + 7 * 1e-6;
+  const double inter = 2.0 * 3 / 4 * (8e9 / 8) / 20e9 + 2.0 * 3 * 5e-6;
+  CHECK(allreduce_time(f, S, 32).value() == Approx(rs + inter + rs));
+}
+
+TEST_CASE("GPUs without P2P stage collectives through host memory", "[comm]") {
+  const Scenario ws = test::scenario(R"(name = "ws"
+[system]
+gpu = "rtx4090"
+gpus = 4
+gpus_per_node = 4
+[model]
+preset = "gpt2-124m"
+[training]
+tokens = 1e9
+seq_len = 1024
+global_batch = 64
+micro_batch = 4
+)");
+  const Fabric f = make_fabric(ws.system);
+  const LinkSpec pcie4 = test::catalog().link("pcie4");
+  CHECK(f.host_staged);
+  CHECK(f.intra_bus.value() == Approx(pcie4.bandwidth.value() * pcie4.staged_efficiency));
+  CHECK(f.intra_alpha.value() == Approx(pcie4.staged_latency.value()));
+  const Scenario nv = test::scenario(test::kSmallTraining);
+  CHECK(make_fabric(nv.system).intra_bus > f.intra_bus * 10.0);
+}
+
+TEST_CASE("break-even of the DESIGN seed: 2,200 USD, 450 W, 15 %, 0.12 USD/kWh vs 2.14 USD/h", "[cost]") {
+  // purchase / (24 u (rate - P price)) = 2200 / (24 * 0.15 * (2.14 - 0.45 * 0.12)) = 292.96 days
+  const auto days = breakeven_days(Usd(2200), 0.15, units::usd_per_hour(2.14), 1.0, Watts(450), units::usd_per_kwh(0.12));
+  REQUIRE(days.has_value());
+  CHECK(*days == Approx(293).margin(1));
+  CHECK(*days == Approx(2200.0 / (24 * 0.15 * (2.14 - 0.45 * 0.12))));
+}
+
+TEST_CASE("break-even normalizes for speed when the cloud GPU differs", "[cost]") {
+  // A cloud GPU half as fast needs k = 2 hours per owned hour: the saving doubles (less power).
+  const auto same = breakeven_days(Usd(2200), 0.15, units::usd_per_hour(2.14), 1.0, Watts(450), units::usd_per_kwh(0.12));
+  const auto slow = breakeven_days(Usd(2200), 0.15, units::usd_per_hour(2.14), 2.0, Watts(450), units::usd_per_kwh(0.12));
+  CHECK(*slow == Approx(2200.0 / (24 * 0.15 * (2 * 2.14 - 0.45 * 0.12))));
+  CHECK(*slow < *same);
+}
+
+TEST_CASE("owning never pays back when electricity costs more than renting", "[cost]") {
+  CHECK_FALSE(breakeven_days(Usd(2200), 0.15, units::usd_per_hour(0.01), 1.0, Watts(450), units::usd_per_kwh(0.12)));
+  CHECK_FALSE(breakeven_days(Usd(2200), 0.0, units::usd_per_hour(2.14), 1.0, Watts(450), units::usd_per_kwh(0.12)));
+}
+
+TEST_CASE("job cost: cloud hours times rate; owned electricity plus hardware share", "[cost]") {
+  CostInputs in;
+  in.job_time = units::hours(10);
+  in.cloud_job_time = units::hours(10);
+  in.gpus = 8;
+  in.cloud_rate = units::usd_per_hour(2.0);
+  in.system_power = Watts(4000);
+  in.pue = 1.2;
+  in.electricity = units::usd_per_kwh(0.1);
+  in.purchase = Usd(100000);
+  in.lifetime = Seconds(5 * units::kSecondsPerYear);
+  in.utilization = 0.5;
+  const CostResult r = compute_cost(in);
+  CHECK(r.cloud.value() == Approx(10 * 8 * 2.0));
+  CHECK(r.owned_electricity.value() == Approx(4.0 * 10 * 1.2 * 0.1));  // kW x h x PUE x price
+  CHECK(r.owned_hardware.value() == Approx(100000 * 10 / (5 * 365.25 * 24 * 0.5)));
+}

@@ -1,0 +1,81 @@
+// Memory per GPU: ZeRO sharding and Korthikanti activations.
+#include "gpusim/model/memory.hpp"
+#include "helpers.hpp"
+
+using namespace gpusim;
+
+TEST_CASE("mixed-precision AdamW holds 16 bytes per parameter before sharding", "[memory]") {
+  const Scenario sc = test::scenario(test::kSmallTraining, {{"parallelism.zero", "0"}});
+  const MemoryBreakdown m = training_memory(sc);
+  const double n = total_params(sc.model);
+  CHECK(m.weights.value() == Approx(2 * n));
+  CHECK(m.gradients.value() == Approx(2 * n));
+  CHECK(m.optimizer.value() == Approx(12 * n));
+}
+
+TEST_CASE("ZeRO stages shard optimizer, then gradients, then weights over data ranks", "[memory]") {
+  const double dp = 8;
+  const double n = total_params(test::catalog().model("gpt2-124m"));
+  const double layer = count_params(test::catalog().model("gpt2-124m")).per_layer;
+  const MemoryBreakdown z1 = training_memory(test::scenario(test::kSmallTraining, {{"parallelism.zero", "1"}}));
+  const MemoryBreakdown z2 = training_memory(test::scenario(test::kSmallTraining, {{"parallelism.zero", "2"}}));
+  const MemoryBreakdown z3 = training_memory(test::scenario(test::kSmallTraining, {{"parallelism.zero", "3"}}));
+  CHECK(z1.optimizer.value() == Approx(12 * n / dp));
+  CHECK(z1.gradients.value() == Approx(2 * n));
+  CHECK(z2.gradients.value() == Approx(2 * n / dp));
+  CHECK(z2.weights.value() == Approx(2 * n));
+  // ZeRO-3: a shard plus the gathered current and prefetched layer
+  CHECK(z3.weights.value() == Approx(2 * n / dp + 2 * 2 * layer));
+}
+
+TEST_CASE("activations follow Korthikanti's 34 s b h less dropout masks with flash attention", "[memory]") {
+  const ModelShape m = test::catalog().model("gpt2-124m");  // MHA, GELU with ffn = 4h
+  const double s = 1024, b = 4, h = 768, a = 12;
+  // 34 s b h minus the two s b h dropout masks (no dropout) = 32 s b h, + fp32 log-sum-exp per row
+  CHECK(layer_activation_bytes(m, s, b, 2, true, Recompute::kNone).value() == Approx(32 * s * b * h + 4 * s * b * a));
+  // without flash attention the softmax output a s^2 b (2 bytes) is kept
+  CHECK(layer_activation_bytes(m, s, b, 2, false, Recompute::kNone).value() ==
+        Approx(32 * s * b * h + 2 * a * s * s * b));
+  // selective recompute drops exactly that term
+  CHECK(layer_activation_bytes(m, s, b, 2, false, Recompute::kSelective).value() == Approx(32 * s * b * h));
+  // full recompute keeps the layer input only
+  CHECK(layer_activation_bytes(m, s, b, 2, true, Recompute::kFull).value() == Approx(2 * s * b * h));
+}
+
+TEST_CASE("the KV cache is 2 L kv_dim context batch bytes", "[memory][inference]") {
+  const Scenario sc = test::scenario(R"(name = "kv"
+[system]
+gpu = "h100-sxm5-80gb"
+gpus = 1
+[model]
+preset = "llama3-8b"
+[inference]
+batch = 16
+prompt_tokens = 1000
+output_tokens = 24
+kv_precision = "fp8"
+)");
+  const MemoryBreakdown m = inference_memory(sc);
+  CHECK(m.kv_cache.value() == Approx(2.0 * 32 * (8 * 128) * 1024 * 16 * 1));
+  CHECK(m.weights.value() == Approx(total_params(sc.model) * 2));
+}
+
+TEST_CASE("a model that does not fit is reported, with advice, not thrown", "[memory]") {
+  const Scenario sc = test::scenario(R"(name = "big"
+[system]
+gpu = "rtx4090"
+gpus = 1
+[model]
+preset = "llama2-7b"
+[training]
+tokens = 1e8
+seq_len = 2048
+global_batch = 8
+micro_batch = 1
+)");
+  const Estimate e = estimate(sc, test::catalog());
+  CHECK_FALSE(e.memory.fits());
+  CHECK(e.bottleneck == Bottleneck::kCapacity);
+  REQUIRE_FALSE(e.advice.empty());
+  CHECK_THAT(e.advice[0], Catch::Contains("GiB") && Catch::Contains("GPUs with ZeRO-3"));
+}

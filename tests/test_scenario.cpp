@@ -1,0 +1,146 @@
+// Scenario loading: defaults, overrides and every bad-input path with its position.
+#include "helpers.hpp"
+
+using namespace gpusim;
+using gpusim::test::diagnostics_of;
+
+namespace {
+std::vector<Diagnostic> errors_of(const std::string& toml, const std::vector<Override>& o = {}) {
+  return diagnostics_of([&] { (void)test::scenario(toml, o); });
+}
+}  // namespace
+
+TEST_CASE("defaults follow DESIGN section 4", "[scenario]") {
+  const Scenario sc = test::scenario(test::kSmallTraining);
+  CHECK(sc.system.gpus_per_node == 8);       // SXM part
+  CHECK(sc.system.nics_per_node == 8);
+  CHECK(sc.system.intra_node.id == "nvlink3");
+  CHECK(sc.system.inter_node.id == "ib-hdr");  // A100
+  CHECK(sc.parallel.data == 8);
+  CHECK(sc.parallel.zero == 0);
+  CHECK(sc.training->precision == DType::kBf16);
+  CHECK(sc.training->flash_attention);
+  CHECK(sc.cost.utilization == Approx(0.15));
+  CHECK(sc.cost.cloud_rate.value() == Approx(sc.system.gpu.cloud_rate.value()));
+  CHECK(sc.system.power_limit.value() == Approx(400));
+  const Scenario h = test::scenario(test::kSmallTraining, {{"system.gpu", "\"h100-sxm5-80gb\""}});
+  CHECK(h.system.inter_node.id == "ib-ndr");
+  const Scenario g = test::scenario(test::kSmallTraining, {{"system.gpu", "\"rtx4090\""}});
+  CHECK(g.system.gpus_per_node == 1);
+  CHECK(g.system.intra_node.id == "pcie4");
+  CHECK(g.system.inter_node.id == "eth-25g");
+}
+
+TEST_CASE("explicit shapes default kv_heads to heads and ffn_hidden by activation", "[scenario]") {
+  const Scenario sc = test::scenario(R"(name = "x"
+[system]
+gpu = "h100-sxm5-80gb"
+gpus = 1
+[model]
+layers = 4
+hidden = 1024
+heads = 8
+ffn = "swiglu"
+vocab = 32000
+[training]
+tokens = 1e6
+seq_len = 512
+global_batch = 8
+)");
+  CHECK(sc.model.kv_heads == 8);
+  CHECK(sc.model.ffn_hidden == 2816);  // 8/3 * 1024 = 2730.7, rounded up to a multiple of 256
+  CHECK(sc.model.norm == NormKind::kRmsNorm);
+}
+
+TEST_CASE("a mistyped key is an error at its position", "[scenario][errors]") {
+  const auto ds = errors_of(std::string(test::kSmallTraining) + "micro_bach = 4\n");
+  REQUIRE(ds.size() == 1);
+  CHECK(ds[0].format() == "test.toml:12:1: training.micro_bach: unknown key (did you mean \"micro_batch\"?)");
+}
+
+TEST_CASE("a quantity with the wrong unit is an error at its value", "[scenario][errors]") {
+  const auto ds = errors_of(std::string(test::kSmallTraining) + "[cost]\nelectricity = \"0.12 USD/h\"\n");
+  REQUIRE(ds.size() == 1);
+  CHECK(ds[0].pos.line == 13);
+  CHECK(ds[0].pos.column == 15);
+  CHECK(ds[0].key == "cost.electricity");
+  CHECK_THAT(ds[0].message, Catch::StartsWith("expected an electricity price like \"0.12 USD/kWh\", got \"0.12 USD/h\""));
+}
+
+TEST_CASE("an unknown GPU id lists the catalog", "[scenario][errors]") {
+  const auto ds = errors_of(test::kSmallTraining, {{"system.gpu", "\"h100\""}});
+  REQUIRE(ds.size() == 1);
+  CHECK(ds[0].key == "system.gpu");
+  CHECK_THAT(ds[0].message, Catch::StartsWith("unknown GPU id \"h100\"") && Catch::Contains("h100-sxm5-80gb"));
+}
+
+TEST_CASE("a global batch that micro-batch x data does not divide is rejected with the numbers", "[scenario][errors]") {
+  const auto ds = errors_of(test::kSmallTraining, {{"training.global_batch", "60"}});
+  REQUIRE(ds.size() == 1);
+  CHECK(ds[0].message == "global_batch (60) must be a multiple of micro_batch x data = 8 x 8 = 64");
+}
+
+TEST_CASE("an impossible parallel layout names the failing product", "[scenario][errors]") {
+  const auto ds = errors_of(test::kSmallTraining, {{"parallelism.data", "6"}});
+  REQUIRE_FALSE(ds.empty());
+  CHECK(ds[0].message == "tensor x pipeline x data = 1 x 1 x 6 = 6, but system.gpus = 8");
+}
+
+TEST_CASE("tensor parallelism is refused clearly until it is modelled", "[scenario][errors]") {
+  const auto ds = errors_of(test::kSmallTraining, {{"parallelism.tensor", "2"}, {"parallelism.data", "4"}});
+  REQUIRE(ds.size() == 1);
+  CHECK(ds[0].key == "parallelism.tensor");
+  CHECK_THAT(ds[0].message, Catch::Contains("not modelled yet"));
+}
+
+TEST_CASE("fp8 on a GPU without fp8 is rejected", "[scenario][errors]") {
+  const auto ds = errors_of(test::kSmallTraining, {{"training.precision", "\"fp8\""}});
+  REQUIRE(ds.size() == 1);
+  CHECK(ds[0].message == "the NVIDIA A100 SXM4 80GB has no fp8 support");
+}
+
+TEST_CASE("overrides of unknown keys are errors like any other", "[scenario][errors]") {
+  const auto ds = errors_of(test::kSmallTraining, {{"training.microbatch", "4"}});
+  REQUIRE(ds.size() == 1);
+  CHECK(ds[0].key == "training.microbatch");
+  CHECK(ds[0].pos.file == "--set training.microbatch=4");
+}
+
+TEST_CASE("overrides are validated with the same rules", "[scenario][errors]") {
+  const auto ds = errors_of(test::kSmallTraining, {{"training.micro_batch", "-4"}});
+  REQUIRE(ds.size() == 1);
+  CHECK(ds[0].message == "must be at least 1, got -4");
+  const auto bare = errors_of(test::kSmallTraining, {{"training.recompute", "fully"}});
+  REQUIRE(bare.size() == 1);
+  CHECK(bare[0].message == "expected one of \"none\", \"selective\", \"full\", got \"fully\"");
+}
+
+TEST_CASE("a scenario needs exactly one of training or inference", "[scenario][errors]") {
+  const auto ds = errors_of("name = \"x\"\n[system]\ngpu = \"rtx4090\"\ngpus = 1\n[model]\npreset = \"gpt2-124m\"\n");
+  REQUIRE(ds.size() == 1);
+  CHECK(ds[0].message == "a scenario needs exactly one of [training] or [inference]");
+}
+
+TEST_CASE("all problems of a scenario are reported together", "[scenario][errors]") {
+  const auto ds = errors_of(R"(name = "x"
+[system]
+gpu = "rtx4090"
+gpus = 0
+[model]
+preset = "gpt2-124m"
+[training]
+tokens = "1e9"
+seq_len = 1024
+global_batch = 8
+)");
+  REQUIRE(ds.size() == 2);
+  CHECK(ds[0].key == "system.gpus");
+  CHECK(ds[1].key == "training.tokens");
+  CHECK(ds[1].pos.line == 8);
+}
+
+TEST_CASE("a sequence longer than learned positions is rejected", "[scenario][errors]") {
+  const auto ds = errors_of(test::kSmallTraining, {{"training.seq_len", "2048"}});
+  REQUIRE(ds.size() == 1);
+  CHECK(ds[0].message == "seq_len 2048 exceeds the model's learned positions (1024)");
+}
