@@ -1,4 +1,5 @@
 // Scenario loading: defaults, overrides and every bad-input path with its position.
+#include "gpusim/cost/defaults.hpp"
 #include "helpers.hpp"
 
 using namespace gpusim;
@@ -143,4 +144,15 @@ TEST_CASE("a sequence longer than learned positions is rejected", "[scenario][er
   const auto ds = errors_of(test::kSmallTraining, {{"training.seq_len", "2048"}});
   REQUIRE(ds.size() == 1);
   CHECK(ds[0].message == "seq_len 2048 exceeds the model's learned positions (1024)");
+}
+
+TEST_CASE("switching the GPU drops prices the file states for its own hardware", "[scenario][cost]") {
+  const std::string toml = std::string(test::kSmallTraining) + "[cost]\npurchase = \"9000 USD\"\ncloud_rate = \"5 USD/h\"\n";
+  const Scenario own = test::scenario(toml);
+  CHECK(own.cost.purchase.value() == 9000);
+  const Scenario h100 = load_scenario(test::catalog(), "test.toml", toml, {}, "h100-sxm5-80gb");
+  const GpuSpec g = test::catalog().gpu("h100-sxm5-80gb");
+  // default purchase for an SXM server: GPU prices plus the host share (cost/defaults.hpp)
+  CHECK(h100.cost.purchase.value() == Approx(8 * g.purchase.value() * (1 + defaults::kServerHostFraction)));
+  CHECK(h100.cost.cloud_rate.value() == Approx(g.cloud_rate.value()));
 }

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "gpusim/spec/diagnostics.hpp"
+
 namespace gpusim {
 
 Fabric make_fabric(const SystemConfig& sys) {
@@ -22,22 +24,27 @@ Fabric make_fabric(const SystemConfig& sys) {
     std::snprintf(buf, sizeof buf, "%s (%.0f GB/s per direction)", intra.name.c_str(),
                   units::to_gigabytes_per_second(link));
   } else {
-    // PCIe between GPUs: the GPU's own host link generation.
-    const BytesPerSecond link = intra.bandwidth;
+    // PCIe between GPUs: the intra-node link if it is PCIe, else (bridged pairs in a larger node)
+    // the GPU's own host link.
+    const LinkSpec& pcie = intra.kind == LinkKind::kPcie ? intra : sys.pcie;
+    const BytesPerSecond link = pcie.bandwidth;
     if (g.p2p_over_pcie) {
       f.intra_bus = link * g.efficiency.peer_link;
-      f.intra_alpha = intra.latency;
-      std::snprintf(buf, sizeof buf, "%s peer-to-peer (%.1f GB/s per direction)", intra.name.c_str(),
+      f.intra_alpha = pcie.latency;
+      std::snprintf(buf, sizeof buf, "%s peer-to-peer (%.1f GB/s per direction)", pcie.name.c_str(),
                     units::to_gigabytes_per_second(link));
     } else {
       f.host_staged = true;
-      f.intra_bus = link * intra.staged_efficiency;
-      f.intra_alpha = intra.staged_latency;
+      f.intra_bus = link * pcie.staged_efficiency;
+      f.intra_alpha = pcie.staged_latency;
       std::snprintf(buf, sizeof buf, "%s, no P2P: staged through host memory (%.1f GB/s achievable)",
-                    intra.name.c_str(), units::to_gigabytes_per_second(f.intra_bus));
+                    pcie.name.c_str(), units::to_gigabytes_per_second(f.intra_bus));
     }
   }
   f.intra_desc = buf;
+  if (sys.gpus_per_node > 1 && f.intra_bus.value() <= 0) {
+    throw InputError({Diagnostic{SourcePos{}, "system.intra_node", "no usable link between the GPUs of a node: " + f.intra_desc}});
+  }
   const LinkSpec& nic = sys.inter_node;
   const double share = static_cast<double>(sys.nics_per_node) / static_cast<double>(std::max(1, sys.gpus_per_node));
   f.inter_bus = nic.bandwidth * (nic.efficiency * share);

@@ -133,10 +133,8 @@ void input_pipeline(const Scenario& sc, Seconds gpu_step, StepBreakdown& step) {
   const double storage_rate = in.storage_bandwidth.value() / in.sample_bytes.value();
   // Pageable copies go through a bounce buffer: assume half the pinned rate.
   const double pinned = in.pinned_memory ? 1.0 : 0.5;
-  const BytesPerSecond h2d = sys.intra_node.kind == LinkKind::kPcie
-                                 ? sys.intra_node.bandwidth
-                                 : BytesPerSecond(units::gigabytes_per_second(sys.gpu.pcie_gen >= 5 ? 64.0 : 31.5));
-  const double pcie_rate = sys.gpus_per_node * h2d.value() * sys.gpu.efficiency.host_link * pinned / in.sample_bytes.value();
+  const double pcie_rate =
+      sys.gpus_per_node * sys.pcie.bandwidth.value() * sys.gpu.efficiency.host_link * pinned / in.sample_bytes.value();
   double rate = cpu_rate;
   step.input_stave = "cpu";
   if (storage_rate < rate) {

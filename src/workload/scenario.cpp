@@ -115,6 +115,11 @@ void read_system(Reader& r, const Catalog& cat, Scenario& sc) {
   }
   const std::string pcie = "pcie" + std::to_string(s.gpu.pcie_gen);
   load_link("intra_node", s.gpu.has_nvlink() ? s.gpu.peer_link : pcie, s.intra_node);
+  if (cat.has(SpecKind::kLink, pcie)) {
+    s.pcie = cat.link(pcie);
+  } else {
+    r.error("gpu", "no link spec \"" + pcie + "\" for the GPU's host link");
+  }
   const bool hopper_or_later = s.gpu.arch == Arch::kHopper || s.gpu.arch == Arch::kBlackwell;
   const std::string inter = sxm && hopper_or_later ? "ib-ndr" : (s.gpu.arch == Arch::kAmpere && sxm ? "ib-hdr" : "eth-25g");
   load_link("inter_node", inter, s.inter_node);
@@ -282,7 +287,10 @@ void read_input(Reader& r, Scenario& sc) {
   sc.input = in;
 }
 
-void read_cost(Reader* r, const Catalog& cat, Scenario& sc) {
+// `gpu_changed`: --gpu or --set replaced the file's GPU, so prices the file states for its own
+// hardware (purchase, and a cloud rate for the same GPU) no longer apply: the new GPU's catalog
+// prices are used instead.
+void read_cost(Reader* r, const Catalog& cat, Scenario& sc, bool gpu_changed) {
   CostConfig& c = sc.cost;
   const SystemConfig& s = sc.system;
   auto q = [r](std::string_view key, Dim dim, double fallback, Range range = Range::kPositive) {
@@ -303,12 +311,19 @@ void read_cost(Reader* r, const Catalog& cat, Scenario& sc) {
       cloud_default = cat.gpu(c.cloud_gpu).cloud_rate.value();
     }
   }
+  const bool same_gpu_cloud = c.cloud_gpu == s.gpu_id;
   c.cloud_rate = UsdPerSecond(q("cloud_rate", Dim::kMoneyPerTime, cloud_default));
+  if (gpu_changed && same_gpu_cloud) {
+    c.cloud_rate = UsdPerSecond(cloud_default);
+  }
   const bool server = s.gpu.form_factor == FormFactor::kSxm;
   const double gpu_total = s.gpu.purchase.value() * s.gpus;
   const double host_total =
       server ? gpu_total * defaults::kServerHostFraction : defaults::kDesktopHostUsd * static_cast<double>(s.nodes());
   c.purchase = Usd(q("purchase", Dim::kMoney, gpu_total + host_total));
+  if (gpu_changed) {
+    c.purchase = Usd(gpu_total + host_total);
+  }
   c.host_power = Watts(
       q("host_power", Dim::kPower, server ? defaults::kServerHostWatts : defaults::kDesktopHostWatts, Range::kNonNegative));
   c.pue = num("pue", defaults::kPue, Range::kPositive);
@@ -332,6 +347,7 @@ Scenario load_scenario(const Catalog& catalog, const std::string& path, const st
   auto parsed = detail::parse_toml(text, path, diags);
   diags.throw_if_any();
   toml::table root = std::move(*parsed);
+  const std::string file_gpu = root["system"]["gpu"].value_or(std::string());
   for (const auto& o : overrides) {
     apply_override(root, o, diags);
   }
@@ -379,7 +395,7 @@ Scenario load_scenario(const Catalog& catalog, const std::string& path, const st
   }
   {
     auto c = r.table("cost", Need::kOptional);
-    read_cost(c ? &*c : nullptr, catalog, sc);
+    read_cost(c ? &*c : nullptr, catalog, sc, !file_gpu.empty() && file_gpu != sc.system.gpu_id);
   }
   r.finish();
   diags.throw_if_any();

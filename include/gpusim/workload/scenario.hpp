@@ -23,6 +23,7 @@ struct SystemConfig {
   int gpus_per_node = 1;
   LinkSpec intra_node;  // GPU-to-GPU inside a node (NVLink, or PCIe)
   LinkSpec inter_node;  // NIC between nodes
+  LinkSpec pcie;        // the GPU's host link (PCIe generation x16): host copies, and GPU-to-GPU without NVLink
   int nics_per_node = 1;
   Watts power_limit;    // default: TDP
   [[nodiscard]] int nodes() const { return (gpus + gpus_per_node - 1) / gpus_per_node; }
