@@ -5,9 +5,9 @@
 using namespace gpusim;
 
 TEST_CASE("every GPU id of DESIGN section 3 is in the catalog and validates", "[catalog]") {
-  for (const char* id : {"rtx3090", "rtx4090", "rtx5090", "rtx6000-ada", "l40s", "l4", "a100-pcie-40gb", "a100-sxm4-40gb",
-                         "a100-sxm4-80gb", "a100-pcie-80gb", "h100-pcie-80gb", "h100-sxm5-80gb", "h100-nvl",
-                         "h800-sxm5-80gb", "h200-sxm", "b200", "v100-sxm2-32gb"}) {
+  for (const char* id : {"rtx3090", "rtx4090", "rtx5090", "rtx6000-ada", "l40s", "l4", "a100-pcie-40gb",
+                         "a100-sxm4-40gb", "a100-sxm4-80gb", "a100-pcie-80gb", "h100-pcie-80gb", "h100-sxm5-80gb",
+                         "h100-nvl", "h800-sxm5-80gb", "h200-sxm", "b200", "v100-sxm2-32gb"}) {
     INFO(id);
     REQUIRE(test::catalog().has(SpecKind::kGpu, id));
     const GpuSpec g = test::catalog().gpu(id);
@@ -46,7 +46,7 @@ TEST_CASE("GPUs without FP8 do not claim it", "[catalog]") {
 }
 
 TEST_CASE("architecture defaults fill efficiency keys a GPU file leaves out", "[catalog][inheritance]") {
-  const GpuSpec a100 = test::catalog().gpu("a100-sxm4-80gb");  // no [efficiency] table of its own
+  const GpuSpec a100 = test::catalog().gpu("a100-sxm4-80gb");   // no [efficiency] table of its own
   const GpuSpec a100p = test::catalog().gpu("a100-pcie-80gb");  // overrides gemm only (B02)
   CHECK(a100.efficiency.gemm == Approx(0.87));
   CHECK(a100p.efficiency.gemm == Approx(0.81));

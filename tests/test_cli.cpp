@@ -19,7 +19,8 @@ struct Run {
 };
 
 Run run(const std::string& args) {
-  const std::string err_file = std::filesystem::temp_directory_path() / ("gpusim_test_err_" + std::to_string(::getpid()));
+  const std::string err_file =
+      std::filesystem::temp_directory_path() / ("gpusim_test_err_" + std::to_string(::getpid()));
   const std::string cmd = std::string(GPUSIM_BINARY) + " " + args + " 2>" + err_file;
   Run r;
   FILE* p = ::popen(cmd.c_str(), "r");
@@ -97,15 +98,44 @@ TEST_CASE("-o writes nothing when the input is bad", "[cli][errors]") {
 }
 
 TEST_CASE("every example scenario's JSON carries every DESIGN section 5 key", "[cli][contract]") {
-  const char* keys[] = {"\"scenario\"", "\"gpu\"", "\"gpus\"", "\"nodes\"", "\"time_s\"", "\"compute_s\"",
-                        "\"communication_s\"", "\"bubble_s\"", "\"input_stall_s\"", "\"overhead_s\"",
-                        "\"tokens_per_s\"", "\"tokens_per_s_per_gpu\"", "\"samples_per_s\"", "\"mfu\"", "\"hfu\"",
-                        "\"model_tflops_per_gpu\"", "\"per_gpu_bytes\"", "\"capacity_bytes\"", "\"fits\"",
-                        "\"weights_bytes\"", "\"gradients_bytes\"", "\"optimizer_bytes\"", "\"activations_bytes\"",
-                        "\"kv_cache_bytes\"", "\"tokens\"", "\"gpu_hours\"", "\"time_to_first_token_s\"",
-                        "\"time_per_output_token_s\"", "\"output_tokens_per_s\"", "\"request_latency_s\"",
-                        "\"gpu_avg_w\"", "\"energy_kwh\"", "\"carbon_kg\"", "\"cloud_usd\"", "\"owned_usd\"",
-                        "\"breakeven_days\"", "\"bottleneck\"", "\"advice\""};
+  const char* keys[] = {"\"scenario\"",
+                        "\"gpu\"",
+                        "\"gpus\"",
+                        "\"nodes\"",
+                        "\"time_s\"",
+                        "\"compute_s\"",
+                        "\"communication_s\"",
+                        "\"bubble_s\"",
+                        "\"input_stall_s\"",
+                        "\"overhead_s\"",
+                        "\"tokens_per_s\"",
+                        "\"tokens_per_s_per_gpu\"",
+                        "\"samples_per_s\"",
+                        "\"mfu\"",
+                        "\"hfu\"",
+                        "\"model_tflops_per_gpu\"",
+                        "\"per_gpu_bytes\"",
+                        "\"capacity_bytes\"",
+                        "\"fits\"",
+                        "\"weights_bytes\"",
+                        "\"gradients_bytes\"",
+                        "\"optimizer_bytes\"",
+                        "\"activations_bytes\"",
+                        "\"kv_cache_bytes\"",
+                        "\"tokens\"",
+                        "\"gpu_hours\"",
+                        "\"time_to_first_token_s\"",
+                        "\"time_per_output_token_s\"",
+                        "\"output_tokens_per_s\"",
+                        "\"request_latency_s\"",
+                        "\"gpu_avg_w\"",
+                        "\"energy_kwh\"",
+                        "\"carbon_kg\"",
+                        "\"cloud_usd\"",
+                        "\"owned_usd\"",
+                        "\"breakeven_days\"",
+                        "\"bottleneck\"",
+                        "\"advice\""};
   int scenarios = 0;
   for (const auto& entry : std::filesystem::directory_iterator(source("scenarios"))) {
     if (entry.path().extension() != ".toml") {
@@ -153,7 +183,8 @@ TEST_CASE("specs check passes on the catalog and fails with positions on a bad f
 TEST_CASE("a spec directory given with --specs adds and overrides GPU files", "[cli][specs]") {
   const auto dir = std::filesystem::temp_directory_path() / "gpusim_overlay";
   std::filesystem::create_directories(dir / "gpus");
-  std::ofstream(dir / "gpus" / "rtx4090-fast.toml") << "base = \"rtx4090\"\nname = \"fast 4090\"\n[memory]\nbandwidth = \"2 TB/s\"\n";
+  std::ofstream(dir / "gpus" / "rtx4090-fast.toml")
+      << "base = \"rtx4090\"\nname = \"fast 4090\"\n[memory]\nbandwidth = \"2 TB/s\"\n";
   const Run r = run("specs --specs " + dir.string() + " show rtx4090-fast");
   CHECK(r.code == 0);
   CHECK_THAT(r.out, Catch::Contains("2 TB/s"));
@@ -164,7 +195,8 @@ TEST_CASE("a spec directory given with --specs adds and overrides GPU files", "[
 }
 
 TEST_CASE("compare ranks GPUs and reports the ones that cannot run", "[cli][compare]") {
-  const Run r = run("compare " + source("scenarios/gpt2-124m-rtx4090.toml") + " --gpus rtx4090,h100-sxm5-80gb,a100-sxm4-80gb");
+  const Run r =
+      run("compare " + source("scenarios/gpt2-124m-rtx4090.toml") + " --gpus rtx4090,h100-sxm5-80gb,a100-sxm4-80gb");
   CHECK(r.code == 0);
   // The H100 finishes first: it ranks above the 4090.
   CHECK(r.out.find("h100-sxm5-80gb") < r.out.find("rtx4090  "));

@@ -56,7 +56,8 @@ micro_batch = 4
 
 TEST_CASE("break-even of the DESIGN seed: 2,200 USD, 450 W, 15 %, 0.12 USD/kWh vs 2.14 USD/h", "[cost]") {
   // purchase / (24 u (rate - P price)) = 2200 / (24 * 0.15 * (2.14 - 0.45 * 0.12)) = 292.96 days
-  const auto days = breakeven_days(Usd(2200), 0.15, units::usd_per_hour(2.14), 1.0, Watts(450), units::usd_per_kwh(0.12));
+  const auto days =
+      breakeven_days(Usd(2200), 0.15, units::usd_per_hour(2.14), 1.0, Watts(450), units::usd_per_kwh(0.12));
   REQUIRE(days.has_value());
   CHECK(*days == Approx(293).margin(1));
   CHECK(*days == Approx(2200.0 / (24 * 0.15 * (2.14 - 0.45 * 0.12))));
@@ -64,8 +65,10 @@ TEST_CASE("break-even of the DESIGN seed: 2,200 USD, 450 W, 15 %, 0.12 USD/kWh v
 
 TEST_CASE("break-even normalizes for speed when the cloud GPU differs", "[cost]") {
   // A cloud GPU half as fast needs k = 2 hours per owned hour: the saving doubles (less power).
-  const auto same = breakeven_days(Usd(2200), 0.15, units::usd_per_hour(2.14), 1.0, Watts(450), units::usd_per_kwh(0.12));
-  const auto slow = breakeven_days(Usd(2200), 0.15, units::usd_per_hour(2.14), 2.0, Watts(450), units::usd_per_kwh(0.12));
+  const auto same =
+      breakeven_days(Usd(2200), 0.15, units::usd_per_hour(2.14), 1.0, Watts(450), units::usd_per_kwh(0.12));
+  const auto slow =
+      breakeven_days(Usd(2200), 0.15, units::usd_per_hour(2.14), 2.0, Watts(450), units::usd_per_kwh(0.12));
   CHECK(*slow == Approx(2200.0 / (24 * 0.15 * (2 * 2.14 - 0.45 * 0.12))));
   CHECK(*slow < *same);
 }

@@ -6,7 +6,8 @@ using namespace gpusim;
 
 TEST_CASE("more memory bandwidth is never slower", "[properties]") {
   for (const char* file : {"gpt2-124m", "llama2-7b"}) {
-    Scenario sc = test::scenario(std::string(test::kSmallTraining), {{"model.preset", std::string("\"") + file + "\""}});
+    Scenario sc =
+        test::scenario(std::string(test::kSmallTraining), {{"model.preset", std::string("\"") + file + "\""}});
     const Estimate base = estimate_core(sc);
     sc.system.gpu.memory_bandwidth = sc.system.gpu.memory_bandwidth * 2.0;
     const Estimate fast = estimate_core(sc);

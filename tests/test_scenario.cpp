@@ -13,7 +13,7 @@ std::vector<Diagnostic> errors_of(const std::string& toml, const std::vector<Ove
 
 TEST_CASE("defaults follow DESIGN section 4", "[scenario]") {
   const Scenario sc = test::scenario(test::kSmallTraining);
-  CHECK(sc.system.gpus_per_node == 8);       // SXM part
+  CHECK(sc.system.gpus_per_node == 8);  // SXM part
   CHECK(sc.system.nics_per_node == 8);
   CHECK(sc.system.intra_node.id == "nvlink3");
   CHECK(sc.system.inter_node.id == "ib-hdr");  // A100
@@ -65,7 +65,8 @@ TEST_CASE("a quantity with the wrong unit is an error at its value", "[scenario]
   CHECK(ds[0].pos.line == 13);
   CHECK(ds[0].pos.column == 15);
   CHECK(ds[0].key == "cost.electricity");
-  CHECK_THAT(ds[0].message, Catch::StartsWith("expected an electricity price like \"0.12 USD/kWh\", got \"0.12 USD/h\""));
+  CHECK_THAT(ds[0].message,
+             Catch::StartsWith("expected an electricity price like \"0.12 USD/kWh\", got \"0.12 USD/h\""));
 }
 
 TEST_CASE("an unknown GPU id lists the catalog", "[scenario][errors]") {
@@ -147,7 +148,8 @@ TEST_CASE("a sequence longer than learned positions is rejected", "[scenario][er
 }
 
 TEST_CASE("switching the GPU drops prices the file states for its own hardware", "[scenario][cost]") {
-  const std::string toml = std::string(test::kSmallTraining) + "[cost]\npurchase = \"9000 USD\"\ncloud_rate = \"5 USD/h\"\n";
+  const std::string toml =
+      std::string(test::kSmallTraining) + "[cost]\npurchase = \"9000 USD\"\ncloud_rate = \"5 USD/h\"\n";
   const Scenario own = test::scenario(toml);
   CHECK(own.cost.purchase.value() == 9000);
   const Scenario h100 = load_scenario(test::catalog(), "test.toml", toml, {}, "h100-sxm5-80gb");

@@ -40,8 +40,7 @@ TEST_CASE("every dimension parses to SI base units", "[units]") {
 }
 
 TEST_CASE("a quantity without a unit is rejected with the expected form", "[units][errors]") {
-  CHECK_THROWS_WITH(parse_bandwidth("3.35"),
-                    "expected a bandwidth like \"3.35 TB/s\", got \"3.35\": no unit");
+  CHECK_THROWS_WITH(parse_bandwidth("3.35"), "expected a bandwidth like \"3.35 TB/s\", got \"3.35\": no unit");
 }
 
 TEST_CASE("ambiguous spellings are rejected with the fix", "[units][errors]") {

@@ -126,8 +126,7 @@ int run_compare(const std::vector<std::string>& args) {
   }
   std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
     auto key = [](const Row& r) {
-      return std::make_pair(!r.est ? 2 : (r.est->memory.fits() ? 0 : 1),
-                            r.est ? r.est->train_time.value() : 0.0);
+      return std::make_pair(!r.est ? 2 : (r.est->memory.fits() ? 0 : 1), r.est ? r.est->train_time.value() : 0.0);
     };
     return key(a) < key(b);
   });

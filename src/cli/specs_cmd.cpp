@@ -32,18 +32,9 @@ void list(const Catalog& c) {
   std::printf("\n");
 }
 
-std::optional<SpecKind> kind_of_path(const std::string& path) {
-  const std::string folder = std::filesystem::path(path).parent_path().filename().string();
-  if (folder == "links") {
-    return SpecKind::kLink;
-  }
-  if (folder == "models") {
-    return SpecKind::kModel;
-  }
-  if (folder == "arch") {
-    return SpecKind::kArch;
-  }
-  return SpecKind::kGpu;
+SpecKind kind_of_path(const std::string& path) {
+  // A file outside gpus/, links/, models/ or arch/ is taken as a GPU file (e.g. a calibration overlay).
+  return spec_kind_from_folder(std::filesystem::path(path).parent_path().filename().string()).value_or(SpecKind::kGpu);
 }
 
 }  // namespace
@@ -99,7 +90,7 @@ int run_specs(const std::vector<std::string>& args) {
               catalog.ids(SpecKind::kModel).size();
     } else {
       for (std::size_t i = 1; i < rest.size(); ++i) {
-        auto p = check_file(catalog, *kind_of_path(rest[i]), rest[i]);
+        auto p = check_file(catalog, kind_of_path(rest[i]), rest[i]);
         problems.insert(problems.end(), p.begin(), p.end());
         ++files;
       }

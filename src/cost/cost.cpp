@@ -3,8 +3,8 @@
 
 namespace gpusim {
 
-std::optional<double> breakeven_days(Usd purchase, double utilization, UsdPerSecond cloud_rate_total, double speed_ratio,
-                                     Watts system_power, UsdPerJoule electricity) {
+std::optional<double> breakeven_days(Usd purchase, double utilization, UsdPerSecond cloud_rate_total,
+                                     double speed_ratio, Watts system_power, UsdPerJoule electricity) {
   // Saving per busy second: rent avoided minus electricity paid.
   const double saving_per_s = cloud_rate_total.value() * speed_ratio - system_power.value() * electricity.value();
   if (saving_per_s <= 0 || utilization <= 0) {

@@ -37,13 +37,14 @@ Fabric make_fabric(const SystemConfig& sys) {
       f.host_staged = true;
       f.intra_bus = link * pcie.staged_efficiency;
       f.intra_alpha = pcie.staged_latency;
-      std::snprintf(buf, sizeof buf, "%s, no P2P: staged through host memory (%.1f GB/s achievable)",
-                    pcie.name.c_str(), units::to_gigabytes_per_second(f.intra_bus));
+      std::snprintf(buf, sizeof buf, "%s, no P2P: staged through host memory (%.1f GB/s achievable)", pcie.name.c_str(),
+                    units::to_gigabytes_per_second(f.intra_bus));
     }
   }
   f.intra_desc = buf;
   if (sys.gpus_per_node > 1 && f.intra_bus.value() <= 0) {
-    throw InputError({Diagnostic{SourcePos{}, "system.intra_node", "no usable link between the GPUs of a node: " + f.intra_desc}});
+    throw InputError(
+        {Diagnostic{SourcePos{}, "system.intra_node", "no usable link between the GPUs of a node: " + f.intra_desc}});
   }
   const LinkSpec& nic = sys.inter_node;
   const double share = static_cast<double>(sys.nics_per_node) / static_cast<double>(std::max(1, sys.gpus_per_node));

@@ -163,7 +163,8 @@ Watts average_power(const GpuSpec& g, const SystemConfig& sys, const StepBreakdo
 
 void finish_power_cost(const Scenario& sc, Seconds job_time, Seconds cloud_job_time, Estimate& e) {
   const SystemConfig& sys = sc.system;
-  const Watts system_power = e.gpu_avg_power * static_cast<double>(sys.gpus) + sc.cost.host_power * static_cast<double>(e.nodes);
+  const Watts system_power =
+      e.gpu_avg_power * static_cast<double>(sys.gpus) + sc.cost.host_power * static_cast<double>(e.nodes);
   const Joules energy = system_power * job_time * sc.cost.pue;
   e.energy_kwh = units::to_kwh(energy);
   e.carbon_kg = (sc.cost.carbon_intensity * energy).value();

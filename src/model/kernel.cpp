@@ -12,8 +12,10 @@ namespace gpusim {
 constexpr double kMinTile = 16.0;
 
 double wave_efficiency(double m, double n, double batch, const GpuSpec& gpu) {
-  const double tm = std::min<double>(gpu.efficiency.gemm_tile_m, std::max(kMinTile, std::ceil(m / kMinTile) * kMinTile));
-  const double tn = std::min<double>(gpu.efficiency.gemm_tile_n, std::max(kMinTile, std::ceil(n / kMinTile) * kMinTile));
+  const double tm =
+      std::min<double>(gpu.efficiency.gemm_tile_m, std::max(kMinTile, std::ceil(m / kMinTile) * kMinTile));
+  const double tn =
+      std::min<double>(gpu.efficiency.gemm_tile_n, std::max(kMinTile, std::ceil(n / kMinTile) * kMinTile));
   const double sms = gpu.sm_count;
   const double tiles = std::ceil(m / tm) * std::ceil(n / tn) * batch;
   const double waves = std::ceil(tiles / sms);

@@ -81,10 +81,12 @@ MemoryBreakdown inference_memory(const Scenario& sc) {
   mb.weights = Bytes(total_params(m) * inf.weight_bytes);
   const double ctx = static_cast<double>(inf.prompt_tokens + inf.output_tokens);
   const double batch = static_cast<double>(inf.batch);
-  mb.kv_cache = Bytes(2.0 * static_cast<double>(m.layers) * static_cast<double>(m.kv_dim()) * ctx * batch * inf.kv_bytes);
+  mb.kv_cache =
+      Bytes(2.0 * static_cast<double>(m.layers) * static_cast<double>(m.kv_dim()) * ctx * batch * inf.kv_bytes);
   // Prefill working set of one layer plus the last positions' logits in fp32.
-  mb.activations = layer_activation_bytes(m, static_cast<double>(inf.prompt_tokens), batch, 2.0, true, Recompute::kNone) +
-                   Bytes(4.0 * batch * static_cast<double>(m.vocab));
+  mb.activations =
+      layer_activation_bytes(m, static_cast<double>(inf.prompt_tokens), batch, 2.0, true, Recompute::kNone) +
+      Bytes(4.0 * batch * static_cast<double>(m.vocab));
   const Bytes live = mb.weights + mb.kv_cache + mb.activations;
   mb.other = g.memory_reserved + live * g.fragmentation;
   return mb;

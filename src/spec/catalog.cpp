@@ -39,7 +39,9 @@ const char* kind_name(SpecKind k) {
   return "spec";
 }
 
-std::optional<SpecKind> kind_from_folder(std::string_view folder) {
+}  // namespace
+
+std::optional<SpecKind> spec_kind_from_folder(std::string_view folder) {
   if (folder == "gpus") {
     return SpecKind::kGpu;
   }
@@ -55,6 +57,8 @@ std::optional<SpecKind> kind_from_folder(std::string_view folder) {
   return std::nullopt;
 }
 
+namespace {
+
 std::string read_text(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
   if (!in) {
@@ -66,12 +70,9 @@ std::string read_text(const std::filesystem::path& p) {
 }
 
 [[noreturn]] void unknown_id(const Catalog& c, SpecKind kind, const std::string& id) {
-  std::string known;
-  for (const auto& k : c.ids(kind)) {
-    known += (known.empty() ? "" : ", ") + k;
-  }
-  throw InputError({Diagnostic{SourcePos{}, "",
-                               std::string("unknown ") + kind_name(kind) + " id \"" + id + "\" (known: " + known + ")"}});
+  throw InputError({Diagnostic{
+      SourcePos{}, "",
+      std::string("unknown ") + kind_name(kind) + " id \"" + id + "\" (known: " + c.known_ids(kind) + ")"}});
 }
 
 // Parses a file and resolves `base =` chains into one merged table.
@@ -113,7 +114,8 @@ GpuSpec load_gpu(const Catalog& c, const std::string& id, const SpecFile& f, Dia
     return g;
   }
   // Architecture defaults ([efficiency], [power], [memory]) go under the GPU's own values.
-  if (const auto* arch = table.get_as<std::string>("architecture"); arch != nullptr && c.has(SpecKind::kArch, arch->get())) {
+  if (const auto* arch = table.get_as<std::string>("architecture");
+      arch != nullptr && c.has(SpecKind::kArch, arch->get())) {
     const SpecFile& af = c.file(SpecKind::kArch, arch->get());
     if (auto at = detail::parse_toml(af.text, af.path, diags)) {
       detail::Reader ar(*at, "", diags);
@@ -136,7 +138,7 @@ Catalog Catalog::builtin() {
   Catalog c;
   for (std::size_t i = 0; i < detail::kEmbeddedSpecCount; ++i) {
     const auto& e = detail::kEmbeddedSpecs[i];
-    if (auto kind = kind_from_folder(e.kind)) {
+    if (auto kind = spec_kind_from_folder(e.kind)) {
       c.add_file(*kind, e.id, SpecFile{e.path, e.text});
     }
   }
@@ -161,7 +163,7 @@ void Catalog::add_directory(const std::string& dir) {
   for (const char* sub : {"gpus", "links", "models", "arch"}) {
     const fs::path p = fs::path(dir) / sub;
     if (fs::is_directory(p, ec)) {
-      add_toml_files(p, *kind_from_folder(sub));
+      add_toml_files(p, *spec_kind_from_folder(sub));
     }
   }
 }
@@ -176,6 +178,14 @@ std::vector<std::string> Catalog::ids(SpecKind kind) const {
     }
   }
   return out;
+}
+
+std::string Catalog::known_ids(SpecKind kind) const {
+  std::string known;
+  for (const auto& k : ids(kind)) {
+    known += (known.empty() ? "" : ", ") + k;
+  }
+  return known;
 }
 
 bool Catalog::has(SpecKind kind, const std::string& id) const {
@@ -251,7 +261,8 @@ std::vector<Diagnostic> Catalog::check_all() const {
     collect([&] {
       const GpuSpec g = gpu(id);
       if (g.peer_link != "none" && !has(SpecKind::kLink, g.peer_link)) {
-        throw InputError({Diagnostic{SourcePos{g.origin}, "peer_link.link", "unknown link id \"" + g.peer_link + "\""}});
+        throw InputError(
+            {Diagnostic{SourcePos{g.origin}, "peer_link.link", "unknown link id \"" + g.peer_link + "\""}});
       }
     });
   }

@@ -182,8 +182,8 @@ void read_link(Reader& r, LinkSpec& l) {
     l.name = *v;
   }
   if (auto v = r.choice("kind", {"pcie", "nvlink", "infiniband", "ethernet"}, Need::kRequired)) {
-    l.kind = *v == "pcie"     ? LinkKind::kPcie
-             : *v == "nvlink" ? LinkKind::kNvlink
+    l.kind = *v == "pcie"         ? LinkKind::kPcie
+             : *v == "nvlink"     ? LinkKind::kNvlink
              : *v == "infiniband" ? LinkKind::kInfiniband
                                   : LinkKind::kEthernet;
   }

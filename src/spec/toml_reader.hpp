@@ -5,13 +5,13 @@
 // finish() reports every key that no accessor asked for (typos never become silent defaults).
 #pragma once
 
+#include <toml++/toml.h>
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
 #include <set>
 #include <string>
 #include <string_view>
-#include <toml++/toml.h>
 #include <vector>
 
 #include "gpusim/spec/diagnostics.hpp"

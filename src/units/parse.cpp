@@ -50,16 +50,16 @@ const std::unordered_map<std::string, UnitDef>& unit_table() {
     add_prefixed("Wh", Dim::kEnergy, 3600.0, false);
     t.emplace("mW", UnitDef{Dim::kPower, 1e-3});
     for (const auto& [sym, f] : std::vector<std::pair<std::string, double>>{{"s", 1.0},
-                                                                           {"ms", 1e-3},
-                                                                           {"us", 1e-6},
-                                                                           {"\xC2\xB5s", 1e-6},
-                                                                           {"ns", 1e-9},
-                                                                           {"min", 60.0},
-                                                                           {"h", 3600.0},
-                                                                           {"day", units::kSecondsPerDay},
-                                                                           {"days", units::kSecondsPerDay},
-                                                                           {"year", units::kSecondsPerYear},
-                                                                           {"years", units::kSecondsPerYear}}) {
+                                                                            {"ms", 1e-3},
+                                                                            {"us", 1e-6},
+                                                                            {"\xC2\xB5s", 1e-6},
+                                                                            {"ns", 1e-9},
+                                                                            {"min", 60.0},
+                                                                            {"h", 3600.0},
+                                                                            {"day", units::kSecondsPerDay},
+                                                                            {"days", units::kSecondsPerDay},
+                                                                            {"year", units::kSecondsPerYear},
+                                                                            {"years", units::kSecondsPerYear}}) {
       t.emplace(sym, UnitDef{Dim::kTime, f});
     }
     t.emplace("cycle", UnitDef{Dim::kCycles, 1.0});

@@ -60,7 +60,8 @@ ModelShape shape_from_params(double params, std::int64_t vocab) {
     m.position = PositionKind::kRope;
     m.max_seq = 4096;
     const double err = std::fabs(total_params(m) / params - 1.0);
-    const double score = err * 10.0 + std::fabs(std::log(static_cast<double>(hidden) / (kAspect * static_cast<double>(layers))));
+    const double score =
+        err * 10.0 + std::fabs(std::log(static_cast<double>(hidden) / (kAspect * static_cast<double>(layers))));
     if (err < 0.1 && score < best_score) {
       best_score = score;
       best = m;

@@ -154,8 +154,8 @@ void layer_backward(Builder& b, const Pass& p, double count) {
     b.mem("rope.bwd", ph, 2.0 * t * (h + kv) * p.e, count);
   }
   b.linear("qkv", p, ph, h + 2.0 * kv, h, count);
-  b.mem("norm.bwd", ph, 2.0 * 3.0 * t * h * p.e, count);          // read x and dy, write dx
-  b.mem("residual.bwd", ph, 2.0 * 3.0 * t * h * p.e, count);      // gradient sums at the branches
+  b.mem("norm.bwd", ph, 2.0 * 3.0 * t * h * p.e, count);      // read x and dy, write dx
+  b.mem("residual.bwd", ph, 2.0 * 3.0 * t * h * p.e, count);  // gradient sums at the branches
 }
 
 double optimizer_bytes_per_param(Optimizer o, DType precision) {

@@ -69,11 +69,7 @@ void read_system(Reader& r, const Catalog& cat, Scenario& sc) {
   SystemConfig& s = sc.system;
   if (auto id = r.string("gpu", Need::kRequired)) {
     if (!cat.has(SpecKind::kGpu, *id)) {
-      std::string known;
-      for (const auto& k : cat.ids(SpecKind::kGpu)) {
-        known += (known.empty() ? "" : ", ") + k;
-      }
-      r.error("gpu", "unknown GPU id \"" + *id + "\" (known: " + known + ")");
+      r.error("gpu", "unknown GPU id \"" + *id + "\" (known: " + cat.known_ids(SpecKind::kGpu) + ")");
     } else {
       try {
         s.gpu = cat.gpu(*id);
@@ -121,7 +117,8 @@ void read_system(Reader& r, const Catalog& cat, Scenario& sc) {
     r.error("gpu", "no link spec \"" + pcie + "\" for the GPU's host link");
   }
   const bool hopper_or_later = s.gpu.arch == Arch::kHopper || s.gpu.arch == Arch::kBlackwell;
-  const std::string inter = sxm && hopper_or_later ? "ib-ndr" : (s.gpu.arch == Arch::kAmpere && sxm ? "ib-hdr" : "eth-25g");
+  const std::string inter =
+      sxm && hopper_or_later ? "ib-ndr" : (s.gpu.arch == Arch::kAmpere && sxm ? "ib-hdr" : "eth-25g");
   load_link("inter_node", inter, s.inter_node);
   s.power_limit = s.gpu.tdp;
   if (auto v = r.quantity("power_limit", Dim::kPower, Need::kOptional)) {
@@ -144,11 +141,7 @@ void read_model(Reader& r, const Catalog& cat, ModelShape& m) {
   bool have_base = false;
   if (preset) {
     if (!cat.has(SpecKind::kModel, *preset)) {
-      std::string known;
-      for (const auto& k : cat.ids(SpecKind::kModel)) {
-        known += (known.empty() ? "" : ", ") + k;
-      }
-      r.error("preset", "unknown model preset \"" + *preset + "\" (known: " + known + ")");
+      r.error("preset", "unknown model preset \"" + *preset + "\" (known: " + cat.known_ids(SpecKind::kModel) + ")");
     } else {
       m = cat.model(*preset);
       have_base = true;
@@ -281,7 +274,8 @@ void read_input(Reader& r, Scenario& sc) {
     in.cpu_time_per_sample = Seconds(*v);
   }
   in.workers = static_cast<int>(r.integer("workers", Need::kOptional).value_or(1));
-  in.storage_bandwidth = BytesPerSecond(r.quantity("storage_bandwidth", Dim::kBandwidth, Need::kOptional).value_or(3e9));
+  in.storage_bandwidth =
+      BytesPerSecond(r.quantity("storage_bandwidth", Dim::kBandwidth, Need::kOptional).value_or(3e9));
   in.pinned_memory = r.boolean("pinned_memory", Need::kOptional).value_or(true);
   r.finish();
   sc.input = in;
@@ -324,16 +318,15 @@ void read_cost(Reader* r, const Catalog& cat, Scenario& sc, bool gpu_changed) {
   if (gpu_changed) {
     c.purchase = Usd(gpu_total + host_total);
   }
-  c.host_power = Watts(
-      q("host_power", Dim::kPower, server ? defaults::kServerHostWatts : defaults::kDesktopHostWatts, Range::kNonNegative));
+  c.host_power = Watts(q("host_power", Dim::kPower, server ? defaults::kServerHostWatts : defaults::kDesktopHostWatts,
+                         Range::kNonNegative));
   c.pue = num("pue", defaults::kPue, Range::kPositive);
   if (c.pue < 1.0 && r != nullptr) {
     r->error("pue", "power usage effectiveness is at least 1");
   }
   c.lifetime = Seconds(q("lifetime", Dim::kTime, defaults::kLifetimeYears * units::kSecondsPerYear));
-  c.carbon_intensity =
-      KgPerJoule(q("carbon_intensity", Dim::kMassPerEnergy, units::kg_per_kwh(defaults::kCarbonKgPerKwh).value(),
-                   Range::kNonNegative));
+  c.carbon_intensity = KgPerJoule(q("carbon_intensity", Dim::kMassPerEnergy,
+                                    units::kg_per_kwh(defaults::kCarbonKgPerKwh).value(), Range::kNonNegative));
   if (r != nullptr) {
     r->finish();
   }
@@ -385,9 +378,9 @@ Scenario load_scenario(const Catalog& catalog, const std::string& path, const st
     const TrainingConfig& t = *sc.training;
     const std::int64_t per_step = t.micro_batch * sc.parallel.data;
     if (per_step > 0 && t.global_batch % per_step != 0) {
-      r.error("training", "global_batch (" + std::to_string(t.global_batch) + ") must be a multiple of micro_batch x data = " +
-                              std::to_string(t.micro_batch) + " x " + std::to_string(sc.parallel.data) + " = " +
-                              std::to_string(per_step));
+      r.error("training", "global_batch (" + std::to_string(t.global_batch) +
+                              ") must be a multiple of micro_batch x data = " + std::to_string(t.micro_batch) + " x " +
+                              std::to_string(sc.parallel.data) + " = " + std::to_string(per_step));
     }
   }
   if (auto in = r.table("input", Need::kOptional)) {

@@ -15,11 +15,11 @@
 namespace gpusim {
 
 struct CostInputs {
-  Seconds job_time;          // owned hardware, wall clock
-  Seconds cloud_job_time;    // the same work on the cloud GPU
+  Seconds job_time;        // owned hardware, wall clock
+  Seconds cloud_job_time;  // the same work on the cloud GPU
   int gpus = 1;
-  UsdPerSecond cloud_rate;   // per GPU
-  Watts system_power;        // all GPUs + hosts, before PUE
+  UsdPerSecond cloud_rate;  // per GPU
+  Watts system_power;       // all GPUs + hosts, before PUE
   double pue = 1;
   UsdPerJoule electricity;
   Usd purchase;

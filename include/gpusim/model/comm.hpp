@@ -15,13 +15,13 @@
 namespace gpusim {
 
 struct Fabric {
-  BytesPerSecond intra_bus;   // achievable bus bandwidth between GPUs of a node
+  BytesPerSecond intra_bus;  // achievable bus bandwidth between GPUs of a node
   Seconds intra_alpha;
-  BytesPerSecond inter_bus;   // achievable per-GPU bandwidth across nodes
+  BytesPerSecond inter_bus;  // achievable per-GPU bandwidth across nodes
   Seconds inter_alpha;
   int gpus_per_node = 1;
   int nodes = 1;
-  std::string intra_desc;     // e.g. "NVLink 4 (450 GB/s per direction)" or "PCIe 4.0 x16, host-staged"
+  std::string intra_desc;  // e.g. "NVLink 4 (450 GB/s per direction)" or "PCIe 4.0 x16, host-staged"
   bool host_staged = false;
 };
 

@@ -31,10 +31,10 @@ const char* to_string(Bottleneck b);
 
 struct StepBreakdown {
   Seconds time;
-  Seconds compute;          // all kernels (GEMM, attention, memory-bound, optimizer)
-  Seconds gemm;             // compute-bound GEMM and attention kernels
-  Seconds memory_bound;     // bandwidth-bound kernels (elementwise, norms, optimizer, skinny GEMMs)
-  Seconds communication;    // exposed
+  Seconds compute;        // all kernels (GEMM, attention, memory-bound, optimizer)
+  Seconds gemm;           // compute-bound GEMM and attention kernels
+  Seconds memory_bound;   // bandwidth-bound kernels (elementwise, norms, optimizer, skinny GEMMs)
+  Seconds communication;  // exposed
   Seconds communication_total;
   Seconds bubble;
   Seconds input_stall;
@@ -54,9 +54,9 @@ struct OpShare {
   std::string name;
   Phase phase = Phase::kForward;
   OpKind kind = OpKind::kMemoryBound;
-  Flop flops;       // per step, all instances
-  Bytes bytes;      // per step
-  Seconds time;     // per step
+  Flop flops;    // per step, all instances
+  Bytes bytes;   // per step
+  Seconds time;  // per step
   bool compute_bound = false;
 };
 
@@ -82,18 +82,18 @@ struct Estimate {
   MemoryBreakdown memory;
   double params = 0;
 
-  double tokens = 0;        // training tokens
+  double tokens = 0;  // training tokens
   Seconds train_time;
   double gpu_hours = 0;
   std::optional<InferenceResult> inference;
 
   Watts gpu_avg_power;
-  double energy_kwh = 0;    // GPUs + hosts, times PUE
+  double energy_kwh = 0;  // GPUs + hosts, times PUE
   double carbon_kg = 0;
   CostResult cost;
-  std::string cloud_gpu;      // the GPU the cloud price is for
-  UsdPerSecond cloud_rate;    // per GPU
-  double utilization = 0;     // of the owned machine, for break-even
+  std::string cloud_gpu;    // the GPU the cloud price is for
+  UsdPerSecond cloud_rate;  // per GPU
+  double utilization = 0;   // of the owned machine, for break-even
 
   std::vector<OpShare> ops;  // aggregated by name and phase, largest time first
   Bottleneck bottleneck = Bottleneck::kCompute;

@@ -8,7 +8,9 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gpusim/spec/diagnostics.hpp"
@@ -18,6 +20,9 @@
 namespace gpusim {
 
 enum class SpecKind { kGpu, kLink, kModel, kArch };
+
+// The catalog folder a kind lives in ("gpus", "links", "models", "arch"), and back.
+std::optional<SpecKind> spec_kind_from_folder(std::string_view folder);
 
 struct SpecFile {
   std::string path;  // shown in messages, e.g. "specs/gpus/h100-sxm5-80gb.toml"
@@ -35,6 +40,8 @@ class Catalog {
   [[nodiscard]] std::vector<std::string> ids(SpecKind kind) const;
   [[nodiscard]] bool has(SpecKind kind, const std::string& id) const;
   [[nodiscard]] const SpecFile& file(SpecKind kind, const std::string& id) const;
+  // "a100-pcie-40gb, a100-pcie-80gb, ...": for messages about unknown ids.
+  [[nodiscard]] std::string known_ids(SpecKind kind) const;
 
   [[nodiscard]] GpuSpec gpu(const std::string& id) const;
   [[nodiscard]] LinkSpec link(const std::string& id) const;

@@ -26,16 +26,16 @@ double bytes_per_element(DType d);
 // Achievable fractions of the paper peaks, each calibrated from a measurement named in the spec
 // (GPU file or its architecture's defaults in specs/arch/).
 struct Efficiency {
-  double gemm = 0;              // large GEMM: sustained / dense peak (max achievable matmul)
-  double attention = 0;         // flash-attention forward+backward: sustained / dense peak
-  double dram = 0;              // stream bandwidth / paper bandwidth
-  double l2 = 0;                // L2-resident bandwidth / spec l2_bandwidth
-  double host_link = 0;         // host<->device copy / PCIe per-direction bandwidth
-  double peer_link = 0;         // collective bus bandwidth / peer link per-direction bandwidth
-  double comm_overlap = 0;      // fraction of data-parallel gradient traffic hidden behind backward
-  double training_overhead = 0; // framework time outside kernels, as a fraction of kernel time
-  Seconds kernel_overhead;      // GPU-side gap between dependent kernels
-  int gemm_tile_m = 128;        // output tile of the architecture's best GEMM kernels (wave quantization)
+  double gemm = 0;               // large GEMM: sustained / dense peak (max achievable matmul)
+  double attention = 0;          // flash-attention forward+backward: sustained / dense peak
+  double dram = 0;               // stream bandwidth / paper bandwidth
+  double l2 = 0;                 // L2-resident bandwidth / spec l2_bandwidth
+  double host_link = 0;          // host<->device copy / PCIe per-direction bandwidth
+  double peer_link = 0;          // collective bus bandwidth / peer link per-direction bandwidth
+  double comm_overlap = 0;       // fraction of data-parallel gradient traffic hidden behind backward
+  double training_overhead = 0;  // framework time outside kernels, as a fraction of kernel time
+  Seconds kernel_overhead;       // GPU-side gap between dependent kernels
+  int gemm_tile_m = 128;         // output tile of the architecture's best GEMM kernels (wave quantization)
   int gemm_tile_n = 128;
 };
 
@@ -69,15 +69,15 @@ struct GpuSpec {
 
   int pcie_gen = 4;
   int pcie_lanes = 16;
-  std::string peer_link;  // specs/links id or "none"
+  std::string peer_link;          // specs/links id or "none"
   BytesPerSecond peer_bandwidth;  // per direction
   bool p2p_over_pcie = false;
 
   Watts tdp;
   Watts idle_power;
   PowerActivity activity;
-  Bytes memory_reserved;       // CUDA context and library workspaces
-  double fragmentation = 0;    // allocator overhead as a fraction of live tensors
+  Bytes memory_reserved;     // CUDA context and library workspaces
+  double fragmentation = 0;  // allocator overhead as a fraction of live tensors
   Usd purchase;
   std::string purchase_date;
   UsdPerSecond cloud_rate;
@@ -101,7 +101,7 @@ struct LinkSpec {
   LinkKind kind = LinkKind::kPcie;
   BytesPerSecond bandwidth;  // per direction
   Seconds latency;
-  double efficiency = 1.0;   // achievable fraction of bandwidth for bulk transfers
+  double efficiency = 1.0;  // achievable fraction of bandwidth for bulk transfers
   // PCIe only: GPUs without peer-to-peer stage every transfer through host memory.
   double staged_efficiency = 0;
   Seconds staged_latency;

@@ -35,10 +35,10 @@ struct ModelShape {
 };
 
 struct ParamCount {
-  double per_layer = 0;          // one transformer block
-  double embedding = 0;          // token embedding (+ untied output head counted separately)
-  double output_head = 0;        // 0 when tied
-  double position = 0;           // learned positions
+  double per_layer = 0;    // one transformer block
+  double embedding = 0;    // token embedding (+ untied output head counted separately)
+  double output_head = 0;  // 0 when tied
+  double position = 0;     // learned positions
   double final_norm = 0;
   [[nodiscard]] double total(std::int64_t layers) const {
     return per_layer * static_cast<double>(layers) + embedding + output_head + position + final_norm;

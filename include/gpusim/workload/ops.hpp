@@ -34,10 +34,10 @@ struct Op {
 
 struct StepPlan {
   std::vector<Op> ops;
-  double tokens_per_gpu = 0;      // tokens one GPU processes per step
-  double micro_batches = 1;       // gradient-accumulation steps per optimizer step
-  Flop model_flops_per_gpu;       // per step, for MFU (no recompute)
-  Flop hardware_flops_per_gpu;    // per step, including recompute, for HFU
+  double tokens_per_gpu = 0;    // tokens one GPU processes per step
+  double micro_batches = 1;     // gradient-accumulation steps per optimizer step
+  Flop model_flops_per_gpu;     // per step, for MFU (no recompute)
+  Flop hardware_flops_per_gpu;  // per step, including recompute, for HFU
 };
 
 // One training step on one data-parallel rank.

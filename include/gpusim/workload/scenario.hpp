@@ -25,7 +25,7 @@ struct SystemConfig {
   LinkSpec inter_node;  // NIC between nodes
   LinkSpec pcie;        // the GPU's host link (PCIe generation x16): host copies, and GPU-to-GPU without NVLink
   int nics_per_node = 1;
-  Watts power_limit;    // default: TDP
+  Watts power_limit;  // default: TDP
   [[nodiscard]] int nodes() const { return (gpus + gpus_per_node - 1) / gpus_per_node; }
 };
 
@@ -100,7 +100,7 @@ struct Override {
 // every problem found (file:line:col, key, value). `text` is the file's content.
 Scenario load_scenario(const Catalog& catalog, const std::string& path, const std::string& text,
                        const std::vector<Override>& overrides = {}, const std::string& gpu_override = "");
-Scenario load_scenario_file(const Catalog& catalog, const std::string& path, const std::vector<Override>& overrides = {},
-                            const std::string& gpu_override = "");
+Scenario load_scenario_file(const Catalog& catalog, const std::string& path,
+                            const std::vector<Override>& overrides = {}, const std::string& gpu_override = "");
 
 }  // namespace gpusim
