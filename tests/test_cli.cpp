@@ -39,10 +39,17 @@ Run run(const std::string& args) {
   return r;
 }
 
+// A directory of this test process's own, so parallel test processes never share files.
+std::filesystem::path scratch() {
+  const auto dir = std::filesystem::temp_directory_path() / ("gpusim-test-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
 std::string source(const std::string& rel) { return std::string(GPUSIM_SOURCE_DIR) + "/" + rel; }
 
 std::string write_temp(const std::string& name, const std::string& text) {
-  const auto path = std::filesystem::temp_directory_path() / name;
+  const auto path = scratch() / name;
   std::ofstream(path) << text;
   return path.string();
 }
@@ -90,7 +97,7 @@ TEST_CASE("a missing scenario file and an unknown command exit 2", "[cli][errors
 }
 
 TEST_CASE("-o writes nothing when the input is bad", "[cli][errors]") {
-  const auto out = std::filesystem::temp_directory_path() / "gpusim_should_not_exist.json";
+  const auto out = scratch() / "should_not_exist.json";
   std::filesystem::remove(out);
   const Run r = run("estimate " + source("scenarios/gpt2-124m-rtx4090.toml") + " --gpu nope -o " + out.string());
   CHECK(r.code == 2);
@@ -171,7 +178,7 @@ TEST_CASE("the text report of the GPT-2 4090 scenario matches its golden file", 
 
 TEST_CASE("specs check passes on the catalog and fails with positions on a bad file", "[cli][specs]") {
   CHECK(run("specs check").code == 0);
-  const std::string dir = (std::filesystem::temp_directory_path() / "gpusim_specs_gpus").string();
+  const std::string dir = (scratch() / "gpus").string();
   std::filesystem::create_directories(dir);
   const std::string bad = dir + "/typo.toml";
   std::ofstream(bad) << "base = \"h100-sxm5-80gb\"\nname = \"t\"\nsm_cont = 132\n";
@@ -181,7 +188,7 @@ TEST_CASE("specs check passes on the catalog and fails with positions on a bad f
 }
 
 TEST_CASE("a spec directory given with --specs adds and overrides GPU files", "[cli][specs]") {
-  const auto dir = std::filesystem::temp_directory_path() / "gpusim_overlay";
+  const auto dir = scratch() / "overlay";
   std::filesystem::create_directories(dir / "gpus");
   std::ofstream(dir / "gpus" / "rtx4090-fast.toml")
       << "base = \"rtx4090\"\nname = \"fast 4090\"\n[memory]\nbandwidth = \"2 TB/s\"\n";
