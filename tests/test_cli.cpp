@@ -18,9 +18,15 @@ struct Run {
   std::string err;
 };
 
+// A directory of this test process's own, so parallel test processes never share files.
+std::filesystem::path scratch() {
+  const auto dir = std::filesystem::temp_directory_path() / ("gpusim-test-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
 Run run(const std::string& args) {
-  const std::string err_file =
-      std::filesystem::temp_directory_path() / ("gpusim_test_err_" + std::to_string(::getpid()));
+  const std::string err_file = scratch() / "stderr";
   const std::string cmd = std::string(GPUSIM_BINARY) + " " + args + " 2>" + err_file;
   Run r;
   FILE* p = ::popen(cmd.c_str(), "r");
@@ -37,13 +43,6 @@ Run run(const std::string& args) {
   r.err = ss.str();
   std::filesystem::remove(err_file);
   return r;
-}
-
-// A directory of this test process's own, so parallel test processes never share files.
-std::filesystem::path scratch() {
-  const auto dir = std::filesystem::temp_directory_path() / ("gpusim-test-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  return dir;
 }
 
 std::string source(const std::string& rel) { return std::string(GPUSIM_SOURCE_DIR) + "/" + rel; }
