@@ -25,9 +25,10 @@ std::filesystem::path scratch() {
   return dir;
 }
 
-Run run(const std::string& args) {
+// Runs gpusim with `args`, optionally prefixed by environment assignments ("VAR=value").
+Run run_env(const std::string& env, const std::string& args) {
   const std::string err_file = scratch() / "stderr";
-  const std::string cmd = std::string(GPUSIM_BINARY) + " " + args + " 2>" + err_file;
+  const std::string cmd = env + " " + std::string(GPUSIM_BINARY) + " " + args + " 2>" + err_file;
   Run r;
   FILE* p = ::popen(cmd.c_str(), "r");
   REQUIRE(p != nullptr);
@@ -44,6 +45,8 @@ Run run(const std::string& args) {
   std::filesystem::remove(err_file);
   return r;
 }
+
+Run run(const std::string& args) { return run_env("", args); }
 
 std::string source(const std::string& rel) { return std::string(GPUSIM_SOURCE_DIR) + "/" + rel; }
 
@@ -211,4 +214,15 @@ TEST_CASE("compare ranks GPUs and reports the ones that cannot run", "[cli][comp
   CHECK(fp8.code == 0);
   CHECK_THAT(fp8.out, Catch::Contains("cannot run: the NVIDIA A100 SXM4 80GB has no fp8 support"));
   CHECK(run("compare " + source("scenarios/gpt2-124m-rtx4090.toml") + " --gpus nope").code == 2);
+}
+
+TEST_CASE("GPUSIM_SPECS adds spec directories like --specs", "[cli][specs]") {
+  const auto dir = scratch() / "env-overlay";
+  std::filesystem::create_directories(dir / "gpus");
+  std::ofstream(dir / "gpus" / "l4-env.toml") << "base = \"l4\"\nname = \"env L4\"\n";
+  const Run r = run("specs show l4-env");
+  CHECK(r.code == 2);  // not without the variable
+  const Run e = run_env("GPUSIM_SPECS=" + dir.string(), "specs show l4-env");
+  CHECK(e.code == 0);
+  CHECK_THAT(e.out, Catch::Contains("env L4"));
 }

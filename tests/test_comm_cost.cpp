@@ -95,3 +95,14 @@ TEST_CASE("job cost: cloud hours times rate; owned electricity plus hardware sha
   CHECK(r.owned_electricity.value() == Approx(4.0 * 10 * 1.2 * 0.1));  // kW x h x PUE x price
   CHECK(r.owned_hardware.value() == Approx(100000 * 10 / (5 * 365.25 * 24 * 0.5)));
 }
+
+TEST_CASE("ZeRO-1 exposes the weight all-gather that follows the optimizer step", "[comm]") {
+  const Scenario sc = test::scenario(test::kSmallTraining, {{"parallelism.zero", "1"}, {"system.gpu", "\"rtx4090\""},
+                                                            {"system.gpus_per_node", "8"}});
+  const Estimate e = estimate_core(sc);
+  const Fabric f = make_fabric(sc.system);
+  const Bytes weights(total_params(sc.model) * 2.0);  // bf16
+  CHECK(e.step.communication.value() >= Approx(all_gather_time(f, weights, 8).value()));
+  CHECK(e.step.communication_total.value() ==
+        Approx(reduce_scatter_time(f, weights, 8).value() + all_gather_time(f, weights, 8).value()));
+}

@@ -85,7 +85,8 @@ KernelSums time_plan(const StepPlan& plan, const GpuSpec& gpu, double scale, std
 // Data-parallel collectives per step: total time and the compute window they can hide behind.
 struct CommPlan {
   Seconds total;
-  Seconds window;
+  Seconds overlappable;  // the part that may hide behind compute
+  Seconds window;        // the compute it may hide behind
 };
 
 CommPlan data_parallel_comm(const Scenario& sc, const KernelSums& k) {
@@ -102,18 +103,22 @@ CommPlan data_parallel_comm(const Scenario& sc, const KernelSums& k) {
   switch (sc.parallel.zero) {
     case 0:
       c.total = allreduce_time(fabric, size, dp);
+      c.overlappable = c.total;
       c.window = k.last_backward;
       break;
     case 1:
     case 2:
-      // Reduce-scatter overlaps the last backward; the all-gather of updated weights does not.
-      c.total = reduce_scatter_time(fabric, size, dp) + all_gather_time(fabric, size, dp);
+      // Reduce-scatter overlaps the last backward; the all-gather of updated weights follows the
+      // optimizer step and is exposed (DeepSpeed ZeRO-1/2 schedule).
+      c.overlappable = reduce_scatter_time(fabric, size, dp);
+      c.total = c.overlappable + all_gather_time(fabric, size, dp);
       c.window = k.last_backward;
       break;
     default: {
       // ZeRO-3 / FSDP: gather weights for forward and backward, reduce-scatter gradients, per micro-batch.
       const double micro = static_cast<double>(t.global_batch) / (static_cast<double>(t.micro_batch) * dp);
       c.total = (all_gather_time(fabric, size, dp) * 2.0 + reduce_scatter_time(fabric, size, dp)) * micro;
+      c.overlappable = c.total;
       c.window = k.forward_backward;
       break;
     }
@@ -200,7 +205,7 @@ void estimate_training(const Scenario& sc, Estimate& e) {
   s.overhead = g.efficiency.kernel_overhead * k.kernels + k.total * g.efficiency.training_overhead;
   const CommPlan c = data_parallel_comm(sc, k);
   s.communication_total = c.total;
-  const Seconds hidden = std::min(c.total, c.window * g.efficiency.comm_overlap);
+  const Seconds hidden = std::min(c.overlappable, c.window * g.efficiency.comm_overlap);
   s.communication = c.total - hidden;
   const Seconds gpu_step = s.compute + s.overhead + s.communication;
   input_pipeline(sc, gpu_step, s);
