@@ -23,5 +23,7 @@ void emit(const std::string& text, const std::string& out_file);
 int run_estimate(const std::vector<std::string>& args);
 int run_compare(const std::vector<std::string>& args);
 int run_specs(const std::vector<std::string>& args);
+int run_validate(const std::vector<std::string>& args);
+int run_calibrate(const std::vector<std::string>& args);
 
 }  // namespace gpusim::cli

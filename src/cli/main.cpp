@@ -56,6 +56,8 @@ constexpr const char* kUsage =
     "usage:\n"
     "  gpusim estimate SCENARIO [--gpu ID] [--set KEY=VALUE]... [--format text|json|csv] [-o FILE]\n"
     "  gpusim compare  SCENARIO --gpus ID,ID,... [--format text|json|csv] [-o FILE]\n"
+    "  gpusim validate MEASUREMENTS... [--format text|json|csv] [--fail-above PCT]\n"
+    "  gpusim calibrate MEASUREMENTS... -o DIR\n"
     "  gpusim specs    list | show ID | check [FILES...]\n"
     "\n"
     "Every subcommand takes --specs DIR (also GPUSIM_SPECS=DIR[:DIR]) to add or override spec files,\n"
@@ -84,6 +86,12 @@ int main(int argc, char** argv) {
     }
     if (cmd == "specs") {
       return gpusim::cli::run_specs(args);
+    }
+    if (cmd == "validate") {
+      return gpusim::cli::run_validate(args);
+    }
+    if (cmd == "calibrate") {
+      return gpusim::cli::run_calibrate(args);
     }
     std::cerr << "gpusim: unknown command \"" << cmd << "\"\n\n" << kUsage;
     return 2;

@@ -42,6 +42,9 @@ Fabric make_fabric(const SystemConfig& sys) {
     }
   }
   f.intra_desc = buf;
+  if (g.efficiency.peer_latency.value() > 0 && !f.host_staged) {
+    f.intra_alpha = g.efficiency.peer_latency;  // calibrated from collective measurements
+  }
   if (sys.gpus_per_node > 1 && f.intra_bus.value() <= 0) {
     throw InputError(
         {Diagnostic{SourcePos{}, "system.intra_node", "no usable link between the GPUs of a node: " + f.intra_desc}});

@@ -33,7 +33,8 @@ KernelTime kernel_time(const Op& op, const GpuSpec& gpu, double clock_scale) {
     const FlopPerSecond peak = gpu.peak_for(dt) * clock_scale;
     if (op.kind == OpKind::kGemm) {
       const double wave = wave_efficiency(op.m, op.n, op.batch, gpu);
-      kt.compute = op.flops / (peak * (gpu.efficiency.gemm * wave));
+      const double eta = dt == DType::kFp8 ? gpu.efficiency.gemm_fp8.value_or(gpu.efficiency.gemm) : gpu.efficiency.gemm;
+      kt.compute = op.flops / (peak * (eta * wave)) + gpu.efficiency.gemm_latency;
     } else {
       kt.compute = op.flops / (peak * gpu.efficiency.attention);
     }

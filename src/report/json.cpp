@@ -1,109 +1,120 @@
 // JSON report: the DESIGN §5 contract keys (plus a few more), SI units, fractions in 0..1.
+// One list of fields feeds both the JSON writer and report_metric, so a key validated against a
+// measurement is exactly the key a user reads.
+#include <variant>
+
 #include "gpusim/report/report.hpp"
 #include "report/json_writer.hpp"
 
 namespace gpusim {
+namespace {
+
+struct Null {};
+using FieldValue = std::variant<double, bool, std::string, Null>;
+
+struct Field {
+  const char* section;  // "" for top-level keys
+  const char* key;
+  FieldValue value;
+};
+
+FieldValue opt(bool present, double v) { return present ? FieldValue(v) : FieldValue(Null{}); }
+
+std::vector<Field> report_fields(const Estimate& e) {
+  const StepBreakdown& s = e.step;
+  const MemoryBreakdown& m = e.memory;
+  const bool inf = e.inference.has_value();
+  const InferenceResult r = inf ? *e.inference : InferenceResult{};
+  return {
+      {"", "scenario", e.scenario},
+      {"system", "gpu", e.gpu_id},
+      {"system", "gpu_name", e.gpu_name},
+      {"system", "gpus", static_cast<double>(e.gpus)},
+      {"system", "nodes", static_cast<double>(e.nodes)},
+      {"system", "intra_node", e.fabric},
+      {"step", "time_s", s.time.value()},
+      {"step", "compute_s", s.compute.value()},
+      {"step", "communication_s", s.communication.value()},
+      {"step", "bubble_s", s.bubble.value()},
+      {"step", "input_stall_s", s.input_stall.value()},
+      {"step", "overhead_s", s.overhead.value()},
+      {"step", "compute_bound_s", s.gemm.value()},
+      {"step", "memory_bound_s", s.memory_bound.value()},
+      {"step", "communication_total_s", s.communication_total.value()},
+      {"step", "kernels", s.kernels},
+      {"step", "tokens", e.tokens_per_step},
+      {"throughput", "tokens_per_s", e.tokens_per_s},
+      {"throughput", "tokens_per_s_per_gpu", e.tokens_per_s_per_gpu},
+      {"throughput", "samples_per_s", e.samples_per_s},
+      {"utilization", "mfu", e.mfu},
+      {"utilization", "hfu", e.hfu},
+      {"utilization", "model_tflops_per_gpu", e.model_tflops_per_gpu},
+      {"utilization", "peak_tflops_per_gpu", units::to_teraflops(e.peak)},
+      {"utilization", "dtype", std::string(to_string(e.dtype))},
+      {"memory", "per_gpu_bytes", m.total().value()},
+      {"memory", "capacity_bytes", m.capacity.value()},
+      {"memory", "fits", m.fits()},
+      {"memory", "weights_bytes", m.weights.value()},
+      {"memory", "gradients_bytes", m.gradients.value()},
+      {"memory", "optimizer_bytes", m.optimizer.value()},
+      {"memory", "activations_bytes", m.activations.value()},
+      {"memory", "kv_cache_bytes", m.kv_cache.value()},
+      {"memory", "other_bytes", m.other.value()},
+      {"model", "params", e.params},
+      {"training", "tokens", opt(e.training, e.tokens)},
+      {"training", "time_s", opt(e.training, e.train_time.value())},
+      {"training", "gpu_hours", opt(e.training, e.gpu_hours)},
+      {"inference", "time_to_first_token_s", opt(inf, r.time_to_first_token.value())},
+      {"inference", "time_per_output_token_s", opt(inf, r.time_per_output_token.value())},
+      {"inference", "output_tokens_per_s", opt(inf, r.output_tokens_per_s)},
+      {"inference", "request_latency_s", opt(inf, r.request_latency.value())},
+      {"power", "gpu_avg_w", e.gpu_avg_power.value()},
+      {"power", "energy_kwh", e.energy_kwh},
+      {"power", "carbon_kg", e.carbon_kg},
+      {"cost", "cloud_usd", e.cost.cloud.value()},
+      {"cost", "owned_usd", e.cost.owned().value()},
+      {"cost", "owned_electricity_usd", e.cost.owned_electricity.value()},
+      {"cost", "owned_hardware_usd", e.cost.owned_hardware.value()},
+      {"cost", "breakeven_days", opt(e.cost.breakeven_days.has_value(), e.cost.breakeven_days.value_or(0.0))},
+      {"", "bottleneck", std::string(to_string(e.bottleneck))},
+      {"", "bottleneck_reason", e.bottleneck_reason},
+  };
+}
+
+void write_value(detail::JsonWriter& w, const char* key, const FieldValue& v) {
+  std::visit(
+      [&](const auto& x) {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, Null>) {
+          w.null(key);
+        } else {
+          w.value(key, x);
+        }
+      },
+      v);
+}
+
+}  // namespace
 
 std::string report_json(const Estimate& e) {
   detail::JsonWriter w;
   w.begin_object();
-  w.value("scenario", e.scenario);
-  w.begin_object("system");
-  w.value("gpu", e.gpu_id);
-  w.value("gpu_name", e.gpu_name);
-  w.value("gpus", e.gpus);
-  w.value("nodes", e.nodes);
-  w.value("intra_node", e.fabric);
-  w.end_object();
-
-  const StepBreakdown& s = e.step;
-  w.begin_object("step");
-  w.value("time_s", s.time.value());
-  w.value("compute_s", s.compute.value());
-  w.value("communication_s", s.communication.value());
-  w.value("bubble_s", s.bubble.value());
-  w.value("input_stall_s", s.input_stall.value());
-  w.value("overhead_s", s.overhead.value());
-  w.value("compute_bound_s", s.gemm.value());
-  w.value("memory_bound_s", s.memory_bound.value());
-  w.value("communication_total_s", s.communication_total.value());
-  w.value("kernels", s.kernels);
-  w.value("tokens", e.tokens_per_step);
-  w.end_object();
-
-  w.begin_object("throughput");
-  w.value("tokens_per_s", e.tokens_per_s);
-  w.value("tokens_per_s_per_gpu", e.tokens_per_s_per_gpu);
-  w.value("samples_per_s", e.samples_per_s);
-  w.end_object();
-
-  w.begin_object("utilization");
-  w.value("mfu", e.mfu);
-  w.value("hfu", e.hfu);
-  w.value("model_tflops_per_gpu", e.model_tflops_per_gpu);
-  w.value("peak_tflops_per_gpu", units::to_teraflops(e.peak));
-  w.value("dtype", to_string(e.dtype));
-  w.end_object();
-
-  const MemoryBreakdown& m = e.memory;
-  w.begin_object("memory");
-  w.value("per_gpu_bytes", m.total().value());
-  w.value("capacity_bytes", m.capacity.value());
-  w.value("fits", m.fits());
-  w.value("weights_bytes", m.weights.value());
-  w.value("gradients_bytes", m.gradients.value());
-  w.value("optimizer_bytes", m.optimizer.value());
-  w.value("activations_bytes", m.activations.value());
-  w.value("kv_cache_bytes", m.kv_cache.value());
-  w.value("other_bytes", m.other.value());
-  w.end_object();
-
-  w.begin_object("model");
-  w.value("params", e.params);
-  w.end_object();
-
-  w.begin_object("training");
-  if (e.training) {
-    w.value("tokens", e.tokens);
-    w.value("time_s", e.train_time.value());
-    w.value("gpu_hours", e.gpu_hours);
-  } else {
-    w.null("tokens");
-    w.null("time_s");
-    w.null("gpu_hours");
+  std::string open;  // the section whose object is open
+  for (const Field& f : report_fields(e)) {
+    if (open != f.section) {
+      if (!open.empty()) {
+        w.end_object();
+      }
+      open = f.section;
+      if (!open.empty()) {
+        w.begin_object(f.section);
+      }
+    }
+    write_value(w, f.key, f.value);
   }
-  w.end_object();
-
-  w.begin_object("inference");
-  if (e.inference) {
-    w.value("time_to_first_token_s", e.inference->time_to_first_token.value());
-    w.value("time_per_output_token_s", e.inference->time_per_output_token.value());
-    w.value("output_tokens_per_s", e.inference->output_tokens_per_s);
-    w.value("request_latency_s", e.inference->request_latency.value());
-  } else {
-    w.null("time_to_first_token_s");
-    w.null("time_per_output_token_s");
-    w.null("output_tokens_per_s");
-    w.null("request_latency_s");
+  if (!open.empty()) {
+    w.end_object();
   }
-  w.end_object();
-
-  w.begin_object("power");
-  w.value("gpu_avg_w", e.gpu_avg_power.value());
-  w.value("energy_kwh", e.energy_kwh);
-  w.value("carbon_kg", e.carbon_kg);
-  w.end_object();
-
-  w.begin_object("cost");
-  w.value("cloud_usd", e.cost.cloud.value());
-  w.value("owned_usd", e.cost.owned().value());
-  w.value("owned_electricity_usd", e.cost.owned_electricity.value());
-  w.value("owned_hardware_usd", e.cost.owned_hardware.value());
-  w.value("breakeven_days", e.cost.breakeven_days);
-  w.end_object();
-
-  w.value("bottleneck", to_string(e.bottleneck));
-  w.value("bottleneck_reason", e.bottleneck_reason);
   w.begin_array("advice");
   for (const auto& a : e.advice) {
     w.value(nullptr, a);
@@ -111,6 +122,33 @@ std::string report_json(const Estimate& e) {
   w.end_array();
   w.end_object();
   return w.str() + "\n";
+}
+
+std::optional<double> report_metric(const Estimate& e, std::string_view key) {
+  for (const Field& f : report_fields(e)) {
+    const std::string full = *f.section == '\0' ? std::string(f.key) : std::string(f.section) + "." + f.key;
+    if (full == key) {
+      if (const double* d = std::get_if<double>(&f.value)) {
+        return *d;
+      }
+      if (const bool* b = std::get_if<bool>(&f.value)) {
+        return *b ? 1.0 : 0.0;
+      }
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
+bool is_report_metric(std::string_view key) {
+  static const Estimate probe{};
+  for (const Field& f : report_fields(probe)) {
+    const std::string full = *f.section == '\0' ? std::string(f.key) : std::string(f.section) + "." + f.key;
+    if (full == key && !std::holds_alternative<std::string>(f.value)) {
+      return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace gpusim

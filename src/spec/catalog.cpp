@@ -75,8 +75,11 @@ std::string read_text(const std::filesystem::path& p) {
       std::string("unknown ") + kind_name(kind) + " id \"" + id + "\" (known: " + c.known_ids(kind) + ")"}});
 }
 
-// Parses a file and resolves `base =` chains into one merged table.
-toml::table merged_table(const Catalog& c, SpecKind kind, const SpecFile& f, Diagnostics& diags, int depth) {
+// Parses layer `layer` of a file and resolves `base =` chains into one merged table. A file whose
+// base is its own id patches the layer below it (a calibration overlay over the built-in file).
+toml::table merged_table(const Catalog& c, SpecKind kind, const std::string& id, std::size_t layer, Diagnostics& diags,
+                         int depth) {
+  const SpecFile& f = c.file_layer(kind, id, layer);
   auto parsed = detail::parse_toml(f.text, f.path, diags);
   if (!parsed) {
     return {};
@@ -95,18 +98,26 @@ toml::table merged_table(const Catalog& c, SpecKind kind, const SpecFile& f, Dia
     diags.add(detail::pos_of(*base), "base", "inheritance deeper than 8 levels (a cycle?) at \"" + base_id + "\"");
     return table;
   }
-  if (!c.has(kind, base_id)) {
-    diags.add(detail::pos_of(*base), "base", std::string("unknown ") + kind_name(kind) + " id \"" + base_id + "\"");
+  const bool patch = base_id == id;
+  if (patch ? layer == 0 : !c.has(kind, base_id)) {
+    diags.add(detail::pos_of(*base), "base",
+              patch ? std::string("a file may name its own id as base only to patch a built-in file")
+                    : std::string("unknown ") + kind_name(kind) + " id \"" + base_id + "\"");
     return table;
   }
-  toml::table merged = merged_table(c, kind, c.file(kind, base_id), diags, depth + 1);
+  const std::size_t base_layer = patch ? layer - 1 : c.layers(kind, base_id) - 1;
+  toml::table merged = merged_table(c, kind, base_id, base_layer, diags, depth + 1);
   merged.erase("meta");  // a child's sources and assumptions are its own
   detail::merge_into(merged, std::move(table));
   return merged;
 }
 
+toml::table merged_table(const Catalog& c, SpecKind kind, const std::string& id, Diagnostics& diags) {
+  return merged_table(c, kind, id, c.layers(kind, id) - 1, diags, 0);
+}
+
 GpuSpec load_gpu(const Catalog& c, const std::string& id, const SpecFile& f, Diagnostics& diags) {
-  toml::table table = merged_table(c, SpecKind::kGpu, f, diags, 0);
+  toml::table table = merged_table(c, SpecKind::kGpu, id, diags);
   GpuSpec g;
   g.id = id;
   g.origin = f.path;
@@ -116,16 +127,15 @@ GpuSpec load_gpu(const Catalog& c, const std::string& id, const SpecFile& f, Dia
   // Architecture defaults ([efficiency], [power], [memory]) go under the GPU's own values.
   if (const auto* arch = table.get_as<std::string>("architecture");
       arch != nullptr && c.has(SpecKind::kArch, arch->get())) {
-    const SpecFile& af = c.file(SpecKind::kArch, arch->get());
-    if (auto at = detail::parse_toml(af.text, af.path, diags)) {
-      detail::Reader ar(*at, "", diags);
-      ar.allow({"efficiency", "power", "memory", "meta", "name"});
-      ar.finish();
-      at->erase("meta");
-      at->erase("name");
-      detail::merge_into(*at, std::move(table));
-      table = std::move(*at);
-    }
+    toml::table at = merged_table(c, SpecKind::kArch, arch->get(), diags);
+    detail::Reader ar(at, "", diags);
+    ar.allow({"efficiency", "power", "memory", "meta", "name", "base"});
+    ar.finish();
+    at.erase("meta");
+    at.erase("name");
+    at.erase("base");
+    detail::merge_into(at, std::move(table));
+    table = std::move(at);
   }
   detail::Reader r(table, "", diags);
   detail::read_gpu(r, g);
@@ -168,7 +178,23 @@ void Catalog::add_directory(const std::string& dir) {
   }
 }
 
-void Catalog::add_file(SpecKind kind, const std::string& id, SpecFile file) { files_[kind][id] = std::move(file); }
+void Catalog::add_file(SpecKind kind, const std::string& id, SpecFile file) {
+  files_[kind][id].push_back(std::move(file));
+}
+
+std::size_t Catalog::layers(SpecKind kind, const std::string& id) const {
+  if (!has(kind, id)) {
+    unknown_id(*this, kind, id);
+  }
+  return files_.at(kind).at(id).size();
+}
+
+const SpecFile& Catalog::file_layer(SpecKind kind, const std::string& id, std::size_t layer) const {
+  if (!has(kind, id)) {
+    unknown_id(*this, kind, id);
+  }
+  return files_.at(kind).at(id).at(layer);
+}
 
 std::vector<std::string> Catalog::ids(SpecKind kind) const {
   std::vector<std::string> out;
@@ -197,7 +223,7 @@ const SpecFile& Catalog::file(SpecKind kind, const std::string& id) const {
   if (!has(kind, id)) {
     unknown_id(*this, kind, id);
   }
-  return files_.at(kind).at(id);
+  return files_.at(kind).at(id).back();
 }
 
 GpuSpec Catalog::gpu(const std::string& id) const {
@@ -213,7 +239,7 @@ LinkSpec Catalog::link(const std::string& id) const {
   LinkSpec l;
   l.id = id;
   l.origin = f.path;
-  toml::table t = merged_table(*this, SpecKind::kLink, f, diags, 0);
+  toml::table t = merged_table(*this, SpecKind::kLink, id, diags);
   if (diags.empty()) {
     detail::Reader r(t, "", diags);
     r.allow({"base"});
@@ -225,9 +251,9 @@ LinkSpec Catalog::link(const std::string& id) const {
 
 ModelShape Catalog::model(const std::string& id) const {
   Diagnostics diags;
-  const SpecFile& f = file(SpecKind::kModel, id);
+  (void)file(SpecKind::kModel, id);  // unknown ids throw here
   ModelShape m;
-  toml::table t = merged_table(*this, SpecKind::kModel, f, diags, 0);
+  toml::table t = merged_table(*this, SpecKind::kModel, id, diags);
   if (diags.empty()) {
     detail::Reader r(t, "", diags);
     r.allow({"base"});

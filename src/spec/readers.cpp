@@ -47,6 +47,9 @@ void read_efficiency(Reader& r, Efficiency& e) {
     e.training_overhead = *v;
   }
   set_q(r, "kernel_overhead", Dim::kTime, e.kernel_overhead, Need::kRequired, Range::kNonNegative);
+  set_q(r, "peer_latency", Dim::kTime, e.peer_latency, Need::kOptional, Range::kNonNegative);
+  set_q(r, "gemm_latency", Dim::kTime, e.gemm_latency, Need::kOptional, Range::kNonNegative);
+  e.gemm_fp8 = r.number("gemm_fp8", Need::kOptional, Range::kPositive);
   e.gemm_tile_m = static_cast<int>(r.integer("gemm_tile_m", Need::kRequired).value_or(128));
   e.gemm_tile_n = static_cast<int>(r.integer("gemm_tile_n", Need::kRequired).value_or(128));
   r.finish();

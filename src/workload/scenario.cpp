@@ -395,6 +395,22 @@ Scenario load_scenario(const Catalog& catalog, const std::string& path, const st
   return sc;
 }
 
+SystemConfig make_system(const Catalog& catalog, const std::string& gpu, int gpus, int gpus_per_node) {
+  // The same defaults as a scenario's [system] table with only these keys given.
+  toml::table t;
+  t.insert("gpu", gpu);
+  t.insert("gpus", gpus);
+  if (gpus_per_node > 0) {
+    t.insert("gpus_per_node", gpus_per_node);
+  }
+  Diagnostics diags;
+  Reader r(t, "system", diags);
+  Scenario sc;
+  read_system(r, catalog, sc);
+  diags.throw_if_any();
+  return sc.system;
+}
+
 Scenario load_scenario_file(const Catalog& catalog, const std::string& path, const std::vector<Override>& overrides,
                             const std::string& gpu_override) {
   std::ifstream in(path, std::ios::binary);

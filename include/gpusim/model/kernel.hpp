@@ -1,7 +1,8 @@
 // Kernel time on one GPU: a roofline with wave quantization for GEMMs (first kernel model).
 //   t = max(FLOPs / (peak · η_compute · clock_scale), bytes / (BW_dram · η_dram))
 // GEMMs: the output is cut into tm x tn tiles spread over the SMs in waves; a partial last wave
-// still takes a whole wave: t_compute = ⌈tiles / SMs⌉ · 2·tm·tn·k / (peak/SMs · η_gemm).
+// still takes a whole wave: t_compute = ⌈tiles / SMs⌉ · 2·tm·tn·k / (peak/SMs · η_gemm) + t_fixed,
+// with t_fixed the calibrated per-GEMM latency (pipeline fill and drain) and η_gemm per dtype.
 // Attention uses η_attention (measured FlashAttention throughput), memory-bound kernels only
 // the bandwidth term. Launch and framework overheads are accounted for by the step model.
 #pragma once

@@ -35,11 +35,15 @@ class Catalog {
   static Catalog builtin();
   // Adds or overrides files from a directory; throws InputError if it cannot be read.
   void add_directory(const std::string& dir);
+  // A file with an id already present overrides it; if it says `base = "<its own id>"` it is a
+  // patch over the file it overrides (calibration overlays), otherwise a replacement.
   void add_file(SpecKind kind, const std::string& id, SpecFile file);
 
   [[nodiscard]] std::vector<std::string> ids(SpecKind kind) const;
   [[nodiscard]] bool has(SpecKind kind, const std::string& id) const;
-  [[nodiscard]] const SpecFile& file(SpecKind kind, const std::string& id) const;
+  [[nodiscard]] const SpecFile& file(SpecKind kind, const std::string& id) const;  // the top layer
+  [[nodiscard]] std::size_t layers(SpecKind kind, const std::string& id) const;
+  [[nodiscard]] const SpecFile& file_layer(SpecKind kind, const std::string& id, std::size_t layer) const;
   // "a100-pcie-40gb, a100-pcie-80gb, ...": for messages about unknown ids.
   [[nodiscard]] std::string known_ids(SpecKind kind) const;
 
@@ -51,7 +55,7 @@ class Catalog {
   [[nodiscard]] std::vector<Diagnostic> check_all() const;
 
  private:
-  std::map<SpecKind, std::map<std::string, SpecFile>> files_;
+  std::map<SpecKind, std::map<std::string, std::vector<SpecFile>>> files_;  // layers, bottom first
 };
 
 // Validates one standalone file of the given kind (for `gpusim specs check FILE`); a GPU file

@@ -100,6 +100,8 @@ struct Override {
 // every problem found (file:line:col, key, value). `text` is the file's content.
 Scenario load_scenario(const Catalog& catalog, const std::string& path, const std::string& text,
                        const std::vector<Override>& overrides = {}, const std::string& gpu_override = "");
+// A system of `gpus` GPUs with every [system] default resolved; gpus_per_node 0 = the default.
+SystemConfig make_system(const Catalog& catalog, const std::string& gpu, int gpus, int gpus_per_node = 0);
 Scenario load_scenario_file(const Catalog& catalog, const std::string& path,
                             const std::vector<Override>& overrides = {}, const std::string& gpu_override = "");
 
