@@ -226,3 +226,36 @@ TEST_CASE("GPUSIM_SPECS adds spec directories like --specs", "[cli][specs]") {
   CHECK(e.code == 0);
   CHECK_THAT(e.out, Catch::Contains("env L4"));
 }
+
+TEST_CASE("validate reports on the shipped measurements and exits 0", "[cli][validate]") {
+  const Run r = run("validate " + source("measurements"));
+  CHECK(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("per category:") && Catch::Contains("not scored"));
+  const Run json = run("validate " + source("measurements") + " --format json");
+  CHECK(json.code == 0);
+  CHECK_THAT(json.out, Catch::Contains("\"by_category\""));
+}
+
+TEST_CASE("validate --fail-above exits 1 when the median error is above the bound", "[cli][validate]") {
+  CHECK(run("validate " + source("measurements") + " --fail-above 0.0001").code == 1);
+  CHECK(run("validate " + source("measurements") + " --fail-above 50").code == 0);
+}
+
+TEST_CASE("a bad measurement file exits 2 with its position", "[cli][validate][errors]") {
+  const std::string bad = write_temp("bad-measure.toml", "[[measurement]]\nid = \"x\"\ngpu = \"rtx4090\"\nbenchmark = \"gemm\"\nvalue = \"170 TFLOPS\"\ndtype = \"bf16\"\nm = 1\nn = 1\nk = 1\n");
+  const Run r = run("validate " + bad);
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK_THAT(r.err, Catch::Contains(bad + ":5:9: measurement[0].value:") && Catch::Contains("write TFLOP/s"));
+}
+
+TEST_CASE("calibrate writes an overlay that --specs loads", "[cli][calibrate]") {
+  const auto out = scratch() / "overlay-cli";
+  const Run r = run("calibrate " + source("measurements") + " -o " + out.string());
+  CHECK(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("median before") && Catch::Contains("overlay written"));
+  CHECK(std::filesystem::exists(out / "gpus" / "h100-sxm5-80gb.toml"));
+  CHECK(run("specs check --specs " + out.string()).code == 0);
+  CHECK(run("validate " + source("measurements") + " --specs " + out.string()).code == 0);
+  CHECK(run("calibrate " + source("measurements")).code == 2);  // -o is required
+}

@@ -19,7 +19,7 @@ std::string year_month(std::time_t t) {
   if (gmtime_r(&t, &tm) == nullptr) {
     throw std::invalid_argument("time out of range");
   }
-  char buf[16];
+  char buf[32];
   std::snprintf(buf, sizeof buf, "%04d-%02d", tm.tm_year + 1900, tm.tm_mon + 1);
   return buf;
 }
