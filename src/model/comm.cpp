@@ -56,6 +56,11 @@ Fabric make_fabric(const SystemConfig& sys) {
   return f;
 }
 
+BytesPerSecond host_copy_bandwidth(const SystemConfig& sys, bool pinned) {
+  constexpr double kPageableFraction = 0.5;  // assumption, see comm.hpp
+  return sys.pcie.bandwidth * (sys.gpu.efficiency.host_link * (pinned ? 1.0 : kPageableFraction));
+}
+
 Seconds ring_allreduce(Bytes size, int ranks, BytesPerSecond bus, Seconds alpha) {
   if (ranks <= 1) {
     return Seconds(0);

@@ -3,7 +3,7 @@
 //   latency:          the spec's pointer-chase latency per level
 //   GEMM:             kernel model (roofline + wave quantization) + one kernel gap per launch
 //   attention:        flash-attention forward + backward (3.5x forward FLOPs, Dao 2023)
-//   host link:        PCIe per-direction bandwidth · η_host (pageable: half, an assumption)
+//   host link:        host_copy_bandwidth (comm.hpp)
 //   p2p:              peer link per direction · link efficiency, or PCIe (staged without P2P)
 //   collectives:      bus bandwidth S·f(n) / t from the alpha–beta model (nccl-tests convention)
 //   power:            idle + (TDP − idle) · activity of a compute- or memory-bound kernel
@@ -162,7 +162,7 @@ Prediction predict(const Measurement& m, const Catalog& cat) {
       return value(g.efficiency.kernel_overhead.value());
     case Benchmark::kH2d:
     case Benchmark::kD2h:
-      return value(sys.pcie.bandwidth.value() * g.efficiency.host_link * (m.pinned ? 1.0 : 0.5));
+      return value(host_copy_bandwidth(sys, m.pinned).value());
     case Benchmark::kP2p:
       return p2p(m, sys);
     case Benchmark::kAllreduce:

@@ -27,6 +27,11 @@ struct Fabric {
 
 Fabric make_fabric(const SystemConfig& sys);
 
+// Host-to-device (or back) copy bandwidth of one GPU: PCIe per-direction bandwidth × η_host_link.
+// Pageable memory goes through a pinned bounce buffer: assumed half the pinned rate (no measured
+// row yet; gpusim-bench measures both).
+BytesPerSecond host_copy_bandwidth(const SystemConfig& sys, bool pinned);
+
 Seconds ring_allreduce(Bytes size, int ranks, BytesPerSecond bus, Seconds alpha);
 Seconds ring_reduce_scatter(Bytes size, int ranks, BytesPerSecond bus, Seconds alpha);
 
