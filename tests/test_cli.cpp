@@ -259,3 +259,38 @@ TEST_CASE("calibrate writes an overlay that --specs loads", "[cli][calibrate]") 
   CHECK(run("validate " + source("measurements") + " --specs " + out.string()).code == 0);
   CHECK(run("calibrate " + source("measurements")).code == 2);  // -o is required
 }
+
+namespace {
+// Approval test: on a mismatch the new output is written beside the golden file as .received.
+void check_golden(const std::string& rel, const std::string& actual) {
+  const std::string path = source(rel);
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  if (ss.str() != actual) {
+    std::ofstream(path + ".received") << actual;
+  }
+  CHECK(ss.str() == actual);
+}
+}  // namespace
+
+TEST_CASE("the roofline picture of the llm.c A100 scenario matches its golden SVG", "[cli][roofline][golden]") {
+  const auto svg = scratch() / "roof.svg";
+  const Run r = run("roofline " + source("scenarios/gpt2-124m-8xa100.toml") + " --svg " + svg.string());
+  REQUIRE(r.code == 0);
+  std::ifstream in(svg);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  check_golden("tests/golden/roofline-gpt2-124m-8xa100.svg", ss.str());
+  check_golden("tests/golden/roofline-gpt2-124m-8xa100.txt", r.out);
+}
+
+TEST_CASE("roofline needs a GPU or a scenario and rejects a dtype the GPU lacks", "[cli][roofline][errors]") {
+  CHECK(run("roofline").code == 2);
+  const Run fp8 = run("roofline --gpu a100-sxm4-80gb --dtype fp8");
+  CHECK(fp8.code == 2);
+  CHECK_THAT(fp8.err, Catch::Contains("has no fp8 support"));
+  const Run ok = run("roofline --gpu h100-sxm5-80gb --dtype fp8");
+  CHECK(ok.code == 0);
+  CHECK_THAT(ok.out, Catch::Contains("ridge vs DRAM"));
+}

@@ -25,5 +25,6 @@ int run_compare(const std::vector<std::string>& args);
 int run_specs(const std::vector<std::string>& args);
 int run_validate(const std::vector<std::string>& args);
 int run_calibrate(const std::vector<std::string>& args);
+int run_roofline(const std::vector<std::string>& args);
 
 }  // namespace gpusim::cli

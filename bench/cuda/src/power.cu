@@ -131,16 +131,23 @@ void nvml_stop() {
 NvmlInfo nvml_info(int cuda_device) {
   NvmlInfo info;
   if (!g_nvml) return info;
-  char driver[NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE] = {};
-  if (GPUSIM_NVML_OK(nvmlSystemGetDriverVersion(driver, sizeof driver))) info.driver = driver;
-  const nvmlDevice_t dev = nvml_device(cuda_device);
-  unsigned int mhz = 0, mw = 0;
-  if (GPUSIM_NVML_OK(nvmlDeviceGetMaxClockInfo(dev, NVML_CLOCK_SM, &mhz))) info.sm_clock = std::to_string(mhz) + " MHz";
-  if (GPUSIM_NVML_OK(nvmlDeviceGetMaxClockInfo(dev, NVML_CLOCK_MEM, &mhz))) {
-    info.memory_clock = std::to_string(mhz) + " MHz";
-  }
-  if (GPUSIM_NVML_OK(nvmlDeviceGetEnforcedPowerLimit(dev, &mw))) {
-    info.power_limit = format_quantity(mw * 1e-3, Unit::kPower);
+  try {
+    char driver[NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE] = {};
+    if (GPUSIM_NVML_OK(nvmlSystemGetDriverVersion(driver, sizeof driver))) info.driver = driver;
+    const nvmlDevice_t dev = nvml_device(cuda_device);
+    unsigned int mhz = 0, mw = 0;
+    if (GPUSIM_NVML_OK(nvmlDeviceGetMaxClockInfo(dev, NVML_CLOCK_SM, &mhz))) {
+      info.sm_clock = std::to_string(mhz) + " MHz";
+    }
+    if (GPUSIM_NVML_OK(nvmlDeviceGetMaxClockInfo(dev, NVML_CLOCK_MEM, &mhz))) {
+      info.memory_clock = std::to_string(mhz) + " MHz";
+    }
+    if (GPUSIM_NVML_OK(nvmlDeviceGetEnforcedPowerLimit(dev, &mw))) {
+      info.power_limit = format_quantity(mw * 1e-3, Unit::kPower);
+    }
+  } catch (const BenchError& e) {
+    // [meta] falls back to CUDA's clocks; the run goes on.
+    std::fprintf(stderr, "gpusim-bench: warning: %s\n", e.what());
   }
   return info;
 }

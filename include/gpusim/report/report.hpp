@@ -8,12 +8,18 @@
 #include <vector>
 
 #include "gpusim/model/estimate.hpp"
+#include "gpusim/model/roofline.hpp"
 
 namespace gpusim {
 
 std::string report_json(const Estimate& e);
 std::string report_text(const Estimate& e);
 std::string report_csv(const std::vector<Estimate>& rows);
+
+std::string roofline_text(const Roofline& r);
+std::string roofline_json(const Roofline& r);
+// A self-contained SVG (own writer: log-log axes, roofs, ridge point, ops sized by time share).
+std::string roofline_svg(const Roofline& r);
 
 // The numeric value of a JSON report key ("throughput.tokens_per_s_per_gpu"); nullopt when the
 // key is absent, not numeric, or null for this estimate (inference keys of a training run).
