@@ -145,7 +145,8 @@ host_link = 0.777
 gemm = 0.7345
 gemm_fp8 = 0.6543
 gemm_latency = "4.5 us"
-kernel_overhead = "3.21 us"
+launch_eager = "6.5 us"
+launch_graph = "1.25 us"
 attention = 0.4567
 peer_link = 0.8888
 peer_latency = "7.7 us"
@@ -176,6 +177,9 @@ gemm_activity = 0.8765
     }
   }
   add(row("launch", Benchmark::kLaunchOverhead));
+  Measurement graph = row("launch-graph", Benchmark::kLaunchOverhead);
+  graph.graph = true;
+  add(graph);
   Measurement a = row("attn", Benchmark::kAttention);
   a.batch = 2;
   a.seq_len = 8192;
@@ -213,7 +217,8 @@ gemm_activity = 0.8765
   CHECK(fitted("gemm") == Approx(0.7345).epsilon(eps));
   CHECK(fitted("gemm_fp8") == Approx(0.6543).epsilon(eps));
   CHECK(fitted("gemm_latency") == Approx(4.5e-6).epsilon(eps));
-  CHECK(fitted("kernel_overhead") == Approx(3.21e-6).epsilon(eps));
+  CHECK(fitted("launch_eager") == Approx(6.5e-6).epsilon(eps));
+  CHECK(fitted("launch_graph") == Approx(1.25e-6).epsilon(eps));
   CHECK(fitted("attention") == Approx(0.4567).epsilon(eps));
   CHECK(fitted("peer_link") == Approx(0.8888).epsilon(eps));
   CHECK(fitted("peer_latency") == Approx(7.7e-6).epsilon(eps));

@@ -189,12 +189,37 @@ void communication_advice(const Scenario& sc, const Estimate& e, std::vector<std
 }
 
 void latency_advice(const Scenario& sc, const Estimate& e, std::vector<std::string>& out) {
-  out.push_back(
-      strfmt("%.0f kernels per step x %.1f us of launch gap = %.1f ms against %.1f ms of kernel time: CUDA graphs "
-             "or a larger batch amortize it",
-             e.step.kernels, units::to_us(sc.system.gpu.efficiency.kernel_overhead),
-             units::to_ms(sc.system.gpu.efficiency.kernel_overhead * e.step.kernels), units::to_ms(e.step.compute)));
+  const Seconds gpu_work = e.step.compute;
+  if (e.step.launch_stall.value() > 0) {
+    out.push_back(strfmt("launch-bound: %.0f kernels x %.1f us = %.1f ms of host time per step against %.1f ms of GPU "
+                         "work",
+                         e.step.kernels, units::to_us(e.step.host_launch) / e.step.kernels,
+                         units::to_ms(e.step.host_launch), units::to_ms(gpu_work)));
+    const bool graphs = sc.training ? sc.training->cuda_graphs : sc.inference->cuda_graphs;
+    if (!graphs) {
+      Scenario v = sc;
+      (sc.training ? v.training->cuda_graphs : v.inference->cuda_graphs) = true;
+      const Estimate ve = estimate_core(v);
+      out.push_back(strfmt("cuda_graphs = true (capture the step in a CUDA graph): %s", step_change(e, ve).c_str()));
+    }
+  } else {
+    out.push_back(strfmt("%.0f kernels per step x %.1f us of gap between kernels = %.1f ms against %.1f ms of kernel "
+                         "time",
+                         e.step.kernels, units::to_us(sc.system.gpu.efficiency.kernel_overhead),
+                         units::to_ms(sc.system.gpu.efficiency.kernel_overhead * e.step.kernels),
+                         units::to_ms(gpu_work)));
+  }
   try_micro_batch(sc, e, out);
+  if (sc.inference) {
+    Scenario v = sc;
+    v.inference->batch = sc.inference->batch * 4;
+    const Estimate ve = estimate_core(v);
+    if (ve.memory.fits()) {
+      out.push_back(strfmt("batch %lld -> %lld amortizes the launches: %.0f tokens/s (from %.0f)",
+                           static_cast<long long>(sc.inference->batch), static_cast<long long>(v.inference->batch),
+                           ve.tokens_per_s, e.tokens_per_s));
+    }
+  }
 }
 
 void input_advice(const Scenario& sc, const Estimate& e, std::vector<std::string>& out) {
@@ -255,7 +280,13 @@ std::string explain_bottleneck(const Scenario& sc, const Estimate& e) {
       return strfmt("%.0f %% of step time waiting on the input pipeline (%s is the slowest stage)", pct(share),
                     s.input_stave.c_str());
     case Bottleneck::kLatency:
-      return strfmt("%.0f %% of step time in launch gaps and framework overhead (%.0f kernels per step)", pct(share),
+      if (s.launch_stall.value() > 0) {
+        return strfmt("launch-bound: %.0f kernels x %.1f us = %.2f ms of host time per step against %.2f ms of GPU "
+                      "work",
+                      s.kernels, units::to_us(s.host_launch) / s.kernels, units::to_ms(s.host_launch),
+                      units::to_ms(s.compute));
+      }
+      return strfmt("%.0f %% of step time in kernel gaps and framework overhead (%.0f kernels per step)", pct(share),
                     s.kernels);
     case Bottleneck::kCapacity:
       return strfmt("needs %.1f GiB per GPU but the %s has %.1f GiB", gb(e.memory.total()), sc.system.gpu.name.c_str(),

@@ -82,6 +82,13 @@ KernelSums time_plan(const StepPlan& plan, const GpuSpec& gpu, double scale, std
   return s;
 }
 
+// The host launches kernels while the GPU runs earlier ones; when launching takes longer than the
+// GPU needs for them, the GPU waits: stall = max(0, kernels × launch cost − GPU time).
+Seconds launch_stall(const GpuSpec& g, double kernels, bool graphs, Seconds gpu_time, Seconds* host_time) {
+  *host_time = (graphs ? g.efficiency.launch_graph : g.efficiency.launch_eager) * kernels;
+  return *host_time > gpu_time ? *host_time - gpu_time : Seconds(0);
+}
+
 // Data-parallel collectives per step: total time and the compute window they can hide behind.
 struct CommPlan {
   Seconds total;
@@ -200,6 +207,8 @@ void estimate_training(const Scenario& sc, Estimate& e) {
   s.memory_bound = k.memory_bound;
   s.kernels = k.kernels;
   s.overhead = g.efficiency.kernel_overhead * k.kernels + k.total * g.efficiency.training_overhead;
+  s.launch_stall = launch_stall(g, k.kernels, t.cuda_graphs, s.compute + s.overhead, &s.host_launch);
+  s.overhead += s.launch_stall;
   const CommPlan c = data_parallel_comm(sc, k);
   s.communication_total = c.total;
   const Seconds hidden = std::min(c.overlappable, c.window * g.efficiency.comm_overlap);
@@ -234,7 +243,11 @@ void estimate_inference(const Scenario& sc, Estimate& e) {
   const StepPlan decode = lower_decode(sc, ctx);
   const KernelSums kp = time_plan(prefill, g, scale, nullptr);
   const KernelSums kd = time_plan(decode, g, scale, &e.ops);
-  auto with_overhead = [&g](const KernelSums& k) { return k.total + g.efficiency.kernel_overhead * k.kernels; };
+  auto with_overhead = [&](const KernelSums& k) {
+    const Seconds gpu = k.total + g.efficiency.kernel_overhead * k.kernels;
+    Seconds host;
+    return gpu + launch_stall(g, k.kernels, inf.cuda_graphs, gpu, &host);
+  };
 
   InferenceResult r;
   r.time_to_first_token = with_overhead(kp);
@@ -250,6 +263,8 @@ void estimate_inference(const Scenario& sc, Estimate& e) {
   s.memory_bound = kd.memory_bound;
   s.kernels = kd.kernels;
   s.overhead = g.efficiency.kernel_overhead * kd.kernels;
+  s.launch_stall = launch_stall(g, kd.kernels, inf.cuda_graphs, s.compute + s.overhead, &s.host_launch);
+  s.overhead += s.launch_stall;
   s.time = s.compute + s.overhead;
 
   e.memory = inference_memory(sc);

@@ -1,44 +1,86 @@
-// Roofline kernel model with GEMM wave quantization (equations in kernel.hpp).
+// Roofline kernel model with GEMM wave quantization and split-K (equations in kernel.hpp).
 #include "gpusim/model/kernel.hpp"
 
 #include <algorithm>
 #include <cmath>
 
 namespace gpusim {
+namespace {
 
 // Smallest tile a GEMM kernel uses along a dimension: the m16n8k16 shape of the tensor-core mma
 // instruction (PTX ISA, "Matrix shape" of mma.sync). Skinny GEMMs (decode, M = batch) run
 // GEMV-like kernels with tiles shrunk to the problem, not a 128-wide tile mostly empty.
 constexpr double kMinTile = 16.0;
+// Split-K keeps at least this much of K per slice: one K-block of CUTLASS's 128x128x32 and
+// 128x256x64 kernels is 32-64 deep, and a slice needs a few blocks to pipeline.
+constexpr double kMinSplitK = 256.0;
+
+struct Tiling {
+  double tm = 128;
+  double tn = 128;
+  double tiles = 0;
+};
+
+Tiling tiling(double m, double n, double batch, const GpuSpec& gpu) {
+  Tiling t;
+  t.tm = std::min<double>(gpu.efficiency.gemm_tile_m, std::max(kMinTile, std::ceil(m / kMinTile) * kMinTile));
+  t.tn = std::min<double>(gpu.efficiency.gemm_tile_n, std::max(kMinTile, std::ceil(n / kMinTile) * kMinTile));
+  t.tiles = std::ceil(m / t.tm) * std::ceil(n / t.tn) * batch;
+  return t;
+}
+
+// Useful work over the work of the whole waves of full tiles, with the K loop cut in `split`.
+double split_efficiency(double m, double n, double batch, const GpuSpec& gpu, double split) {
+  const Tiling t = tiling(m, n, batch, gpu);
+  const double sms = gpu.sm_count;
+  const double waves = std::ceil(t.tiles * split / sms);
+  return (m * n * batch * split) / (waves * sms * t.tm * t.tn);
+}
+
+}  // namespace
 
 double wave_efficiency(double m, double n, double batch, const GpuSpec& gpu) {
-  const double tm =
-      std::min<double>(gpu.efficiency.gemm_tile_m, std::max(kMinTile, std::ceil(m / kMinTile) * kMinTile));
-  const double tn =
-      std::min<double>(gpu.efficiency.gemm_tile_n, std::max(kMinTile, std::ceil(n / kMinTile) * kMinTile));
-  const double sms = gpu.sm_count;
-  const double tiles = std::ceil(m / tm) * std::ceil(n / tn) * batch;
-  const double waves = std::ceil(tiles / sms);
-  // Useful work over the work of `waves` full waves of full tiles.
-  return (m * n * batch) / (waves * sms * tm * tn);
+  return split_efficiency(m, n, batch, gpu, 1.0);
 }
 
 KernelTime kernel_time(const Op& op, const GpuSpec& gpu, double clock_scale) {
-  KernelTime kt;
   const BytesPerSecond bw = gpu.memory_bandwidth * gpu.efficiency.dram;
+  KernelTime kt;
   kt.memory = op.bytes / bw;
-  if (op.kind != OpKind::kMemoryBound && op.flops.value() > 0) {
-    // int8/int4 weights are dequantized and multiplied in fp16.
-    const DType dt = gpu.supports(op.dtype) ? op.dtype : DType::kFp16;
-    const FlopPerSecond peak = gpu.peak_for(dt) * clock_scale;
-    if (op.kind == OpKind::kGemm) {
-      const double wave = wave_efficiency(op.m, op.n, op.batch, gpu);
-      const double eta = dt == DType::kFp8 ? gpu.efficiency.gemm_fp8.value_or(gpu.efficiency.gemm) : gpu.efficiency.gemm;
-      kt.compute = op.flops / (peak * (eta * wave)) + gpu.efficiency.gemm_latency;
-    } else {
-      kt.compute = op.flops / (peak * gpu.efficiency.attention);
+  if (op.kind == OpKind::kMemoryBound || op.flops.value() <= 0) {
+    kt.time = kt.memory;
+    return kt;
+  }
+  // int8/int4 weights are dequantized and multiplied in fp16.
+  const DType dt = gpu.supports(op.dtype) ? op.dtype : DType::kFp16;
+  const FlopPerSecond peak = gpu.peak_for(dt) * clock_scale;
+  if (op.kind != OpKind::kGemm) {
+    kt.compute = op.flops / (peak * gpu.efficiency.attention);
+    kt.time = std::max(kt.compute, kt.memory);
+    return kt;
+  }
+  const double eta = dt == DType::kFp8 ? gpu.efficiency.gemm_fp8.value_or(gpu.efficiency.gemm) : gpu.efficiency.gemm;
+  // Split-K (CUTLASS "split-K parallel"): when the output has too few tiles to fill the SMs, the
+  // K loop is cut into s slices computed in parallel and reduced afterwards, at the cost of
+  // writing and reading s fp32 partial outputs. Like a library heuristic, s in {1, 2, 4, 8, 16} is
+  // chosen from the shape alone (paper peak and bandwidth), so the choice does not move with the
+  // calibrated efficiencies and the time stays linear in 1/eta.
+  double best_s = 1;
+  Seconds best_guess;
+  for (double s = 1; s <= 16; s *= 2) {
+    if (s > 1 && op.k / s < kMinSplitK) {
+      break;
+    }
+    const Bytes partials(s > 1 ? 2.0 * s * op.m * op.n * op.batch * 4.0 : 0.0);
+    const Seconds guess = std::max(op.flops / (peak * split_efficiency(op.m, op.n, op.batch, gpu, s)),
+                                   (op.bytes + partials) / gpu.memory_bandwidth);
+    if (s == 1 || guess < best_guess) {
+      best_guess = guess;
+      best_s = s;
     }
   }
+  kt.compute = op.flops / (peak * (eta * split_efficiency(op.m, op.n, op.batch, gpu, best_s))) + gpu.efficiency.gemm_latency;
+  kt.memory = (op.bytes + Bytes(best_s > 1 ? 2.0 * best_s * op.m * op.n * op.batch * 4.0 : 0.0)) / bw;
   kt.time = std::max(kt.compute, kt.memory);
   return kt;
 }

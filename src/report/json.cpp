@@ -42,6 +42,8 @@ std::vector<Field> report_fields(const Estimate& e) {
       {"step", "memory_bound_s", s.memory_bound.value()},
       {"step", "communication_total_s", s.communication_total.value()},
       {"step", "kernels", s.kernels},
+      {"step", "host_launch_s", s.host_launch.value()},
+      {"step", "launch_stall_s", s.launch_stall.value()},
       {"step", "tokens", e.tokens_per_step},
       {"throughput", "tokens_per_s", e.tokens_per_s},
       {"throughput", "tokens_per_s_per_gpu", e.tokens_per_s_per_gpu},

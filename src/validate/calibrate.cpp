@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "common/strfmt.hpp"
 #include "gpusim/model/comm.hpp"
@@ -176,7 +177,7 @@ void Fitter::fit(const std::vector<const Measurement*>& rows) {
     return;
   }
   const GpuSpec& first = gpu(rows.front()->gpu);
-  std::vector<Equation> dram, l2, host, gemm, attn, coll, coll_bus, launch;
+  std::vector<Equation> dram, l2, host, gemm, attn, coll, coll_bus, launch, launch_graph;
   std::vector<double> mem_act, gemm_act;
   std::vector<Equation> mem_eqs, gemm_eqs;
   for (const Measurement* m : rows) {
@@ -254,9 +255,7 @@ void Fitter::fit(const std::vector<const Measurement*>& rows) {
         break;
       }
       case Benchmark::kLaunchOverhead:
-        if (!m->graph) {
-          launch.push_back({{1.0}, m->value, m});
-        }
+        (m->graph ? launch_graph : launch).push_back({{1.0}, m->value, m});
         break;
       case Benchmark::kPower: {
         if (!m->intensity) {
@@ -278,16 +277,15 @@ void Fitter::fit(const std::vector<const Measurement*>& rows) {
   ratio("dram", dram, e.dram, 1.0);
   ratio("l2", l2, e.l2, 1.0);
   ratio("host_link", host, e.host_link, 1.0);
-  // Launch gaps first: a timed GEMM loop pays one gap per launch on top of the GEMM's own latency.
-  double overhead = e.kernel_overhead.value();
-  {
-    const auto x = solve(launch, 1);
-    record("efficiency", "kernel_overhead", overhead, x ? std::optional<double>((*x)(0)) : std::nullopt, launch,
-           -1e-300, 1.0, true, "no rows");
-    if (x && (*x)(0) >= 0 && std::isfinite((*x)(0))) {
-      overhead = (*x)(0);
-    }
+  // Host launch cost per kernel, eager and from a CUDA graph: the mean of the launch rows.
+  for (const auto& [key, eqs, prior] : {std::tuple{"launch_eager", &launch, e.launch_eager.value()},
+                                        std::tuple{"launch_graph", &launch_graph, e.launch_graph.value()}}) {
+    const auto x = solve(*eqs, 1);
+    record("efficiency", key, prior, x ? std::optional<double>((*x)(0)) : std::nullopt, *eqs, -1e-300, 1.0, true,
+           "no rows");
   }
+  // A timed GEMM loop pays the gap between kernels on top of the GEMM's own fixed latency.
+  const double overhead = e.kernel_overhead.value();
   inverse_fit({"gemm", "gemm_fp8"}, {e.gemm, e.gemm_fp8.value_or(e.gemm)}, "gemm_latency", gemm,
               e.gemm_latency.value() + overhead, overhead, 2.0);
   for (auto& eq : attn) {

@@ -7,6 +7,7 @@
 //   p2p:              peer link per direction · link efficiency, or PCIe (staged without P2P)
 //   collectives:      bus bandwidth S·f(n) / t from the alpha–beta model (nccl-tests convention)
 //   power:            idle + (TDP − idle) · activity of a compute- or memory-bound kernel
+//   launch overhead:  host launch cost per kernel, eager or from a CUDA graph
 //   scenario:         `estimate` of the named scenario, the named report key
 #include <cmath>
 
@@ -156,10 +157,7 @@ Prediction predict(const Measurement& m, const Catalog& cat) {
     case Benchmark::kAttention:
       return attention(m, g);
     case Benchmark::kLaunchOverhead:
-      if (m.graph) {
-        return none("launches inside CUDA graphs are not modelled yet (the kernel-model issue)");
-      }
-      return value(g.efficiency.kernel_overhead.value());
+      return value((m.graph ? g.efficiency.launch_graph : g.efficiency.launch_eager).value());
     case Benchmark::kH2d:
     case Benchmark::kD2h:
       return value(host_copy_bandwidth(sys, m.pinned).value());

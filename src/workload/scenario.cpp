@@ -203,6 +203,7 @@ void read_training(Reader& r, Scenario& sc) {
     t.recompute = *v == "none" ? Recompute::kNone : (*v == "selective" ? Recompute::kSelective : Recompute::kFull);
   }
   t.flash_attention = r.boolean("flash_attention", Need::kOptional).value_or(true);
+  t.cuda_graphs = r.boolean("cuda_graphs", Need::kOptional).value_or(false);
   const GpuSpec& g = sc.system.gpu;
   if (!g.id.empty() && !g.supports(t.precision)) {
     r.error("precision", std::string("the ") + g.name + " has no " + to_string(t.precision) + " support");
@@ -220,6 +221,7 @@ void read_inference(Reader& r, Scenario& sc) {
   inf.batch = r.integer("batch", Need::kOptional).value_or(1);
   inf.prompt_tokens = r.integer("prompt_tokens", Need::kOptional).value_or(512);
   inf.output_tokens = r.integer("output_tokens", Need::kOptional).value_or(128);
+  inf.cuda_graphs = r.boolean("cuda_graphs", Need::kOptional).value_or(false);
   auto bytes_of = [](const std::string& p) { return p == "int4" ? 0.5 : (p == "int8" || p == "fp8" ? 1.0 : 2.0); };
   if (auto v = r.choice("weight_precision", {"fp16", "bf16", "fp8", "int8", "int4"}, Need::kOptional)) {
     inf.weight_bytes = bytes_of(*v);

@@ -143,7 +143,7 @@ Never changes clocks, power limits or any other device setting.
                       when the name is not in the catalog; see `gpusim specs list`)
   --only LIST         comma-separated subset of:
                       stream,l2,latency,gemm,launch,copy,p2p,nccl,power (default: all)
-  --quick             fewer sizes and repetitions (a smoke run of about a minute)
+  --quick             fewer sizes and repetitions (a shorter smoke run)
   --hidden H          add the transformer GEMM shapes of a model with hidden size H:
   --ffn F             QKV T x 3H x H, out-proj T x H x H, FFN up T x F x H, down T x H x F
   --tokens T          (F defaults to 4H, T to 4096)

@@ -35,21 +35,21 @@ TEST_CASE("every flag is parsed", "[cli]") {
   CHECK(o.max_bytes == 2ull * 1024 * 1024 * 1024);
 }
 
-TEST_CASE("--flag=value and --output", "[cli]") {
+TEST_CASE("flags also take the form flag=value", "[cli]") {
   const Options o = parse_args({"--output=out.toml", "--only=latency", "--max-bytes=512M"});
   CHECK(o.output == "out.toml");
   CHECK(o.only == std::vector<std::string>{"latency"});
   CHECK(o.max_bytes == 512ull * 1024 * 1024);
 }
 
-TEST_CASE("--ffn and --tokens default from --hidden", "[cli]") {
+TEST_CASE("ffn and tokens default from hidden", "[cli]") {
   const std::int64_t hidden = 768;
   const Options o = parse_args({"--hidden", "768"});
   CHECK(o.ffn == 4 * hidden);
   CHECK(o.tokens == 4096);
 }
 
-TEST_CASE("--help", "[cli]") {
+TEST_CASE("help flag and usage text", "[cli]") {
   CHECK(parse_args({"-h"}).help);
   CHECK(parse_args({"--help"}).help);
   CHECK(usage().find("--max-bytes") != std::string::npos);

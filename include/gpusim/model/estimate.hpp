@@ -5,6 +5,7 @@
 // Step model (training, one optimizer step):
 //   kernels  = Σ op time (kernel model) over forward, backward, recompute and optimizer
 //   overhead = Σ kernel launches × kernel_overhead + training_overhead × kernels
+//              + launch stall: max(0, kernels × host launch cost − GPU time) (eager or CUDA graph)
 //   comm     = data-parallel gradient (and ZeRO-3 parameter) collectives, of which
 //              comm_overlap × (backward time of the last micro-batch, or all compute for ZeRO-3)
 //              is hidden; the rest is exposed
@@ -38,7 +39,9 @@ struct StepBreakdown {
   Seconds communication_total;
   Seconds bubble;
   Seconds input_stall;
-  Seconds overhead;
+  Seconds overhead;         // kernel gaps + framework time + launch stall
+  Seconds launch_stall;     // GPU idle because the host launches kernels slower than they run
+  Seconds host_launch;      // host time to launch the step's kernels (eager or CUDA graph)
   double kernels = 0;       // kernel launches per step
   std::string input_stave;  // which input stage is slowest ("cpu", "storage", "pcie"), if any
 };

@@ -3,6 +3,8 @@
 // GEMMs: the output is cut into tm x tn tiles spread over the SMs in waves; a partial last wave
 // still takes a whole wave: t_compute = ⌈tiles / SMs⌉ · 2·tm·tn·k / (peak/SMs · η_gemm) + t_fixed,
 // with t_fixed the calibrated per-GEMM latency (pipeline fill and drain) and η_gemm per dtype.
+// Outputs with too few tiles to fill the SMs use split-K: s K-slices in parallel (s ∈ 1..16, at
+// least 256 of K each), paying 2·s·M·N·4 bytes of fp32 partials; the fastest s is taken.
 // Attention uses η_attention (measured FlashAttention throughput), memory-bound kernels only
 // the bandwidth term. Launch and framework overheads are accounted for by the step model.
 #pragma once

@@ -36,6 +36,8 @@ struct Efficiency {
   double comm_overlap = 0;       // fraction of data-parallel gradient traffic hidden behind backward
   double training_overhead = 0;  // framework time outside kernels, as a fraction of kernel time
   Seconds kernel_overhead;       // GPU-side gap between dependent kernels
+  Seconds launch_eager;          // host time per eager kernel launch
+  Seconds launch_graph;          // host time per kernel replayed from a CUDA graph
   Seconds gemm_latency;          // fixed time per GEMM kernel (pipeline fill and drain); 0 when not calibrated
   Seconds peer_latency;          // collective latency per ring step inside a node; 0 = the link spec's latency
   int gemm_tile_m = 128;         // output tile of the architecture's best GEMM kernels (wave quantization)

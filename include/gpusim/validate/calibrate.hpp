@@ -9,7 +9,7 @@
 //   collectives in a node:    t_i = a_i · (1/η) + s_i · α                   (a_i = S·f(n)/B_link,
 //                                                                            s_i = ring steps)
 //   power:                    (P_i − idle) / (TDP − idle) = activity        (memory- or compute-bound)
-//   launch overhead:          t_i = o
+//   launch overhead:          t_i = launch cost (eager or CUDA graph)
 // Per GPU, and per architecture over all its GPUs' rows (defaults for GPUs without rows). A
 // parameter with too few rows, or whose fit is not finite and positive, keeps its prior value
 // and the result says why; so does a fit that raises the median |error| of its own rows (least

@@ -38,6 +38,7 @@ struct TrainingConfig {
   Optimizer optimizer = Optimizer::kAdamW;
   Recompute recompute = Recompute::kNone;
   bool flash_attention = true;
+  bool cuda_graphs = false;  // kernels replayed from a CUDA graph instead of launched eagerly
 };
 
 struct InferenceConfig {
@@ -47,6 +48,7 @@ struct InferenceConfig {
   DType weight_precision = DType::kFp16;  // int8/int4 are stored formats, computed in fp16
   double weight_bytes = 2;                // bytes per weight as stored
   double kv_bytes = 2;                    // bytes per KV-cache element
+  bool cuda_graphs = false;               // decode steps replayed from a CUDA graph
 };
 
 struct ParallelConfig {
