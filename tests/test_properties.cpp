@@ -71,3 +71,28 @@ TEST_CASE("average board power lies between idle and TDP", "[properties][power]"
   CHECK(e.gpu_avg_power > g.idle_power);
   CHECK(e.gpu_avg_power <= g.tdp);
 }
+
+TEST_CASE("a tiny model at batch 1 is launch-bound and CUDA graphs relieve it", "[properties][latency]") {
+  const std::string toml = R"(name = "tiny"
+[system]
+gpu = "h100-sxm5-80gb"
+gpus = 1
+[model]
+preset = "gpt2-124m"
+[inference]
+batch = 1
+prompt_tokens = 128
+output_tokens = 128
+)";
+  const Estimate eager = estimate(test::scenario(toml), test::catalog());
+  const GpuSpec g = test::catalog().gpu("h100-sxm5-80gb");
+  // host time = kernels x eager launch cost; the GPU waits for whatever exceeds its own work
+  CHECK(eager.step.host_launch.value() == Approx(eager.step.kernels * g.efficiency.launch_eager.value()));
+  CHECK(eager.step.launch_stall.value() ==
+        Approx(eager.step.host_launch.value() - eager.step.compute.value() -
+               eager.step.kernels * g.efficiency.kernel_overhead.value()));
+  CHECK(eager.bottleneck == Bottleneck::kLatency);
+  CHECK_THAT(eager.bottleneck_reason, Catch::StartsWith("launch-bound"));
+  const Estimate graphs = estimate_core(test::scenario(toml, {{"inference.cuda_graphs", "true"}}));
+  CHECK(graphs.step.time < eager.step.time);
+}
