@@ -242,7 +242,9 @@ TEST_CASE("validate --fail-above exits 1 when the median error is above the boun
 }
 
 TEST_CASE("a bad measurement file exits 2 with its position", "[cli][validate][errors]") {
-  const std::string bad = write_temp("bad-measure.toml", "[[measurement]]\nid = \"x\"\ngpu = \"rtx4090\"\nbenchmark = \"gemm\"\nvalue = \"170 TFLOPS\"\ndtype = \"bf16\"\nm = 1\nn = 1\nk = 1\n");
+  const std::string bad = write_temp("bad-measure.toml",
+                                     "[[measurement]]\nid = \"x\"\ngpu = \"rtx4090\"\nbenchmark = \"gemm\"\nvalue = "
+                                     "\"170 TFLOPS\"\ndtype = \"bf16\"\nm = 1\nn = 1\nk = 1\n");
   const Run r = run("validate " + bad);
   CHECK(r.code == 2);
   CHECK(r.out.empty());

@@ -97,8 +97,8 @@ TEST_CASE("job cost: cloud hours times rate; owned electricity plus hardware sha
 }
 
 TEST_CASE("ZeRO-1 exposes the weight all-gather that follows the optimizer step", "[comm]") {
-  const Scenario sc = test::scenario(test::kSmallTraining, {{"parallelism.zero", "1"}, {"system.gpu", "\"rtx4090\""},
-                                                            {"system.gpus_per_node", "8"}});
+  const Scenario sc = test::scenario(
+      test::kSmallTraining, {{"parallelism.zero", "1"}, {"system.gpu", "\"rtx4090\""}, {"system.gpus_per_node", "8"}});
   const Estimate e = estimate_core(sc);
   const Fabric f = make_fabric(sc.system);
   const Bytes weights(total_params(sc.model) * 2.0);  // bf16

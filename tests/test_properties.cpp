@@ -88,9 +88,8 @@ output_tokens = 128
   const GpuSpec g = test::catalog().gpu("h100-sxm5-80gb");
   // host time = kernels x eager launch cost; the GPU waits for whatever exceeds its own work
   CHECK(eager.step.host_launch.value() == Approx(eager.step.kernels * g.efficiency.launch_eager.value()));
-  CHECK(eager.step.launch_stall.value() ==
-        Approx(eager.step.host_launch.value() - eager.step.compute.value() -
-               eager.step.kernels * g.efficiency.kernel_overhead.value()));
+  CHECK(eager.step.launch_stall.value() == Approx(eager.step.host_launch.value() - eager.step.compute.value() -
+                                                  eager.step.kernels * g.efficiency.kernel_overhead.value()));
   CHECK(eager.bottleneck == Bottleneck::kLatency);
   CHECK_THAT(eager.bottleneck_reason, Catch::StartsWith("launch-bound"));
   const Estimate graphs = estimate_core(test::scenario(toml, {{"inference.cuda_graphs", "true"}}));

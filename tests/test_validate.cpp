@@ -66,10 +66,11 @@ value = 3.0
 )");
   const auto ds = diagnostics_of([&] { (void)load_measurements(test::catalog(), {f}); });
   REQUIRE(ds.size() == 5);
-  CHECK(ds[0].format() == f + ":7:13: measurement[0].benchmark: unknown benchmark \"stream_cpy\" (known: stream_copy, "
-                               "stream_triad, stream_read, l2_bandwidth, latency_l1, latency_l2, latency_dram, gemm, "
-                               "attention, launch_overhead, h2d, d2h, p2p, allreduce, reduce_scatter, all_gather, power, "
-                               "scenario)");
+  CHECK(ds[0].format() ==
+        f + ":7:13: measurement[0].benchmark: unknown benchmark \"stream_cpy\" (known: stream_copy, "
+            "stream_triad, stream_read, l2_bandwidth, latency_l1, latency_l2, latency_dram, gemm, "
+            "attention, launch_overhead, h2d, d2h, p2p, allreduce, reduce_scatter, all_gather, power, "
+            "scenario)");
   CHECK(ds[1].pos.line == 12);
   CHECK(ds[1].key == "measurement[1].gpu");
   CHECK(ds[2].pos.line == 14);
@@ -169,7 +170,8 @@ gemm_activity = 0.8765
   add(row("h2d", Benchmark::kH2d));
   for (const DType dt : {DType::kBf16, DType::kFp8}) {
     for (const double size : {2048.0, 4096.0, 8192.0, 16384.0}) {
-      Measurement g = row(std::string("gemm-") + to_string(dt) + std::to_string(static_cast<int>(size)), Benchmark::kGemm);
+      Measurement g =
+          row(std::string("gemm-") + to_string(dt) + std::to_string(static_cast<int>(size)), Benchmark::kGemm);
       g.dtype = dt;
       g.m = g.n = size;
       g.k = 2 * size;

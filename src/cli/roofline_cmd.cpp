@@ -22,8 +22,9 @@ int run_roofline(const std::vector<std::string>& args) {
   add_common(d, c, true);
   d.add_options()("gpu", po::value<std::string>(&gpu), "GPU id (default: the scenario's GPU)")(
       "scenario", po::value<std::string>(&scenario), "scenario whose step ops are placed on the roofs")(
-      "dtype", po::value<std::string>(&dtype)->default_value("bf16"), "dtype whose roof and ridge point are highlighted")(
-      "svg", po::value<std::string>(&svg), "also write the picture to FILE (SVG)")(
+      "dtype", po::value<std::string>(&dtype)->default_value("bf16"),
+      "dtype whose roof and ridge point are highlighted")("svg", po::value<std::string>(&svg),
+                                                          "also write the picture to FILE (SVG)")(
       "set", po::value<std::vector<std::string>>(&sets)->composing(), "override a scenario key (repeatable)");
   po::positional_options_description pos;
   pos.add("scenario", 1);

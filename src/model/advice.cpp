@@ -191,10 +191,11 @@ void communication_advice(const Scenario& sc, const Estimate& e, std::vector<std
 void latency_advice(const Scenario& sc, const Estimate& e, std::vector<std::string>& out) {
   const Seconds gpu_work = e.step.compute;
   if (e.step.launch_stall.value() > 0) {
-    out.push_back(strfmt("launch-bound: %.0f kernels x %.1f us = %.1f ms of host time per step against %.1f ms of GPU "
-                         "work",
-                         e.step.kernels, units::to_us(e.step.host_launch) / e.step.kernels,
-                         units::to_ms(e.step.host_launch), units::to_ms(gpu_work)));
+    out.push_back(
+        strfmt("launch-bound: %.0f kernels x %.1f us = %.1f ms of host time per step against %.1f ms of GPU "
+               "work",
+               e.step.kernels, units::to_us(e.step.host_launch) / e.step.kernels, units::to_ms(e.step.host_launch),
+               units::to_ms(gpu_work)));
     const bool graphs = sc.training ? sc.training->cuda_graphs : sc.inference->cuda_graphs;
     if (!graphs) {
       Scenario v = sc;
@@ -203,11 +204,11 @@ void latency_advice(const Scenario& sc, const Estimate& e, std::vector<std::stri
       out.push_back(strfmt("cuda_graphs = true (capture the step in a CUDA graph): %s", step_change(e, ve).c_str()));
     }
   } else {
-    out.push_back(strfmt("%.0f kernels per step x %.1f us of gap between kernels = %.1f ms against %.1f ms of kernel "
-                         "time",
-                         e.step.kernels, units::to_us(sc.system.gpu.efficiency.kernel_overhead),
-                         units::to_ms(sc.system.gpu.efficiency.kernel_overhead * e.step.kernels),
-                         units::to_ms(gpu_work)));
+    out.push_back(
+        strfmt("%.0f kernels per step x %.1f us of gap between kernels = %.1f ms against %.1f ms of kernel "
+               "time",
+               e.step.kernels, units::to_us(sc.system.gpu.efficiency.kernel_overhead),
+               units::to_ms(sc.system.gpu.efficiency.kernel_overhead * e.step.kernels), units::to_ms(gpu_work)));
   }
   try_micro_batch(sc, e, out);
   if (sc.inference) {
@@ -281,10 +282,10 @@ std::string explain_bottleneck(const Scenario& sc, const Estimate& e) {
                     s.input_stave.c_str());
     case Bottleneck::kLatency:
       if (s.launch_stall.value() > 0) {
-        return strfmt("launch-bound: %.0f kernels x %.1f us = %.2f ms of host time per step against %.2f ms of GPU "
-                      "work",
-                      s.kernels, units::to_us(s.host_launch) / s.kernels, units::to_ms(s.host_launch),
-                      units::to_ms(s.compute));
+        return strfmt(
+            "launch-bound: %.0f kernels x %.1f us = %.2f ms of host time per step against %.2f ms of GPU "
+            "work",
+            s.kernels, units::to_us(s.host_launch) / s.kernels, units::to_ms(s.host_launch), units::to_ms(s.compute));
       }
       return strfmt("%.0f %% of step time in kernel gaps and framework overhead (%.0f kernels per step)", pct(share),
                     s.kernels);

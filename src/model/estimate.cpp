@@ -143,7 +143,8 @@ void input_pipeline(const Scenario& sc, Seconds gpu_step, StepBreakdown& step) {
   const double per_node = static_cast<double>(sc.training->global_batch) / sys.nodes();
   const double cpu_rate = in.workers / in.cpu_time_per_sample.value();
   const double storage_rate = in.storage_bandwidth.value() / in.sample_bytes.value();
-  const double pcie_rate = sys.gpus_per_node * host_copy_bandwidth(sys, in.pinned_memory).value() / in.sample_bytes.value();
+  const double pcie_rate =
+      sys.gpus_per_node * host_copy_bandwidth(sys, in.pinned_memory).value() / in.sample_bytes.value();
   double rate = cpu_rate;
   step.input_stave = "cpu";
   if (storage_rate < rate) {

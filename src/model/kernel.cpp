@@ -79,7 +79,8 @@ KernelTime kernel_time(const Op& op, const GpuSpec& gpu, double clock_scale) {
       best_s = s;
     }
   }
-  kt.compute = op.flops / (peak * (eta * split_efficiency(op.m, op.n, op.batch, gpu, best_s))) + gpu.efficiency.gemm_latency;
+  kt.compute =
+      op.flops / (peak * (eta * split_efficiency(op.m, op.n, op.batch, gpu, best_s))) + gpu.efficiency.gemm_latency;
   kt.memory = (op.bytes + Bytes(best_s > 1 ? 2.0 * best_s * op.m * op.n * op.batch * 4.0 : 0.0)) / bw;
   kt.time = std::max(kt.compute, kt.memory);
   return kt;

@@ -46,7 +46,8 @@ std::string roofline_text(const Roofline& r) {
                   units::to_teraflops(c.achievable), r.ridge(c.dtype));
   }
   for (const auto& m : r.memory) {
-    out += strfmt("  %-6s %12.2f TB/s %12.2f TB/s\n", m.name.c_str(), m.paper.value() / 1e12, m.achievable.value() / 1e12);
+    out +=
+        strfmt("  %-6s %12.2f TB/s %12.2f TB/s\n", m.name.c_str(), m.paper.value() / 1e12, m.achievable.value() / 1e12);
   }
   if (r.points.empty()) {
     return out;
@@ -109,9 +110,7 @@ std::string roofline_svg(const Roofline& r) {
   const double top = r.compute.empty() ? 1e12 : r.compute.front().paper.value();
   const double y_hi = std::ceil(std::log10(top / 1e12) + 0.3);  // log10 TFLOP/s
   const double y_lo = y_hi - 5;
-  auto X = [&](double intensity) {
-    return kLeft + (std::log10(intensity) - x_lo) / (x_hi - x_lo) * (kRight - kLeft);
-  };
+  auto X = [&](double intensity) { return kLeft + (std::log10(intensity) - x_lo) / (x_hi - x_lo) * (kRight - kLeft); };
   auto Y = [&](double flops) {
     const double v = std::clamp(std::log10(flops / 1e12), y_lo, y_hi);
     return kBottom - (v - y_lo) / (y_hi - y_lo) * (kBottom - kTop);
@@ -136,15 +135,15 @@ std::string roofline_svg(const Roofline& r) {
   for (std::size_t i = 0; i < r.memory.size(); ++i) {
     const auto& m = r.memory[i];
     const double meet = roof_top.value() / m.achievable.value();
-    svg.line(X(i_lo), Y(i_lo * m.achievable.value()), X(std::min(meet, i_hi)), Y(std::min(meet, i_hi) * m.achievable.value()),
-             mem_colors[i % 2], 2);
+    svg.line(X(i_lo), Y(i_lo * m.achievable.value()), X(std::min(meet, i_hi)),
+             Y(std::min(meet, i_hi) * m.achievable.value()), mem_colors[i % 2], 2);
     if (i == 0) {
       svg.line(X(i_lo), Y(i_lo * m.paper.value()), X(std::min(meet, i_hi)), Y(std::min(meet, i_hi) * m.paper.value()),
                mem_colors[i % 2], 1, "5,4");
     }
     const double li = std::pow(10, x_lo + 0.6 + 0.9 * static_cast<double>(i));
-    svg.text(X(li), Y(li * m.achievable.value()) - 8, strfmt("%s %.2f TB/s", m.name.c_str(), m.achievable.value() / 1e12),
-             10, "start", mem_colors[i % 2]);
+    svg.text(X(li), Y(li * m.achievable.value()) - 8,
+             strfmt("%s %.2f TB/s", m.name.c_str(), m.achievable.value() / 1e12), 10, "start", mem_colors[i % 2]);
   }
   const BytesPerSecond dram = r.memory.front().achievable;
   // Roofs with the same achievable rate (fp16 and bf16) share one line and one label.
@@ -165,7 +164,8 @@ std::string roofline_svg(const Roofline& r) {
     }
     const double ridge = c.achievable.value() / dram.value();
     const char* color = hi ? "#d62728" : "#999";
-    svg.line(X(std::max(ridge, i_lo)), Y(c.achievable.value()), X(i_hi), Y(c.achievable.value()), color, hi ? 2.5 : 1.2);
+    svg.line(X(std::max(ridge, i_lo)), Y(c.achievable.value()), X(i_hi), Y(c.achievable.value()), color,
+             hi ? 2.5 : 1.2);
     if (hi) {
       svg.line(X(c.paper.value() / dram.value()), Y(c.paper.value()), X(i_hi), Y(c.paper.value()), color, 1, "5,4");
       svg.line(X(ridge), Y(c.achievable.value()), X(ridge), kBottom, color, 1, "2,3");
@@ -185,9 +185,10 @@ std::string roofline_svg(const Roofline& r) {
     }
   }
   if (hidden >= 0.005) {
-    svg.text(kLeft, kBottom + 54, strfmt("not shown: kernels counted by bytes only (norms, activations, residuals, "
-                                         "optimizer), %.0f %% of kernel time",
-                                         100 * hidden),
+    svg.text(kLeft, kBottom + 54,
+             strfmt("not shown: kernels counted by bytes only (norms, activations, residuals, "
+                    "optimizer), %.0f %% of kernel time",
+                    100 * hidden),
              10, "start", "#555");
   }
   std::stable_sort(pts.begin(), pts.end(), [](const auto* a, const auto* b) { return a->share < b->share; });

@@ -14,13 +14,14 @@ class Svg {
 
   void line(double x1, double y1, double x2, double y2, const char* stroke, double width = 1.5,
             const char* dash = nullptr) {
-    body_ += strfmt("<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"%.1f\"%s/>\n", x1,
-                    y1, x2, y2, stroke, width, dash ? strfmt(" stroke-dasharray=\"%s\"", dash).c_str() : "");
+    body_ += strfmt("<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"%.1f\"%s/>\n",
+                    x1, y1, x2, y2, stroke, width, dash ? strfmt(" stroke-dasharray=\"%s\"", dash).c_str() : "");
   }
   void circle(double cx, double cy, double r, const char* fill, double opacity = 0.7) {
-    body_ += strfmt("<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"%s\" fill-opacity=\"%.2f\" stroke=\"#333\" "
-                    "stroke-width=\"0.5\"/>\n",
-                    cx, cy, r, fill, opacity);
+    body_ += strfmt(
+        "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"%s\" fill-opacity=\"%.2f\" stroke=\"#333\" "
+        "stroke-width=\"0.5\"/>\n",
+        cx, cy, r, fill, opacity);
   }
   void rect(double x, double y, double w, double h, const char* fill, const char* stroke = "none") {
     body_ += strfmt("<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" stroke=\"%s\"/>\n", x, y, w,
@@ -35,9 +36,10 @@ class Svg {
                     escape(s).c_str());
   }
   [[nodiscard]] std::string str() const {
-    return strfmt("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
-                  "font-family=\"sans-serif\">\n",
-                  width_, height_, width_, height_) +
+    return strfmt(
+               "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+               "font-family=\"sans-serif\">\n",
+               width_, height_, width_, height_) +
            strfmt("<rect width=\"%.0f\" height=\"%.0f\" fill=\"white\"/>\n", width_, height_) + body_ + "</svg>\n";
   }
 

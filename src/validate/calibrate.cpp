@@ -84,10 +84,10 @@ struct Fitter {
       return;
     }
     if (!v || !std::isfinite(*v) || *v <= lo || *v > hi) {
-      out.kept.push_back(strfmt("%s %s.%s: %s (kept %.4g)", scope.c_str(), table.c_str(), key.c_str(),
-                                v && std::isfinite(*v) ? strfmt("fit %.4g is outside (%g, %g]", *v, lo, hi).c_str()
-                                                       : why_missing.c_str(),
-                                prior));
+      out.kept.push_back(strfmt(
+          "%s %s.%s: %s (kept %.4g)", scope.c_str(), table.c_str(), key.c_str(),
+          v && std::isfinite(*v) ? strfmt("fit %.4g is outside (%g, %g]", *v, lo, hi).c_str() : why_missing.c_str(),
+          prior));
       return;
     }
     FittedParam p{scope, table, key, prior, *v, is_time, {}, {}};
@@ -102,15 +102,15 @@ struct Fitter {
 
   void ratio(const std::string& key, const std::vector<Equation>& eqs, double prior, double hi) {
     const auto x = solve(eqs, 1);
-    record("efficiency", key, prior, x ? std::optional<double>((*x)(0)) : std::nullopt, eqs, 0, hi, false,
-           "no rows");
+    record("efficiency", key, prior, x ? std::optional<double>((*x)(0)) : std::nullopt, eqs, 0, hi, false, "no rows");
   }
 
   // t = sum_j c_j / eta_j + o (one efficiency per column, the offset last): all of them when the
   // rows determine them, else the efficiencies with the offset fixed at its prior. Columns no row
   // uses are dropped. `offset_base` is subtracted from the fitted offset before it is recorded.
-  void inverse_fit(const std::vector<std::string>& keys, const std::vector<double>& priors, const std::string& offset_key,
-                   std::vector<Equation> eqs, double prior_offset, double offset_base, double hi) {
+  void inverse_fit(const std::vector<std::string>& keys, const std::vector<double>& priors,
+                   const std::string& offset_key, std::vector<Equation> eqs, double prior_offset, double offset_base,
+                   double hi) {
     if (eqs.empty()) {
       return;
     }
@@ -377,10 +377,11 @@ void keep_only_improvements(const std::vector<Measurement>& rows, const Catalog&
       const double without_err = median_error(used, with_overlay(catalog, without));
       if (without_err + 1e-12 < with_err) {
         const FittedParam& p = params[i];
-        r.kept.push_back(strfmt("%s %s.%s: the fit %.4g raised the median |error| of its %zu row(s) from %.1f %% to "
-                                "%.1f %% (kept %.4g)",
-                                p.scope.c_str(), p.table.c_str(), p.key.c_str(), p.is_time ? p.value * 1e6 : p.value,
-                                used.size(), 100 * without_err, 100 * with_err, p.is_time ? p.prior * 1e6 : p.prior));
+        r.kept.push_back(
+            strfmt("%s %s.%s: the fit %.4g raised the median |error| of its %zu row(s) from %.1f %% to "
+                   "%.1f %% (kept %.4g)",
+                   p.scope.c_str(), p.table.c_str(), p.key.c_str(), p.is_time ? p.value * 1e6 : p.value, used.size(),
+                   100 * without_err, 100 * with_err, p.is_time ? p.prior * 1e6 : p.prior));
         params.erase(params.begin() + static_cast<std::ptrdiff_t>(i));
       } else {
         ++i;

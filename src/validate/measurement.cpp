@@ -153,17 +153,17 @@ void read_row(Reader& r, const Catalog& cat, const std::string& file, const std:
   }
   m.gpus = static_cast<int>(r.integer("gpus", Need::kOptional).value_or(1));
   if (auto b = r.string("benchmark", Need::kRequired)) {
-    const auto it = std::find_if(std::begin(kBenchmarks), std::end(kBenchmarks),
-                                 [&](const BenchInfo& i) { return *b == i.name; });
+    const auto it =
+        std::find_if(std::begin(kBenchmarks), std::end(kBenchmarks), [&](const BenchInfo& i) { return *b == i.name; });
     if (it == std::end(kBenchmarks)) {
       std::string list;
       for (const auto& i : kBenchmarks) {
         list += (list.empty() ? "" : ", ") + std::string(i.name);
       }
       r.error("benchmark", "unknown benchmark \"" + *b + "\" (known: " + list + ")");
-      r.allow({"value", "bytes", "dtype", "m", "n", "k", "batch", "seq_len", "heads", "head_dim", "causal", "graph",
-               "pinned", "bidirectional", "algorithm", "intensity", "kernel", "scenario", "metric", "ns",
-               "peer_access"});
+      r.allow({"value",     "bytes",     "dtype",    "m",        "n",      "k",      "batch",
+               "seq_len",   "heads",     "head_dim", "causal",   "graph",  "pinned", "bidirectional",
+               "algorithm", "intensity", "kernel",   "scenario", "metric", "ns",     "peer_access"});
       return;
     }
     m.benchmark = it->b;

@@ -91,7 +91,8 @@ std::string summary_line(const Summary& s) {
 }  // namespace
 
 std::string validation_text(const ValidationReport& r) {
-  std::string out = strfmt("%-12s %-16s %-15s %16s %16s %9s\n", "id", "gpu", "benchmark", "measured", "predicted", "error");
+  std::string out =
+      strfmt("%-12s %-16s %-15s %16s %16s %9s\n", "id", "gpu", "benchmark", "measured", "predicted", "error");
   std::string unpredicted;
   std::string unscored;
   for (const RowResult& row : r.rows) {

@@ -28,7 +28,8 @@ std::vector<std::string> parse_groups(const std::string& value) {
     const std::string name = value.substr(start, comma - start);
     const auto it = std::find(known.begin(), known.end(), name);
     if (it == known.end()) {
-      throw CliError("--only: unknown benchmark '" + name + "' (choose from stream, l2, latency, gemm, launch, copy, "
+      throw CliError("--only: unknown benchmark '" + name +
+                     "' (choose from stream, l2, latency, gemm, launch, copy, "
                      "p2p, nccl, power)");
     }
     chosen[static_cast<std::size_t>(it - known.begin())] = true;
@@ -46,7 +47,8 @@ std::vector<std::string> parse_groups(const std::string& value) {
 }  // namespace
 
 const std::vector<std::string>& benchmark_groups() {
-  static const std::vector<std::string> groups{"stream", "l2", "latency", "gemm", "launch", "copy", "p2p", "nccl", "power"};
+  static const std::vector<std::string> groups{"stream", "l2",  "latency", "gemm", "launch",
+                                               "copy",   "p2p", "nccl",    "power"};
   return groups;
 }
 

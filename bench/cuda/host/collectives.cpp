@@ -16,9 +16,12 @@ void check_ranks(int nranks) {
 
 std::string collective_name(Collective c) {
   switch (c) {
-    case Collective::kAllReduce: return "allreduce";
-    case Collective::kReduceScatter: return "reduce_scatter";
-    case Collective::kAllGather: return "all_gather";
+    case Collective::kAllReduce:
+      return "allreduce";
+    case Collective::kReduceScatter:
+      return "reduce_scatter";
+    case Collective::kAllGather:
+      return "all_gather";
   }
   throw std::invalid_argument("unknown collective");
 }
@@ -27,9 +30,11 @@ double bus_factor(Collective c, int nranks) {
   check_ranks(nranks);
   const double n = nranks;
   switch (c) {
-    case Collective::kAllReduce: return 2.0 * (n - 1.0) / n;
+    case Collective::kAllReduce:
+      return 2.0 * (n - 1.0) / n;
     case Collective::kReduceScatter:
-    case Collective::kAllGather: return (n - 1.0) / n;
+    case Collective::kAllGather:
+      return (n - 1.0) / n;
   }
   throw std::invalid_argument("unknown collective");
 }

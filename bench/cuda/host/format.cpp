@@ -160,8 +160,7 @@ std::string bytes_tag(std::uint64_t bytes) {
 std::uint64_t parse_size(std::string_view text) {
   const std::string original(text);
   auto bad = [&original](const char* why) {
-    return std::invalid_argument("bad size '" + original + "': " + why +
-                                 " (expected e.g. 4GiB, 512M, 1.5GB, 4096)");
+    return std::invalid_argument("bad size '" + original + "': " + why + " (expected e.g. 4GiB, 512M, 1.5GB, 4096)");
   };
   std::size_t pos = 0;
   while (pos < text.size() && (std::isdigit(static_cast<unsigned char>(text[pos])) || text[pos] == '.')) {

@@ -8,8 +8,7 @@
 
 namespace gpusim::bench {
 
-std::vector<std::uint64_t> geometric_sizes(std::uint64_t lo, std::uint64_t hi, std::uint64_t factor,
-                                           bool include_hi) {
+std::vector<std::uint64_t> geometric_sizes(std::uint64_t lo, std::uint64_t hi, std::uint64_t factor, bool include_hi) {
   if (lo == 0 || lo > hi || factor < 2) {
     throw std::invalid_argument("geometric sweep needs 0 < lo <= hi and factor >= 2");
   }

@@ -124,9 +124,9 @@ Measurement& Measurement::set(std::string key, double v) {
 
 const std::vector<std::string>& benchmark_names() {
   static const std::vector<std::string> names{
-      "stream_copy", "stream_triad", "stream_read", "l2_bandwidth", "latency_l1",     "latency_l2",
-      "latency_dram", "gemm",        "attention",   "launch_overhead", "h2d",          "d2h",
-      "p2p",          "allreduce",   "reduce_scatter", "all_gather",  "power"};
+      "stream_copy",  "stream_triad", "stream_read",    "l2_bandwidth",    "latency_l1", "latency_l2",
+      "latency_dram", "gemm",         "attention",      "launch_overhead", "h2d",        "d2h",
+      "p2p",          "allreduce",    "reduce_scatter", "all_gather",      "power"};
   return names;
 }
 
@@ -146,13 +146,27 @@ std::string toml_string(std::string_view text) {
       continue;
     }
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\b': out += "\\b"; break;
-      case '\t': out += "\\t"; break;
-      case '\n': out += "\\n"; break;
-      case '\f': out += "\\f"; break;
-      case '\r': out += "\\r"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
       default:
         if (c < 0x20 || c == 0x7F) {
           char buf[8];
@@ -179,11 +193,14 @@ std::string toml_key(std::string_view key) {
 void write_measurements(std::ostream& out, const Meta& meta, const std::vector<Measurement>& rows) {
   validate(rows);
   out << "[meta]\n";
-  const std::pair<const char*, const std::string*> meta_fields[] = {
-      {"source", &meta.source},         {"date", &meta.date},
-      {"gpu_name", &meta.gpu_name},     {"driver", &meta.driver},
-      {"cuda_runtime", &meta.cuda_runtime}, {"sm_clock", &meta.sm_clock},
-      {"memory_clock", &meta.memory_clock}, {"power_limit", &meta.power_limit}};
+  const std::pair<const char*, const std::string*> meta_fields[] = {{"source", &meta.source},
+                                                                    {"date", &meta.date},
+                                                                    {"gpu_name", &meta.gpu_name},
+                                                                    {"driver", &meta.driver},
+                                                                    {"cuda_runtime", &meta.cuda_runtime},
+                                                                    {"sm_clock", &meta.sm_clock},
+                                                                    {"memory_clock", &meta.memory_clock},
+                                                                    {"power_limit", &meta.power_limit}};
   for (const auto& [key, value] : meta_fields) {
     if (!value->empty()) {
       line(out, key, toml_string(*value));

@@ -30,29 +30,28 @@ class BenchError : public std::runtime_error {
 void warn_call(const char* file, int line, const char* call, const std::string& error);
 const char* curand_status_name(curandStatus_t status);
 
-#define GPUSIM_CUDA_CHECK(call)                                                             \
-  do {                                                                                      \
-    const cudaError_t gpusim_status_ = (call);                                              \
-    if (gpusim_status_ != cudaSuccess)                                                      \
+#define GPUSIM_CUDA_CHECK(call)                                                                  \
+  do {                                                                                           \
+    const cudaError_t gpusim_status_ = (call);                                                   \
+    if (gpusim_status_ != cudaSuccess)                                                           \
       ::gpusim::bench::fail_call(__FILE__, __LINE__, #call, cudaGetErrorString(gpusim_status_)); \
   } while (0)
 
 // For destructors, which must not throw: prints and goes on.
-#define GPUSIM_CUDA_WARN(call)                                                              \
-  do {                                                                                      \
-    const cudaError_t gpusim_status_ = (call);                                              \
-    if (gpusim_status_ != cudaSuccess)                                                      \
+#define GPUSIM_CUDA_WARN(call)                                                                   \
+  do {                                                                                           \
+    const cudaError_t gpusim_status_ = (call);                                                   \
+    if (gpusim_status_ != cudaSuccess)                                                           \
       ::gpusim::bench::warn_call(__FILE__, __LINE__, #call, cudaGetErrorString(gpusim_status_)); \
   } while (0)
 
 #define GPUSIM_KERNEL_CHECK() GPUSIM_CUDA_CHECK(cudaGetLastError())
 
-#define GPUSIM_CURAND_CHECK(call)                                                           \
-  do {                                                                                      \
-    const curandStatus_t gpusim_status_ = (call);                                           \
-    if (gpusim_status_ != CURAND_STATUS_SUCCESS)                                            \
-      ::gpusim::bench::fail_call(__FILE__, __LINE__, #call,                                 \
-                                 ::gpusim::bench::curand_status_name(gpusim_status_));      \
+#define GPUSIM_CURAND_CHECK(call)                                                                                 \
+  do {                                                                                                            \
+    const curandStatus_t gpusim_status_ = (call);                                                                 \
+    if (gpusim_status_ != CURAND_STATUS_SUCCESS)                                                                  \
+      ::gpusim::bench::fail_call(__FILE__, __LINE__, #call, ::gpusim::bench::curand_status_name(gpusim_status_)); \
   } while (0)
 
 // Device memory of `count` elements of T on the current device.

@@ -14,16 +14,16 @@
 namespace gpusim::bench {
 namespace {
 
-#define GPUSIM_CUBLAS_CHECK(call)                                                            \
-  do {                                                                                       \
-    const cublasStatus_t gpusim_status_ = (call);                                            \
-    if (gpusim_status_ != CUBLAS_STATUS_SUCCESS)                                             \
+#define GPUSIM_CUBLAS_CHECK(call)                                                                     \
+  do {                                                                                                \
+    const cublasStatus_t gpusim_status_ = (call);                                                     \
+    if (gpusim_status_ != CUBLAS_STATUS_SUCCESS)                                                      \
       ::gpusim::bench::fail_call(__FILE__, __LINE__, #call, cublasLtGetStatusString(gpusim_status_)); \
   } while (0)
-#define GPUSIM_CUBLAS_WARN(call)                                                             \
-  do {                                                                                       \
-    const cublasStatus_t gpusim_status_ = (call);                                            \
-    if (gpusim_status_ != CUBLAS_STATUS_SUCCESS)                                             \
+#define GPUSIM_CUBLAS_WARN(call)                                                                      \
+  do {                                                                                                \
+    const cublasStatus_t gpusim_status_ = (call);                                                     \
+    if (gpusim_status_ != CUBLAS_STATUS_SUCCESS)                                                      \
       ::gpusim::bench::warn_call(__FILE__, __LINE__, #call, cublasLtGetStatusString(gpusim_status_)); \
   } while (0)
 
@@ -76,10 +76,18 @@ __global__ void convert_kernel(const float* in, T* out, std::size_t n) {
 void fill_matrix(void* dst, cudaDataType_t type, std::size_t n, float* staging, std::uint64_t seed, cudaStream_t s) {
   fill_uniform(staging, n, seed, s);
   switch (type) {
-    case CUDA_R_32F: convert_kernel<<<1024, 256, 0, s>>>(staging, static_cast<float*>(dst), n); break;
-    case CUDA_R_16F: convert_kernel<<<1024, 256, 0, s>>>(staging, static_cast<__half*>(dst), n); break;
-    case CUDA_R_16BF: convert_kernel<<<1024, 256, 0, s>>>(staging, static_cast<__nv_bfloat16*>(dst), n); break;
-    default: convert_kernel<<<1024, 256, 0, s>>>(staging, static_cast<__nv_fp8_e4m3*>(dst), n); break;
+    case CUDA_R_32F:
+      convert_kernel<<<1024, 256, 0, s>>>(staging, static_cast<float*>(dst), n);
+      break;
+    case CUDA_R_16F:
+      convert_kernel<<<1024, 256, 0, s>>>(staging, static_cast<__half*>(dst), n);
+      break;
+    case CUDA_R_16BF:
+      convert_kernel<<<1024, 256, 0, s>>>(staging, static_cast<__nv_bfloat16*>(dst), n);
+      break;
+    default:
+      convert_kernel<<<1024, 256, 0, s>>>(staging, static_cast<__nv_fp8_e4m3*>(dst), n);
+      break;
   }
   GPUSIM_KERNEL_CHECK();
 }
@@ -88,7 +96,8 @@ void fill_matrix(void* dst, cudaDataType_t type, std::size_t n, float* staging, 
 // A stored k x m and transposed, B k x n, C m x n), beta = 0, algorithm = cuBLASLt heuristic #1.
 class LtGemm {
  public:
-  LtGemm(const DtypeSpec& d, std::int64_t m, std::int64_t n, std::int64_t k, std::uint64_t seed) : d_(d), m_(m), n_(n), k_(k) {
+  LtGemm(const DtypeSpec& d, std::int64_t m, std::int64_t n, std::int64_t k, std::uint64_t seed)
+      : d_(d), m_(m), n_(n), k_(k) {
     const auto mu = static_cast<std::size_t>(m), nu = static_cast<std::size_t>(n), ku = static_cast<std::size_t>(k);
     a_ = DeviceBuffer<char>(mu * ku * d.ab_bytes);
     b_ = DeviceBuffer<char>(ku * nu * d.ab_bytes);
@@ -173,8 +182,7 @@ __global__ void empty_kernel() {}
 std::unique_ptr<Workload> make_gemm_workload(const Context& ctx, const std::string& dtype, std::int64_t m,
                                              std::int64_t n, std::int64_t k) {
   const DtypeSpec* d = find_dtype(dtype);
-  if (d == nullptr || compute_capability(ctx) < d->min_cc ||
-      gemm_bytes(*d, m, n, k) > free_device_bytes() * 9 / 10) {
+  if (d == nullptr || compute_capability(ctx) < d->min_cc || gemm_bytes(*d, m, n, k) > free_device_bytes() * 9 / 10) {
     return nullptr;
   }
   auto w = std::make_unique<GemmWorkload>(*d, m, n, k);
@@ -201,12 +209,14 @@ void run_gemm(Context& ctx) {
   Stream s;
   for (const DtypeSpec& d : kDtypes) {
     if (compute_capability(ctx) < d.min_cc) {
-      std::fprintf(stderr, "  gemm %s: skipped, needs compute capability %d.%d\n", d.name, d.min_cc / 10, d.min_cc % 10);
+      std::fprintf(stderr, "  gemm %s: skipped, needs compute capability %d.%d\n", d.name, d.min_cc / 10,
+                   d.min_cc % 10);
       continue;
     }
     for (const GemmShape& shape : shapes) {
       const std::string dims = std::to_string(shape.m) + "x" + std::to_string(shape.n) + "x" + std::to_string(shape.k);
-      const std::string id = std::string("gemm-") + d.name + "-" + (shape.name == "square" ? "" : shape.name + "-") + dims;
+      const std::string id =
+          std::string("gemm-") + d.name + "-" + (shape.name == "square" ? "" : shape.name + "-") + dims;
       if (gemm_bytes(d, shape.m, shape.n, shape.k) > free_device_bytes() * 9 / 10) {
         std::fprintf(stderr, "  %s: skipped, not enough device memory\n", id.c_str());
         continue;
@@ -238,10 +248,13 @@ void run_gemm(Context& ctx) {
 void run_launch(Context& ctx) {
   const int n = ctx.quick() ? 200 : 1000;
   Stream s;
-  const Timing eager = time_op(ctx, s.get(), [&] {
-    empty_kernel<<<1, 1, 0, s.get()>>>();
-    GPUSIM_KERNEL_CHECK();
-  }, n);
+  const Timing eager = time_op(
+      ctx, s.get(),
+      [&] {
+        empty_kernel<<<1, 1, 0, s.get()>>>();
+        GPUSIM_KERNEL_CHECK();
+      },
+      n);
 
   cudaGraph_t graph = nullptr;
   cudaGraphExec_t exec = nullptr;
@@ -255,7 +268,8 @@ void run_launch(Context& ctx) {
   try {
     GPUSIM_CUDA_CHECK(cudaGraphInstantiateWithFlags(&exec, graph, 0));
     GPUSIM_CUDA_CHECK(cudaGraphUpload(exec, s.get()));
-    graphed = time_op(ctx, s.get(), [&] { GPUSIM_CUDA_CHECK(cudaGraphLaunch(exec, s.get())); }, 1);
+    graphed = time_op(
+        ctx, s.get(), [&] { GPUSIM_CUDA_CHECK(cudaGraphLaunch(exec, s.get())); }, 1);
   } catch (...) {
     if (exec != nullptr) GPUSIM_CUDA_WARN(cudaGraphExecDestroy(exec));
     GPUSIM_CUDA_WARN(cudaGraphDestroy(graph));

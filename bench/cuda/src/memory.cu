@@ -25,8 +25,8 @@ __global__ void stream_copy_kernel(const float4* __restrict__ a, float4* __restr
 }
 
 // STREAM Triad (McCalpin): a[i] = b[i] + s * c[i]; 2 FLOPs per 12 bytes of traffic per float.
-__global__ void stream_triad_kernel(float4* __restrict__ a, const float4* __restrict__ b,
-                                    const float4* __restrict__ c, float s, std::size_t n) {
+__global__ void stream_triad_kernel(float4* __restrict__ a, const float4* __restrict__ b, const float4* __restrict__ c,
+                                    float s, std::size_t n) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
     const float4 x = b[i];
@@ -230,8 +230,8 @@ void run_l2(Context& ctx) {
   };
   const Timing t = time_op(ctx, s.get(), op);
   const double bytes = static_cast<double>(ws) * passes;
-  Measurement m = ctx.row("l2_bandwidth-" + bytes_tag(ws), "l2_bandwidth",
-                          format_quantity(bytes / t.seconds, Unit::kBandwidth));
+  Measurement m =
+      ctx.row("l2_bandwidth-" + bytes_tag(ws), "l2_bandwidth", format_quantity(bytes / t.seconds, Unit::kBandwidth));
   m.bytes = format_bytes(ws);
   m.conditions = timing_note(ctx, t) + "; " + grid_note(ctx, blocks) + "; " + std::to_string(passes) +
                  " passes of float4 ld.global.cg reads over a quarter of the " +
@@ -246,8 +246,8 @@ void run_latency(Context& ctx) {
   struct Level {
     const char* benchmark;
     std::uint64_t bytes;
-    bool l1;      // ld.ca (cached in L1) or ld.cg (L2 only)
-    bool warm;    // walk the whole chain once before timing
+    bool l1;    // ld.ca (cached in L1) or ld.cg (L2 only)
+    bool warm;  // walk the whole chain once before timing
     int steps;
     const char* why;
   };
@@ -302,8 +302,8 @@ void run_latency(Context& ctx) {
     Measurement m = ctx.row(level.benchmark, level.benchmark, format_quantity(median(cycles), Unit::kCycles));
     m.bytes = format_bytes(nodes * kStride);
     m.set("ns", std::stod(format_number(median(ns), 4)));
-    m.conditions = "single-thread pointer chase (Wong et al. 2010, Jia et al. 2018), " +
-                   std::to_string(level.steps) + " dependent 8-byte " + (level.l1 ? "ld.global.ca" : "ld.global.cg") +
+    m.conditions = "single-thread pointer chase (Wong et al. 2010, Jia et al. 2018), " + std::to_string(level.steps) +
+                   " dependent 8-byte " + (level.l1 ? "ld.global.ca" : "ld.global.cg") +
                    " loads per sample over a random single-cycle permutation of " + std::to_string(nodes) +
                    " nodes 256 B apart (" + level.why + "); median of " + std::to_string(ctx.reps) +
                    " samples; cycles by clock64, ns by %globaltimer";

@@ -14,10 +14,10 @@
 
 #ifdef GPUSIM_HAVE_NVML
 #include <nvml.h>
-#define GPUSIM_NVML_CHECK(call)                                                             \
-  do {                                                                                      \
-    const nvmlReturn_t gpusim_status_ = (call);                                             \
-    if (gpusim_status_ != NVML_SUCCESS)                                                     \
+#define GPUSIM_NVML_CHECK(call)                                                               \
+  do {                                                                                        \
+    const nvmlReturn_t gpusim_status_ = (call);                                               \
+    if (gpusim_status_ != NVML_SUCCESS)                                                       \
       ::gpusim::bench::fail_call(__FILE__, __LINE__, #call, nvmlErrorString(gpusim_status_)); \
   } while (0)
 // Checked, but a failure only leaves a [meta] field out: true when the call succeeded.
@@ -203,9 +203,9 @@ void run_power(Context& ctx) {
     Measurement m = ctx.row("power-" + w->name, "power", format_quantity(median(watts), Unit::kPower));
     m.set("kernel", w->name);
     if (w->intensity) m.set("intensity", std::stod(format_number(*w->intensity, 4)));
-    m.conditions = "median of " + std::to_string(watts.size()) +
-                   " nvmlDeviceGetPowerUsage samples every 20 ms over " + format_number(sample_s, 2) + " s after " +
-                   format_number(settle_s, 2) + " s of the kernel running back to back (" + std::to_string(batch) +
+    m.conditions = "median of " + std::to_string(watts.size()) + " nvmlDeviceGetPowerUsage samples every 20 ms over " +
+                   format_number(sample_s, 2) + " s after " + format_number(settle_s, 2) +
+                   " s of the kernel running back to back (" + std::to_string(batch) +
                    " launches between synchronisations); p10 " + format_quantity(percentile(watts, 10), Unit::kPower) +
                    ", p90 " + format_quantity(percentile(watts, 90), Unit::kPower);
     std::fprintf(stderr, "  %-24s %s\n", m.id.c_str(), m.value.c_str());

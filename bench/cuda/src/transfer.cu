@@ -12,10 +12,10 @@
 
 #ifdef GPUSIM_HAVE_NCCL
 #include <nccl.h>
-#define GPUSIM_NCCL_CHECK(call)                                                             \
-  do {                                                                                      \
-    const ncclResult_t gpusim_status_ = (call);                                             \
-    if (gpusim_status_ != ncclSuccess)                                                      \
+#define GPUSIM_NCCL_CHECK(call)                                                                  \
+  do {                                                                                           \
+    const ncclResult_t gpusim_status_ = (call);                                                  \
+    if (gpusim_status_ != ncclSuccess)                                                           \
       ::gpusim::bench::fail_call(__FILE__, __LINE__, #call, ncclGetErrorString(gpusim_status_)); \
   } while (0)
 #endif
@@ -120,9 +120,8 @@ void run_p2p(Context& ctx) {
       {
         Stream s;
         fill_uniform(from.get(), from.size(), 6, s.get());
-        t = time_op(ctx, s.get(), [&] {
-          GPUSIM_CUDA_CHECK(cudaMemcpyPeerAsync(to.get(), dst, from.get(), src, bytes, s.get()));
-        });
+        t = time_op(ctx, s.get(),
+                    [&] { GPUSIM_CUDA_CHECK(cudaMemcpyPeerAsync(to.get(), dst, from.get(), src, bytes, s.get())); });
       }
       if (enabled_here) GPUSIM_CUDA_CHECK(cudaDeviceDisablePeerAccess(dst));
       Measurement m = ctx.row("p2p-" + std::to_string(src) + "to" + std::to_string(dst) + "-" + bytes_tag(bytes), "p2p",
@@ -177,8 +176,8 @@ void enqueue(Collective c, std::vector<Rank>& ranks, const std::vector<ncclComm_
 }
 
 // Seconds of `inner` back-to-back collectives: the longest of the ranks' event-timed spans.
-double time_collectives(Collective c, std::vector<Rank>& ranks, const std::vector<ncclComm_t>& comms,
-                        std::size_t count, int inner) {
+double time_collectives(Collective c, std::vector<Rank>& ranks, const std::vector<ncclComm_t>& comms, std::size_t count,
+                        int inner) {
   for (auto& rank : ranks) {
     GPUSIM_CUDA_CHECK(cudaSetDevice(rank.device));
     GPUSIM_CUDA_CHECK(cudaEventRecord(rank.start->get(), rank.stream->get()));
@@ -209,8 +208,8 @@ void run_nccl(Context& ctx) {
   }
   int version = 0;
   GPUSIM_NCCL_CHECK(ncclGetVersion(&version));
-  const std::string nccl_version = std::to_string(version / 10000) + "." + std::to_string(version / 100 % 100) +
-                                   "." + std::to_string(version % 100);
+  const std::string nccl_version =
+      std::to_string(version / 10000) + "." + std::to_string(version / 100 % 100) + "." + std::to_string(version % 100);
   std::uint64_t max_msg = ctx.opts.max_bytes.value_or(1ull << 30);
   for (int d = 0; d < ndev; ++d) {
     GPUSIM_CUDA_CHECK(cudaSetDevice(d));

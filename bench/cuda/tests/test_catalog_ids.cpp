@@ -42,9 +42,9 @@ TEST_CASE("names are matched regardless of case, spacing and vendor word", "[cat
 }
 
 TEST_CASE("unknown and near-miss names map to no id", "[catalog]") {
-  for (const char* name : {"", "NVIDIA L40", "NVIDIA GeForce RTX 4090 D", "NVIDIA GeForce RTX 4090 Laptop GPU",
-                           "NVIDIA H200 NVL", "NVIDIA H800 PCIe", "NVIDIA A10", "NVIDIA L4 extra", "AMD Instinct MI300X",
-                           "Tesla V100-PCIE-16GB"}) {
+  for (const char* name :
+       {"", "NVIDIA L40", "NVIDIA GeForce RTX 4090 D", "NVIDIA GeForce RTX 4090 Laptop GPU", "NVIDIA H200 NVL",
+        "NVIDIA H800 PCIe", "NVIDIA A10", "NVIDIA L4 extra", "AMD Instinct MI300X", "Tesla V100-PCIE-16GB"}) {
     INFO(name);
     CHECK(catalog_id_for_device(name).empty());
   }

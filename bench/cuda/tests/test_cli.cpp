@@ -57,22 +57,22 @@ TEST_CASE("help flag and usage text", "[cli]") {
 
 TEST_CASE("bad command lines are rejected", "[cli]") {
   const std::vector<std::vector<std::string>> bad{
-      {"--frobnicate"},               // unknown flag
-      {"-x"},                         // unknown short flag
-      {"results.toml"},               // positional argument
-      {"-o"},                         // missing value
-      {"--gpu-id"},                   // missing value
-      {"--gpu-id", ""},               // empty id
-      {"--only", "stream,tensor"},    // unknown group
-      {"--only", ""},                 // empty list
-      {"--only", "stream,"},          // trailing comma
-      {"--hidden", "0"},              // not positive
-      {"--hidden", "12x"},            // not a number
-      {"--tokens", "-5"},             // negative
-      {"--ffn", "4096"},              // --ffn without --hidden
-      {"--max-bytes", "lots"},        // bad size string
-      {"--max-bytes", "4096"},        // below 1 MiB
-      {"--quick=yes"},                // a switch with a value
+      {"--frobnicate"},             // unknown flag
+      {"-x"},                       // unknown short flag
+      {"results.toml"},             // positional argument
+      {"-o"},                       // missing value
+      {"--gpu-id"},                 // missing value
+      {"--gpu-id", ""},             // empty id
+      {"--only", "stream,tensor"},  // unknown group
+      {"--only", ""},               // empty list
+      {"--only", "stream,"},        // trailing comma
+      {"--hidden", "0"},            // not positive
+      {"--hidden", "12x"},          // not a number
+      {"--tokens", "-5"},           // negative
+      {"--ffn", "4096"},            // --ffn without --hidden
+      {"--max-bytes", "lots"},      // bad size string
+      {"--max-bytes", "4096"},      // below 1 MiB
+      {"--quick=yes"},              // a switch with a value
   };
   for (const auto& args : bad) {
     INFO(args.front() << (args.size() > 1 ? " " + args[1] : std::string()));

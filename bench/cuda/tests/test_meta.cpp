@@ -28,5 +28,6 @@ TEST_CASE("the driver version is read from /proc/driver/nvidia/version", "[meta]
   CHECK(parse_proc_driver_version("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  575.57.08  Release Build  "
                                   "(dvs-builder@U16-I3-B03-4-3)\n") == "575.57.08");
   CHECK(parse_proc_driver_version("").empty());
-  CHECK(parse_proc_driver_version("NVRM version: NVIDIA UNIX Kernel Module\nGCC version: gcc version 12.2.0\n").empty());
+  CHECK(
+      parse_proc_driver_version("NVRM version: NVIDIA UNIX Kernel Module\nGCC version: gcc version 12.2.0\n").empty());
 }

@@ -53,8 +53,8 @@ TEST_CASE("stream arrays cover working sets from min to max", "[sweep]") {
   SECTION("triad touches three arrays") {
     const int arrays = 3;
     const auto s = stream_array_sizes(min_ws, max_ws, arrays, 2);
-    CHECK(s.front() == 512 * 1024);       // smallest power of two with 3 x size >= 1 MiB
-    CHECK(s.back() == kGiB);              // 3 x 1 GiB <= 4 GiB < 3 x 2 GiB
+    CHECK(s.front() == 512 * 1024);  // smallest power of two with 3 x size >= 1 MiB
+    CHECK(s.back() == kGiB);         // 3 x 1 GiB <= 4 GiB < 3 x 2 GiB
     for (auto a : s) {
       CHECK(a % 16 == 0);
       CHECK(a * arrays >= min_ws);
@@ -100,11 +100,11 @@ TEST_CASE("GEMM flops and intensity", "[sweep]") {
 
 TEST_CASE("inner iterations make a sample last about the target", "[sweep]") {
   const double target = 1e-3;
-  CHECK(plan_inner_iterations(10e-6, target, 1000) == 100);    // 1 ms / 10 us
-  CHECK(plan_inner_iterations(3e-3, target, 1000) == 1);       // slower than the target
-  CHECK(plan_inner_iterations(1e-9, target, 1000) == 1000);    // clamped
-  CHECK(plan_inner_iterations(0.0, target, 50) == 50);         // unmeasurably fast
-  CHECK(plan_inner_iterations(0.3e-3, target, 1000) == 4);     // ceil(3.33)
+  CHECK(plan_inner_iterations(10e-6, target, 1000) == 100);  // 1 ms / 10 us
+  CHECK(plan_inner_iterations(3e-3, target, 1000) == 1);     // slower than the target
+  CHECK(plan_inner_iterations(1e-9, target, 1000) == 1000);  // clamped
+  CHECK(plan_inner_iterations(0.0, target, 50) == 50);       // unmeasurably fast
+  CHECK(plan_inner_iterations(0.3e-3, target, 1000) == 4);   // ceil(3.33)
   CHECK_THROWS_AS(plan_inner_iterations(1e-6, target, 0), std::invalid_argument);
   CHECK_THROWS_AS(plan_inner_iterations(1e-6, 0.0, 10), std::invalid_argument);
 }

@@ -96,10 +96,10 @@ TEST_CASE("TOML strings are escaped", "[toml]") {
   CHECK(toml_string("a\tb\nc\rd\be\ff") == "\"a\\tb\\nc\\rd\\be\\ff\"");
   CHECK(toml_string(std::string("nul\0x", 5)) == "\"nul\\u0000x\"");
   CHECK(toml_string("\x1b[0m\x7f") == "\"\\u001B[0m\\u007F\"");
-  CHECK(toml_string("\xC2\xB5s") == "\"\xC2\xB5s\"");              // valid UTF-8 (µs) kept
-  CHECK(toml_string("bad\xFFutf8") == "\"bad\\uFFFDutf8\"");      // invalid byte replaced
-  CHECK(toml_string("\xE0\x80\x80") == "\"\\uFFFD\\uFFFD\\uFFFD\""); // overlong form
-  CHECK(toml_string("\xED\xA0\x80") == "\"\\uFFFD\\uFFFD\\uFFFD\""); // UTF-16 surrogate
+  CHECK(toml_string("\xC2\xB5s") == "\"\xC2\xB5s\"");                 // valid UTF-8 (µs) kept
+  CHECK(toml_string("bad\xFFutf8") == "\"bad\\uFFFDutf8\"");          // invalid byte replaced
+  CHECK(toml_string("\xE0\x80\x80") == "\"\\uFFFD\\uFFFD\\uFFFD\"");  // overlong form
+  CHECK(toml_string("\xED\xA0\x80") == "\"\\uFFFD\\uFFFD\\uFFFD\"");  // UTF-16 surrogate
 }
 
 TEST_CASE("TOML keys are bare only when they may be", "[toml]") {
@@ -112,9 +112,7 @@ TEST_CASE("TOML keys are bare only when they may be", "[toml]") {
 TEST_CASE("invalid measurement tables are rejected", "[toml]") {
   const Meta meta = h100_meta();
   Measurement ok = stream_row();
-  SECTION("duplicate id") {
-    CHECK_THROWS_AS(measurements_to_string(meta, {ok, ok}), std::invalid_argument);
-  }
+  SECTION("duplicate id") { CHECK_THROWS_AS(measurements_to_string(meta, {ok, ok}), std::invalid_argument); }
   SECTION("empty id") {
     ok.id.clear();
     CHECK_THROWS_AS(measurements_to_string(meta, {ok}), std::invalid_argument);

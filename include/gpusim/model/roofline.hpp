@@ -30,10 +30,10 @@ struct RooflinePoint {
   Phase phase = Phase::kForward;
   Flop flops;
   Bytes bytes;
-  double intensity = 0;   // FLOP per byte
+  double intensity = 0;    // FLOP per byte
   FlopPerSecond attained;  // flops / time under the kernel model
   bool compute_bound = false;
-  double share = 0;       // of kernel time
+  double share = 0;  // of kernel time
 };
 
 struct Roofline {

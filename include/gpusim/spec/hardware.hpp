@@ -26,21 +26,21 @@ double bytes_per_element(DType d);
 // Achievable fractions of the paper peaks, each calibrated from a measurement named in the spec
 // (GPU file or its architecture's defaults in specs/arch/).
 struct Efficiency {
-  double gemm = 0;               // large GEMM: sustained / dense peak (max achievable matmul)
+  double gemm = 0;                 // large GEMM: sustained / dense peak (max achievable matmul)
   std::optional<double> gemm_fp8;  // the same for fp8 GEMMs where it differs (B04); default: gemm
-  double attention = 0;          // flash-attention forward+backward: sustained / dense peak
-  double dram = 0;               // stream bandwidth / paper bandwidth
-  double l2 = 0;                 // L2-resident bandwidth / spec l2_bandwidth
-  double host_link = 0;          // host<->device copy / PCIe per-direction bandwidth
-  double peer_link = 0;          // collective bus bandwidth / peer link per-direction bandwidth
-  double comm_overlap = 0;       // fraction of data-parallel gradient traffic hidden behind backward
-  double training_overhead = 0;  // framework time outside kernels, as a fraction of kernel time
-  Seconds kernel_overhead;       // GPU-side gap between dependent kernels
-  Seconds launch_eager;          // host time per eager kernel launch
-  Seconds launch_graph;          // host time per kernel replayed from a CUDA graph
-  Seconds gemm_latency;          // fixed time per GEMM kernel (pipeline fill and drain); 0 when not calibrated
-  Seconds peer_latency;          // collective latency per ring step inside a node; 0 = the link spec's latency
-  int gemm_tile_m = 128;         // output tile of the architecture's best GEMM kernels (wave quantization)
+  double attention = 0;            // flash-attention forward+backward: sustained / dense peak
+  double dram = 0;                 // stream bandwidth / paper bandwidth
+  double l2 = 0;                   // L2-resident bandwidth / spec l2_bandwidth
+  double host_link = 0;            // host<->device copy / PCIe per-direction bandwidth
+  double peer_link = 0;            // collective bus bandwidth / peer link per-direction bandwidth
+  double comm_overlap = 0;         // fraction of data-parallel gradient traffic hidden behind backward
+  double training_overhead = 0;    // framework time outside kernels, as a fraction of kernel time
+  Seconds kernel_overhead;         // GPU-side gap between dependent kernels
+  Seconds launch_eager;            // host time per eager kernel launch
+  Seconds launch_graph;            // host time per kernel replayed from a CUDA graph
+  Seconds gemm_latency;            // fixed time per GEMM kernel (pipeline fill and drain); 0 when not calibrated
+  Seconds peer_latency;            // collective latency per ring step inside a node; 0 = the link spec's latency
+  int gemm_tile_m = 128;           // output tile of the architecture's best GEMM kernels (wave quantization)
   int gemm_tile_n = 128;
 };
 

@@ -30,7 +30,7 @@ struct FittedParam {
   std::string key;    // e.g. "dram", "peer_latency"
   double prior = 0;
   double value = 0;
-  bool is_time = false;  // written with a unit ("2.1 us")
+  bool is_time = false;            // written with a unit ("2.1 us")
   std::vector<std::string> rows;   // measurement ids it was fitted on
   std::vector<std::string> files;  // measurement files they came from
 };

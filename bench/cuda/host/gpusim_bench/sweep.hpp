@@ -12,8 +12,7 @@ namespace gpusim::bench {
 
 // lo, lo*factor, lo*factor^2, ... up to hi; with include_hi, hi is appended when the ladder does
 // not land on it. Throws std::invalid_argument when lo == 0, lo > hi or factor < 2.
-std::vector<std::uint64_t> geometric_sizes(std::uint64_t lo, std::uint64_t hi, std::uint64_t factor,
-                                           bool include_hi);
+std::vector<std::uint64_t> geometric_sizes(std::uint64_t lo, std::uint64_t hi, std::uint64_t factor, bool include_hi);
 
 // Per-array sizes of a STREAM kernel touching `arrays` arrays (copy 2, triad 3, read 1) whose
 // working set arrays*size spans [min_ws, max_ws]: powers of two times the first size, which is the

@@ -31,7 +31,7 @@ using TomlScalar = std::variant<bool, std::int64_t, double, std::string>;
 // One [[measurement]] table. Keys are written in the order id, gpu, gpus, benchmark, value,
 // bytes, the benchmark-specific keys in insertion order, conditions.
 struct Measurement {
-  std::string id;  // unique within the file
+  std::string id;   // unique within the file
   std::string gpu;  // catalog id
   int gpus = 1;
   std::string benchmark;  // one of benchmark_names()
