@@ -98,7 +98,7 @@ TEST_CASE("a missing scenario file and an unknown command exit 2", "[cli][errors
   CHECK(run("estimate " + source("scenarios/gpt2-124m-rtx4090.toml") + " --format yaml").code == 2);
 }
 
-TEST_CASE("-o writes nothing when the input is bad", "[cli][errors]") {
+TEST_CASE("nothing is written to the -o file when the input is bad", "[cli][errors]") {
   const auto out = scratch() / "should_not_exist.json";
   std::filesystem::remove(out);
   const Run r = run("estimate " + source("scenarios/gpt2-124m-rtx4090.toml") + " --gpu nope -o " + out.string());

@@ -158,3 +158,15 @@ TEST_CASE("switching the GPU drops prices the file states for its own hardware",
   CHECK(h100.cost.purchase.value() == Approx(8 * g.purchase.value() * (1 + defaults::kServerHostFraction)));
   CHECK(h100.cost.cloud_rate.value() == Approx(g.cloud_rate.value()));
 }
+
+TEST_CASE("a head dimension flash attention does not cover is rejected", "[scenario][errors]") {
+  // hidden 8192 / 16 heads = head dimension 512 > 256
+  const auto ds = errors_of(test::kSmallTraining, {{"model.preset", "\"llama2-70b\""}, {"model.heads", "16"},
+                                                   {"model.kv_heads", "8"}});
+  REQUIRE(ds.size() == 1);
+  CHECK(ds[0].key == "training.flash_attention");
+  CHECK_THAT(ds[0].message, Catch::StartsWith("head dimension 512"));
+  CHECK(errors_of(test::kSmallTraining, {{"model.preset", "\"llama2-70b\""}, {"model.heads", "16"},
+                                         {"model.kv_heads", "8"}, {"training.flash_attention", "false"}})
+            .empty());
+}

@@ -101,3 +101,18 @@ TEST_CASE("gradient accumulation repeats the layer kernels per micro-batch", "[w
     }
   }
 }
+
+TEST_CASE("fp8 backward pays a cast-transpose of dy and x per linear layer", "[workload][fp8]") {
+  const Scenario sc = test::scenario(test::kSmallTraining,
+                                     {{"system.gpu", "\"h100-sxm5-80gb\""}, {"training.precision", "\"fp8\""}});
+  const StepPlan plan = lower_training(sc);
+  const double t = 8 * 1024, h = 768, f = 3072;
+  for (const Op& op : plan.ops) {
+    if (op.name == "ffn.down.fp8_transpose") {
+      // read 16-bit, write fp8: (t*n + t*k) * (2 + 1) with n = h, k = f
+      CHECK(op.bytes.value() == Approx((t * h + t * f) * 3.0));
+    }
+  }
+  const StepPlan bf16 = lower_training(test::scenario(test::kSmallTraining, {{"system.gpu", "\"h100-sxm5-80gb\""}}));
+  CHECK(plan.ops.size() == bf16.ops.size() + 5);  // qkv, attn.out, ffn.up, ffn.down, logits
+}

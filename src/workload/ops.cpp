@@ -46,6 +46,12 @@ class Builder {
   void linear(const std::string& name, const Pass& p, Phase ph, double n, double k, double count) {
     const double t = p.tokens();
     if (ph == Phase::kBackward) {
+      if (p.gemm_dtype == DType::kFp8) {
+        // Hopper fp8 GEMMs take only the "TN" layout (K-major operands), so backward needs the
+        // 16-bit dy and x cast and transposed into fp8 (Transformer Engine's fused cast-transpose:
+        // read 16-bit, write fp8).
+        mem(name + ".fp8_transpose", ph, (t * n + t * k) * (p.e + 1.0), count);
+      }
       gemm(name + ".dgrad", ph, p.gemm_dtype, t, k, n, count, p.e, p.w, p.e);
       gemm(name + ".wgrad", ph, p.gemm_dtype, k, n, t, count, p.e, p.e, p.w);
     } else {

@@ -203,6 +203,14 @@ void read_training(Reader& r, Scenario& sc) {
     t.recompute = *v == "none" ? Recompute::kNone : (*v == "selective" ? Recompute::kSelective : Recompute::kFull);
   }
   t.flash_attention = r.boolean("flash_attention", Need::kOptional).value_or(true);
+  // FlashAttention-2 kernels cover head dimensions up to 256 (Dao 2023); the model has no
+  // efficiency for larger ones.
+  constexpr std::int64_t kMaxFlashHeadDim = 256;
+  if (t.flash_attention && sc.model.heads > 0 && sc.model.head_dim() > kMaxFlashHeadDim) {
+    r.error("flash_attention", "head dimension " + std::to_string(sc.model.head_dim()) +
+                                   " (hidden / heads) is above the 256 that flash attention covers; set "
+                                   "flash_attention = false");
+  }
   t.cuda_graphs = r.boolean("cuda_graphs", Need::kOptional).value_or(false);
   const GpuSpec& g = sc.system.gpu;
   if (!g.id.empty() && !g.supports(t.precision)) {

@@ -6,7 +6,7 @@
 // Outputs with too few tiles to fill the SMs use split-K: s K-slices in parallel (s ∈ 1..16, at
 // least 256 of K each), paying 2·s·M·N·4 bytes of fp32 partials; the fastest s is taken.
 // Attention uses η_attention (measured FlashAttention throughput), memory-bound kernels only
-// the bandwidth term. Launch and framework overheads are accounted for by the step model.
+// the bandwidth term: L2 bandwidth when the kernel's whole working set fits in L2, else DRAM. Launch and framework overheads are accounted for by the step model.
 #pragma once
 
 #include "gpusim/spec/hardware.hpp"
