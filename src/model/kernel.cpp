@@ -37,6 +37,22 @@ double split_efficiency(double m, double n, double batch, const GpuSpec& gpu, do
   return (m * n * batch * split) / (waves * sms * t.tm * t.tn);
 }
 
+// DRAM traffic of a GEMM after L2 reuse (blocked-matmul I/O): an operand that fits in half the L2
+// is read once while the other streams past it; otherwise the streaming operand is read once per
+// L2-sized panel of the resident one. The better loop order is taken; C is written once.
+Bytes gemm_traffic(const Op& op, const GpuSpec& gpu) {
+  if (op.ea <= 0 || op.batch != 1) {
+    return op.bytes;  // batched and opaque GEMMs keep their stated traffic
+  }
+  const double a = op.m * op.k * op.ea;
+  const double b = op.k * op.n * op.eb;
+  const double c = op.m * op.n * op.ec;
+  const double half_l2 = 0.5 * gpu.l2_size.value();
+  const double a_outer = a + b * std::max(1.0, std::ceil(a / half_l2));  // A panels resident, B streams
+  const double b_outer = b + a * std::max(1.0, std::ceil(b / half_l2));  // B panels resident, A streams
+  return Bytes(std::min(a_outer, b_outer) + c);
+}
+
 }  // namespace
 
 double wave_efficiency(double m, double n, double batch, const GpuSpec& gpu) {
@@ -70,6 +86,7 @@ KernelTime kernel_time(const Op& op, const GpuSpec& gpu, double clock_scale) {
   // writing and reading s fp32 partial outputs. Like a library heuristic, s in {1, 2, 4, 8, 16} is
   // chosen from the shape alone (paper peak and bandwidth), so the choice does not move with the
   // calibrated efficiencies and the time stays linear in 1/eta.
+  const Bytes traffic = gemm_traffic(op, gpu);
   double best_s = 1;
   Seconds best_guess;
   for (double s = 1; s <= 16; s *= 2) {
@@ -78,7 +95,7 @@ KernelTime kernel_time(const Op& op, const GpuSpec& gpu, double clock_scale) {
     }
     const Bytes partials(s > 1 ? 2.0 * s * op.m * op.n * op.batch * 4.0 : 0.0);
     const Seconds guess = std::max(op.flops / (peak * split_efficiency(op.m, op.n, op.batch, gpu, s)),
-                                   (op.bytes + partials) / gpu.memory_bandwidth);
+                                   (traffic + partials) / gpu.memory_bandwidth);
     if (s == 1 || guess < best_guess) {
       best_guess = guess;
       best_s = s;
@@ -86,7 +103,7 @@ KernelTime kernel_time(const Op& op, const GpuSpec& gpu, double clock_scale) {
   }
   kt.compute =
       op.flops / (peak * (eta * split_efficiency(op.m, op.n, op.batch, gpu, best_s))) + gpu.efficiency.gemm_latency;
-  kt.memory = (op.bytes + Bytes(best_s > 1 ? 2.0 * best_s * op.m * op.n * op.batch * 4.0 : 0.0)) / bw;
+  kt.memory = (traffic + Bytes(best_s > 1 ? 2.0 * best_s * op.m * op.n * op.batch * 4.0 : 0.0)) / bw;
   kt.time = std::max(kt.compute, kt.memory);
   return kt;
 }

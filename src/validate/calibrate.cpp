@@ -204,15 +204,7 @@ void Fitter::fit(const std::vector<const Measurement*>& rows) {
         if (!g.supports(dt)) {
           break;
         }
-        Op op;
-        op.kind = OpKind::kGemm;
-        op.dtype = dt;
-        op.m = m->m;
-        op.n = m->n;
-        op.k = m->k;
-        op.flops = Flop(2.0 * m->m * m->n * m->k);
-        const double in = bytes_per_element(dt);
-        op.bytes = Bytes((m->m * m->k + m->k * m->n) * in + m->m * m->n * (dt == DType::kFp8 ? 2.0 : in));
+        const Op op = benchmark_gemm(dt, m->m, m->n, m->k);
         if (!kernel_time(op, g).compute_bound()) {
           break;  // a bandwidth-bound GEMM says nothing about GEMM efficiency
         }

@@ -35,16 +35,7 @@ Prediction gemm(const Measurement& m, const GpuSpec& g) {
   if (!g.supports(dt)) {
     return none(std::string("the ") + g.name + " has no " + to_string(dt));
   }
-  const double in = bytes_per_element(dt);
-  const double out = dt == DType::kFp8 ? 2.0 : in;  // fp8 GEMMs write 16-bit results
-  Op op;
-  op.kind = OpKind::kGemm;
-  op.dtype = dt;
-  op.m = m.m;
-  op.n = m.n;
-  op.k = m.k;
-  op.flops = Flop(2.0 * m.m * m.n * m.k);
-  op.bytes = Bytes((m.m * m.k + m.k * m.n) * in + m.m * m.n * out);
+  const Op op = benchmark_gemm(dt, m.m, m.n, m.k);
   const Seconds t = kernel_time(op, g).time + g.efficiency.kernel_overhead;
   return value((op.flops / t).value());
 }

@@ -28,16 +28,7 @@ class Builder {
 
   void gemm(const std::string& name, Phase ph, DType dt, double m, double n, double k, double count, double ea,
             double eb, double ec) {
-    Op op;
-    op.name = name;
-    op.kind = OpKind::kGemm;
-    op.phase = ph;
-    op.dtype = dt;
-    op.m = m;
-    op.n = n;
-    op.k = k;
-    op.flops = Flop(2.0 * m * n * k);
-    op.bytes = Bytes(m * k * ea + k * n * eb + m * n * ec);
+    Op op = gemm_op(name, ph, dt, m, n, k, ea, eb, ec);
     op.count = count;
     ops_.push_back(op);
   }
@@ -185,6 +176,29 @@ Pass base_pass(const Scenario& sc) {
 }
 
 }  // namespace
+
+Op gemm_op(const std::string& name, Phase phase, DType dtype, double m, double n, double k, double ea, double eb,
+           double ec) {
+  Op op;
+  op.name = name;
+  op.kind = OpKind::kGemm;
+  op.phase = phase;
+  op.dtype = dtype;
+  op.m = m;
+  op.n = n;
+  op.k = k;
+  op.flops = Flop(2.0 * m * n * k);
+  op.bytes = Bytes(m * k * ea + k * n * eb + m * n * ec);
+  op.ea = ea;
+  op.eb = eb;
+  op.ec = ec;
+  return op;
+}
+
+Op benchmark_gemm(DType dtype, double m, double n, double k) {
+  const double in = bytes_per_element(dtype);
+  return gemm_op("gemm", Phase::kForward, dtype, m, n, k, in, in, dtype == DType::kFp8 ? 2.0 : in);
+}
 
 double training_flops_per_token(const ModelShape& m, double seq_len) {
   return 6.0 * matmul_params(m) + 12.0 * static_cast<double>(m.layers) * static_cast<double>(m.hidden) * seq_len;

@@ -26,6 +26,7 @@ struct Op {
   Phase phase = Phase::kForward;
   DType dtype = DType::kBf16;
   double m = 0, n = 0, k = 0;  // GEMM shape of one instance
+  double ea = 0, eb = 0, ec = 0;  // GEMM bytes per element of A (m x k), B (k x n), C (m x n); 0 = use bytes
   double batch = 1;            // independent GEMMs in one kernel (batched attention scores)
   Flop flops;                  // per instance (all of `batch`)
   Bytes bytes;                 // DRAM traffic per instance
@@ -39,6 +40,12 @@ struct StepPlan {
   Flop model_flops_per_gpu;     // per step, for MFU (no recompute)
   Flop hardware_flops_per_gpu;  // per step, including recompute, for HFU
 };
+
+// A GEMM C[m,n] = A[m,k] · B[k,n] with ea/eb/ec bytes per element: 2·m·n·k FLOPs.
+Op gemm_op(const std::string& name, Phase phase, DType dtype, double m, double n, double k, double ea, double eb,
+           double ec);
+// A standalone GEMM of `dtype` as a benchmark runs it (fp8 writes a 16-bit result).
+Op benchmark_gemm(DType dtype, double m, double n, double k);
 
 // One training step on one data-parallel rank.
 StepPlan lower_training(const Scenario& sc);

@@ -1,0 +1,68 @@
+// The kernel model: roofline, wave quantization, split-K, L2 reuse, L2-resident elementwise.
+#include <cmath>
+
+#include "gpusim/model/kernel.hpp"
+#include "gpusim/workload/ops.hpp"
+#include "helpers.hpp"
+
+using namespace gpusim;
+
+TEST_CASE("a full wave of full tiles has wave efficiency 1; one tile more costs a whole wave", "[kernel]") {
+  const GpuSpec a100 = test::catalog().gpu("a100-sxm4-80gb");  // 108 SMs, 128x128 tiles
+  // 108 tiles of 128x128: 12 x 9
+  CHECK(wave_efficiency(12 * 128, 9 * 128, 1, a100) == Approx(1.0));
+  // 109 tiles need 2 waves: 109 / (2 * 108)
+  CHECK(wave_efficiency(109 * 128, 128, 1, a100) == Approx(109.0 / 216.0));
+}
+
+TEST_CASE("a compute-bound GEMM runs at peak x efficiency x wave efficiency plus its fixed latency", "[kernel]") {
+  const GpuSpec g = test::catalog().gpu("a100-sxm4-80gb");
+  const Op op = benchmark_gemm(DType::kBf16, 12 * 128 * 4, 9 * 128 * 4, 8192);  // 16 full waves
+  const KernelTime kt = kernel_time(op, g);
+  CHECK(kt.compute_bound());
+  CHECK(kt.compute.value() == Approx(op.flops.value() / (g.peak_for(DType::kBf16).value() * g.efficiency.gemm) +
+                                     g.efficiency.gemm_latency.value()));
+}
+
+TEST_CASE("split-K fills the SMs when the output has too few tiles", "[kernel]") {
+  const GpuSpec g = test::catalog().gpu("a100-sxm4-80gb");
+  // 4 output tiles and a long K: one slice per tile would leave 104 of 108 SMs idle.
+  const Op op = benchmark_gemm(DType::kBf16, 256, 256, 65536);
+  const double unsplit = op.flops.value() / (g.peak_for(DType::kBf16).value() * g.efficiency.gemm *
+                                             wave_efficiency(256, 256, 1, g));
+  CHECK(kernel_time(op, g).compute.value() < 0.2 * unsplit);
+}
+
+TEST_CASE("GEMM traffic reads an operand that fits in half the L2 once", "[kernel][l2]") {
+  GpuSpec g = test::catalog().gpu("h100-sxm5-80gb");
+  const double m = 4096, n = 4096, k = 4096;  // A = B = 32 MiB in bf16: B fits in half of 50 MB? no
+  const Op op = benchmark_gemm(DType::kBf16, m, n, k);
+  const double a = m * k * 2, b = k * n * 2, c = m * n * 2;
+  // Infinite bandwidth in compute aside, the memory term is traffic / (BW * eta).
+  const double bw = g.memory_bandwidth.value() * g.efficiency.dram;
+  g.l2_size = Bytes(4 * a);  // both operands fit in half the L2: each read once
+  CHECK(kernel_time(op, g).memory.value() == Approx((a + b + c) / bw));
+  g.l2_size = Bytes(a);  // half the L2 holds half of an operand: the other is read twice
+  CHECK(kernel_time(op, g).memory.value() == Approx((a + 2 * b + c) / bw));
+}
+
+TEST_CASE("an elementwise kernel whose working set fits in L2 runs at L2 bandwidth", "[kernel][l2]") {
+  const GpuSpec g = test::catalog().gpu("rtx4090");  // 72 MB L2
+  Op small;
+  small.kind = OpKind::kMemoryBound;
+  small.bytes = Bytes(16e6);
+  CHECK(kernel_time(small, g).time.value() == Approx(16e6 / (g.l2_bandwidth.value() * g.efficiency.l2)));
+  Op big = small;
+  big.bytes = Bytes(1e9);
+  CHECK(kernel_time(big, g).time.value() == Approx(1e9 / (g.memory_bandwidth.value() * g.efficiency.dram)));
+}
+
+TEST_CASE("a power limit slows compute by the clock scale", "[kernel]") {
+  const GpuSpec g = test::catalog().gpu("h100-sxm5-80gb");
+  Op attn;
+  attn.kind = OpKind::kAttention;
+  attn.dtype = DType::kBf16;
+  attn.flops = Flop(1e13);
+  attn.bytes = Bytes(1e6);
+  CHECK(kernel_time(attn, g, 0.9).compute.value() == Approx(kernel_time(attn, g).compute.value() / 0.9));
+}
