@@ -14,20 +14,6 @@ using detail::strfmt;
 
 namespace {
 
-const char* phase_label(Phase p) {
-  switch (p) {
-    case Phase::kForward:
-      return "fwd";
-    case Phase::kBackward:
-      return "bwd";
-    case Phase::kRecompute:
-      return "recompute";
-    case Phase::kOptimizer:
-      return "optimizer";
-  }
-  return "";
-}
-
 std::string tick(double decade) {
   const double v = std::pow(10.0, decade);
   if (v >= 1000) {
@@ -56,7 +42,7 @@ std::string roofline_text(const Roofline& r) {
   out += strfmt("  %-22s %-9s %12s %12s %9s %10s %-8s %6s\n", "op", "phase", "GFLOP", "MB", "FLOP/B", "TFLOP/s",
                 "bound", "share");
   for (const auto& p : r.points) {
-    out += strfmt("  %-22s %-9s %12.1f %12.1f %9.1f %10.1f %-8s %5.1f%%\n", p.name.c_str(), phase_label(p.phase),
+    out += strfmt("  %-22s %-9s %12.1f %12.1f %9.1f %10.1f %-8s %5.1f%%\n", p.name.c_str(), to_string(p.phase),
                   p.flops.value() / 1e9, p.bytes.value() / 1e6, p.intensity, units::to_teraflops(p.attained),
                   p.compute_bound ? "compute" : "memory", 100 * p.share);
   }
@@ -90,7 +76,7 @@ std::string roofline_json(const Roofline& r) {
   for (const auto& p : r.points) {
     w.begin_object();
     w.value("name", p.name);
-    w.value("phase", phase_label(p.phase));
+    w.value("phase", to_string(p.phase));
     w.value("flops", p.flops.value());
     w.value("bytes", p.bytes.value());
     w.value("intensity", p.intensity);
@@ -200,7 +186,7 @@ std::string roofline_svg(const Roofline& r) {
     if (i + 4 >= pts.size()) {  // the four largest, staggered so their labels do not overlap
       const double dy = 12.0 * static_cast<double>(pts.size() - i);
       svg.line(x, y, x - 40, y + dy, "#999", 0.6);
-      svg.text(x - 42, y + dy + 3, p.name + " " + phase_label(p.phase), 9, "end", "#333");
+      svg.text(x - 42, y + dy + 3, p.name + " " + to_string(p.phase), 9, "end", "#333");
     }
   }
   const double lx = kLeft + 10, ly = kTop + 10;

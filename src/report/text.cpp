@@ -42,20 +42,6 @@ std::string duration(Seconds t) {
   return strfmt("%.1f days", s / 86400.0);
 }
 
-const char* phase_name(Phase p) {
-  switch (p) {
-    case Phase::kForward:
-      return "fwd";
-    case Phase::kBackward:
-      return "bwd";
-    case Phase::kRecompute:
-      return "recompute";
-    case Phase::kOptimizer:
-      return "optimizer";
-  }
-  return "";
-}
-
 void line(std::string& out, const char* label, const std::string& text) {
   out += strfmt("  %-11s %s\n", label, text.c_str());
 }
@@ -117,7 +103,7 @@ std::string report_text(const Estimate& e) {
   std::string kernels;
   for (std::size_t i = 0; i < e.ops.size() && i < 5; ++i) {
     const OpShare& op = e.ops[i];
-    kernels += strfmt("%s%s %s %.0f %%", i == 0 ? "" : " · ", op.name.c_str(), phase_name(op.phase),
+    kernels += strfmt("%s%s %s %.0f %%", i == 0 ? "" : " · ", op.name.c_str(), to_string(op.phase),
                       total > 0 ? 100.0 * op.time.value() / total : 0.0);
   }
   line(out, "kernels", kernels + "  (share of kernel time)");

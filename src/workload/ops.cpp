@@ -177,6 +177,20 @@ Pass base_pass(const Scenario& sc) {
 
 }  // namespace
 
+const char* to_string(Phase p) {
+  switch (p) {
+    case Phase::kForward:
+      return "fwd";
+    case Phase::kBackward:
+      return "bwd";
+    case Phase::kRecompute:
+      return "recompute";
+    case Phase::kOptimizer:
+      return "optimizer";
+  }
+  return "";
+}
+
 Op gemm_op(const std::string& name, Phase phase, DType dtype, double m, double n, double k, double ea, double eb,
            double ec) {
   Op op;

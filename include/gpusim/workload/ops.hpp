@@ -19,6 +19,7 @@ namespace gpusim {
 
 enum class Phase { kForward, kBackward, kRecompute, kOptimizer };
 enum class OpKind { kGemm, kAttention, kMemoryBound };
+const char* to_string(Phase p);  // "fwd", "bwd", "recompute", "optimizer"
 
 struct Op {
   std::string name;
