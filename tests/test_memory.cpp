@@ -79,3 +79,44 @@ micro_batch = 1
   REQUIRE_FALSE(e.advice.empty());
   CHECK_THAT(e.advice[0], Catch::Contains("GiB") && Catch::Contains("GPUs with ZeRO-3"));
 }
+
+TEST_CASE("tensor parallelism splits activations as Korthikanti et al. describe", "[memory][parallel]") {
+  const ModelShape m = test::catalog().model("gpt2-124m");  // MHA, GELU, ffn = 4h
+  const double s = 1024, b = 4, h = 768, a = 12, t = 4;
+  // without SP: s b h (8 + 24 / t) (Korthikanti's 10 + 24/t less the two dropout masks) + split LSE
+  CHECK(layer_activation_bytes(m, s, b, 2, true, Recompute::kNone, t, false).value() ==
+        Approx(s * b * h * (8 + 24 / t) + 4 * s * b * a / t));
+  // with SP everything divides by t
+  CHECK(layer_activation_bytes(m, s, b, 2, true, Recompute::kNone, t, true).value() ==
+        Approx(layer_activation_bytes(m, s, b, 2, true, Recompute::kNone).value() / t));
+}
+
+TEST_CASE("the first pipeline stage holds p micro-batches of activations", "[memory][parallel]") {
+  const std::string base = R"(name = "pp"
+[system]
+gpu = "a100-sxm4-80gb"
+gpus = 32
+[model]
+preset = "llama2-13b"
+[training]
+tokens = 1e9
+seq_len = 2048
+global_batch = 64
+micro_batch = 1
+recompute = "none"
+[parallelism]
+tensor = 8
+pipeline = 4
+data = 1
+sequence = true
+)";
+  const Scenario sc = test::scenario(base);
+  const MemoryBreakdown mem = training_memory(sc);
+  const double layers_per_stage = 40.0 / 4;
+  const Bytes one_layer = layer_activation_bytes(sc.model, 2048, 1, 2, true, Recompute::kNone, 8, true);
+  // first stage: 4 in flight; last: 1 plus the vocabulary-split logits and their gradient
+  const double first = one_layer.value() * layers_per_stage * 4;
+  const double last = one_layer.value() * layers_per_stage + 2.0 * 2 * 2048 * 32000 / 8;
+  CHECK(mem.activations.value() == Approx(std::max(first, last)));
+  CHECK(mem.weights.value() == Approx(total_params(sc.model) / (8 * 4) * 2));
+}

@@ -88,11 +88,23 @@ TEST_CASE("an impossible parallel layout names the failing product", "[scenario]
   CHECK(ds[0].message == "tensor x pipeline x data = 1 x 1 x 6 = 6, but system.gpus = 8");
 }
 
-TEST_CASE("tensor parallelism is refused clearly until it is modelled", "[scenario][errors]") {
-  const auto ds = errors_of(test::kSmallTraining, {{"parallelism.tensor", "2"}, {"parallelism.data", "4"}});
-  REQUIRE(ds.size() == 1);
+TEST_CASE("a tensor degree that does not divide the heads is rejected with the numbers", "[scenario][errors]") {
+  const auto ds = errors_of(test::kSmallTraining, {{"parallelism.tensor", "8"}, {"parallelism.data", "1"}});
+  REQUIRE(ds.size() == 1);  // gpt2-124m: 12 heads, ffn 3072 (divisible by 8)
   CHECK(ds[0].key == "parallelism.tensor");
-  CHECK_THAT(ds[0].message, Catch::Contains("not modelled yet"));
+  CHECK(ds[0].message == "tensor (8) must divide the attention heads (12)");
+}
+
+TEST_CASE("pipeline stages must divide the layers, and SP needs tensor parallelism", "[scenario][errors]") {
+  auto ds = errors_of(test::kSmallTraining, {{"parallelism.pipeline", "8"}, {"parallelism.data", "1"}});
+  REQUIRE_FALSE(ds.empty());
+  CHECK(ds[0].message == "pipeline x virtual_stages = 8 x 1 = 8 must divide the layers (12)");
+  ds = errors_of(test::kSmallTraining, {{"parallelism.sequence", "true"}});
+  REQUIRE(ds.size() == 1);
+  CHECK(ds[0].key == "parallelism.sequence");
+  ds = errors_of(test::kSmallTraining, {{"parallelism.virtual_stages", "2"}});
+  REQUIRE(ds.size() == 1);
+  CHECK(ds[0].message == "virtual stages interleave pipeline stages: they need pipeline > 1");
 }
 
 TEST_CASE("fp8 on a GPU without fp8 is rejected", "[scenario][errors]") {

@@ -91,15 +91,37 @@ TEST_CASE("full recompute adds one forward pass to the hardware FLOPs only", "[w
   CHECK(p1.hardware_flops_per_gpu.value() == Approx(p0.hardware_flops_per_gpu.value() + layer_forward));
 }
 
-TEST_CASE("gradient accumulation repeats the layer kernels per micro-batch", "[workload]") {
+TEST_CASE("gradient accumulation repeats the micro-batch plan", "[workload]") {
   const Scenario sc = test::scenario(test::kSmallTraining, {{"training.micro_batch", "2"}});
   const StepPlan plan = lower_training(sc);
   CHECK(plan.micro_batches == 4);  // 64 / (2 x 8)
   for (const Op& op : plan.ops) {
     if (op.name == "qkv" && op.phase == Phase::kForward) {
-      CHECK(op.count == 12 * 4);
+      CHECK(op.count == 12);  // one per layer, per micro-batch
     }
   }
+}
+
+TEST_CASE("tensor parallelism divides each rank's GEMM FLOPs by t", "[workload][parallel]") {
+  const Scenario one = test::scenario(test::kSmallTraining, {{"model.preset", "\"llama2-7b\""}});
+  const Scenario tp = test::scenario(test::kSmallTraining, {{"model.preset", "\"llama2-7b\""},
+                                                            {"parallelism.tensor", "4"},
+                                                            {"parallelism.data", "2"},
+                                                            {"training.global_batch", "16"}});
+  auto gemm_flops = [](const StepPlan& p) {
+    double f = 0;
+    for (const Op& op : p.ops) {
+      if (op.kind == OpKind::kGemm) {
+        f += op.flops.value() * op.count * p.micro_batches;
+      }
+    }
+    return f;
+  };
+  // 6 x matmul params x the tokens of the rank's data-parallel replica, split over t ranks
+  const double tokens_one = 64.0 / 8.0 * 1024;
+  CHECK(gemm_flops(lower_training(one)) == Approx(6.0 * matmul_params(one.model) * tokens_one));
+  const double tokens_tp = 16.0 / 2.0 * 1024;
+  CHECK(gemm_flops(lower_training(tp)) == Approx(6.0 * matmul_params(tp.model) * tokens_tp / 4.0));
 }
 
 TEST_CASE("fp8 backward pays a cast-transpose of dy and x per linear layer", "[workload][fp8]") {

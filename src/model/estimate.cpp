@@ -8,6 +8,7 @@
 
 #include "gpusim/model/comm.hpp"
 #include "gpusim/model/kernel.hpp"
+#include "gpusim/model/parallel.hpp"
 #include "model/advice.hpp"
 
 namespace gpusim {
@@ -38,38 +39,47 @@ double clock_scale(const SystemConfig& sys) {
   return ratio >= 1.0 ? 1.0 : std::cbrt(ratio);
 }
 
+// Kernel time of a plan. Training plans hold one micro-batch (forward, backward, recompute) plus
+// the optimizer step; inference plans one pass (everything in `micro`).
 struct KernelSums {
-  Seconds total;
-  Seconds compute_bound;
-  Seconds memory_bound;
-  Seconds last_backward;  // backward time of one micro-batch
-  Seconds forward_backward;
-  double kernels = 0;
+  Seconds micro;            // all kernels of one micro-batch (or pass)
+  Seconds compute_bound;    // of `micro`
+  Seconds memory_bound;     // of `micro`
+  Seconds backward;         // backward and recompute of one micro-batch
+  double kernels = 0;       // per micro-batch
+  Seconds optimizer;        // once per step
+  double optimizer_kernels = 0;
 };
 
-KernelSums time_plan(const StepPlan& plan, const GpuSpec& gpu, double scale, std::vector<OpShare>* shares) {
+// `repeat` scales per-micro-batch ops in the shares (micro-batches a GPU runs per step).
+KernelSums time_plan(const StepPlan& plan, const GpuSpec& gpu, double scale, std::vector<OpShare>* shares,
+                     double repeat = 1.0) {
   KernelSums s;
   std::map<std::pair<std::string, int>, OpShare> agg;
   for (const Op& op : plan.ops) {
     const KernelTime kt = kernel_time(op, gpu, scale);
     const Seconds t = kt.time * op.count;
-    s.total += t;
-    s.kernels += op.count;
-    (kt.compute_bound() ? s.compute_bound : s.memory_bound) += t;
-    if (op.phase == Phase::kBackward || op.phase == Phase::kRecompute) {
-      s.last_backward += t / plan.micro_batches;
-    }
-    if (op.phase != Phase::kOptimizer) {
-      s.forward_backward += t;
+    const bool optimizer = op.phase == Phase::kOptimizer;
+    if (optimizer) {
+      s.optimizer += t;
+      s.optimizer_kernels += op.count;
+    } else {
+      s.micro += t;
+      s.kernels += op.count;
+      (kt.compute_bound() ? s.compute_bound : s.memory_bound) += t;
+      if (op.phase == Phase::kBackward || op.phase == Phase::kRecompute) {
+        s.backward += t;
+      }
     }
     if (shares != nullptr) {
+      const double r = optimizer ? 1.0 : repeat;
       OpShare& sh = agg[{op.name, static_cast<int>(op.phase)}];
       sh.name = op.name;
       sh.phase = op.phase;
       sh.kind = op.kind;
-      sh.flops += op.flops * op.count;
-      sh.bytes += op.bytes * op.count;
-      sh.time += t;
+      sh.flops += op.flops * (op.count * r);
+      sh.bytes += op.bytes * (op.count * r);
+      sh.time += t * r;
       sh.compute_bound = kt.compute_bound();
     }
   }
@@ -87,50 +97,6 @@ KernelSums time_plan(const StepPlan& plan, const GpuSpec& gpu, double scale, std
 Seconds launch_stall(const GpuSpec& g, double kernels, bool graphs, Seconds gpu_time, Seconds* host_time) {
   *host_time = (graphs ? g.efficiency.launch_graph : g.efficiency.launch_eager) * kernels;
   return *host_time > gpu_time ? *host_time - gpu_time : Seconds(0);
-}
-
-// Data-parallel collectives per step: total time and the compute window they can hide behind.
-struct CommPlan {
-  Seconds total;
-  Seconds overlappable;  // the part that may hide behind compute
-  Seconds window;        // the compute it may hide behind
-};
-
-CommPlan data_parallel_comm(const Scenario& sc, const KernelSums& k) {
-  const int dp = sc.parallel.data;
-  if (dp <= 1) {
-    return {};
-  }
-  const TrainingConfig& t = *sc.training;
-  const Fabric fabric = make_fabric(sc.system);
-  const bool wide = t.precision == DType::kFp32 || t.precision == DType::kTf32;
-  // Gradients and gathered weights travel in the training's 16-bit (or 32-bit) format.
-  const Bytes size(total_params(sc.model) * (wide ? 4.0 : 2.0));
-  CommPlan c;
-  switch (sc.parallel.zero) {
-    case 0:
-      c.total = allreduce_time(fabric, size, dp);
-      c.overlappable = c.total;
-      c.window = k.last_backward;
-      break;
-    case 1:
-    case 2:
-      // Reduce-scatter overlaps the last backward; the all-gather of updated weights follows the
-      // optimizer step and is exposed (DeepSpeed ZeRO-1/2 schedule).
-      c.overlappable = reduce_scatter_time(fabric, size, dp);
-      c.total = c.overlappable + all_gather_time(fabric, size, dp);
-      c.window = k.last_backward;
-      break;
-    default: {
-      // ZeRO-3 / FSDP: gather weights for forward and backward, reduce-scatter gradients, per micro-batch.
-      const double micro = static_cast<double>(t.global_batch) / (static_cast<double>(t.micro_batch) * dp);
-      c.total = (all_gather_time(fabric, size, dp) * 2.0 + reduce_scatter_time(fabric, size, dp)) * micro;
-      c.overlappable = c.total;
-      c.window = k.forward_backward;
-      break;
-    }
-  }
-  return c;
 }
 
 // Input pipeline ("barrel"): the slowest of host CPU, storage and the host-to-device copy.
@@ -197,24 +163,36 @@ void finish_power_cost(const Scenario& sc, Seconds job_time, Seconds cloud_job_t
 
 void estimate_training(const Scenario& sc, Estimate& e) {
   const TrainingConfig& t = *sc.training;
+  const ParallelConfig& par = sc.parallel;
   const GpuSpec& g = sc.system.gpu;
   const double scale = clock_scale(sc.system);
   const StepPlan plan = lower_training(sc);
-  const KernelSums k = time_plan(plan, g, scale, &e.ops);
+  const double micro = plan.micro_batches;
+  const KernelSums k = time_plan(plan, g, scale, &e.ops, micro);
+  const ParallelComm comm = parallel_comm(sc);
+
+  // One micro-batch through the slowest stage: kernels, their gaps and framework time, and the
+  // exposed tensor- and pipeline-parallel communication.
+  const Seconds gaps = g.efficiency.kernel_overhead * k.kernels + k.micro * g.efficiency.training_overhead;
+  const Seconds stage = k.micro + gaps + comm.tensor_per_microbatch + comm.pipeline_per_microbatch;
+  // 1F1B pipeline: m micro-batches plus a fill and drain of (p - 1) / v stage times.
+  const double fill = static_cast<double>(par.pipeline - 1) / par.virtual_stages;
 
   StepBreakdown& s = e.step;
-  s.compute = k.total;
-  s.gemm = k.compute_bound;
-  s.memory_bound = k.memory_bound;
-  s.kernels = k.kernels;
-  s.overhead = g.efficiency.kernel_overhead * k.kernels + k.total * g.efficiency.training_overhead;
-  s.launch_stall = launch_stall(g, k.kernels, t.cuda_graphs, s.compute + s.overhead, &s.host_launch);
+  s.compute = k.micro * micro + k.optimizer;
+  s.gemm = k.compute_bound * micro;
+  s.memory_bound = k.memory_bound * micro + k.optimizer;
+  s.kernels = k.kernels * micro + k.optimizer_kernels;
+  s.bubble = stage * fill;
+  const Seconds window = comm.data_hides_behind_all ? k.micro * micro : k.backward;
+  const Seconds hidden = std::min(comm.data_overlappable, window * g.efficiency.comm_overlap);
+  s.communication_total = comm.data_total + (comm.tensor_per_microbatch + comm.pipeline_per_microbatch) * micro;
+  s.communication = comm.data_total - hidden + (comm.tensor_per_microbatch + comm.pipeline_per_microbatch) * micro;
+  s.overhead = gaps * micro + g.efficiency.kernel_overhead * k.optimizer_kernels +
+               k.optimizer * g.efficiency.training_overhead;
+  s.launch_stall = launch_stall(g, s.kernels, t.cuda_graphs, s.compute + s.overhead, &s.host_launch);
   s.overhead += s.launch_stall;
-  const CommPlan c = data_parallel_comm(sc, k);
-  s.communication_total = c.total;
-  const Seconds hidden = std::min(c.overlappable, c.window * g.efficiency.comm_overlap);
-  s.communication = c.total - hidden;
-  const Seconds gpu_step = s.compute + s.overhead + s.communication;
+  const Seconds gpu_step = s.compute + s.overhead + s.communication + s.bubble;
   input_pipeline(sc, gpu_step, s);
   s.time = gpu_step + s.input_stall;
 
@@ -226,6 +204,7 @@ void estimate_training(const Scenario& sc, Estimate& e) {
   e.tokens_per_s_per_gpu = e.tokens_per_s / sc.system.gpus;
   e.samples_per_s = static_cast<double>(t.global_batch) / s.time.value();
   e.model_tflops_per_gpu = units::to_teraflops(plan.model_flops_per_gpu / s.time);
+  e.hardware_tflops_per_gpu = units::to_teraflops(plan.hardware_flops_per_gpu / s.time);
   e.mfu = (plan.model_flops_per_gpu / s.time) / e.peak;
   e.hfu = (plan.hardware_flops_per_gpu / s.time) / e.peak;
   e.tokens = t.tokens;
@@ -245,7 +224,7 @@ void estimate_inference(const Scenario& sc, Estimate& e) {
   const KernelSums kp = time_plan(prefill, g, scale, nullptr);
   const KernelSums kd = time_plan(decode, g, scale, &e.ops);
   auto with_overhead = [&](const KernelSums& k) {
-    const Seconds gpu = k.total + g.efficiency.kernel_overhead * k.kernels;
+    const Seconds gpu = k.micro + g.efficiency.kernel_overhead * k.kernels;
     Seconds host;
     return gpu + launch_stall(g, k.kernels, inf.cuda_graphs, gpu, &host);
   };
@@ -259,7 +238,7 @@ void estimate_inference(const Scenario& sc, Estimate& e) {
   e.inference = r;
 
   StepBreakdown& s = e.step;  // one decode step
-  s.compute = kd.total;
+  s.compute = kd.micro;
   s.gemm = kd.compute_bound;
   s.memory_bound = kd.memory_bound;
   s.kernels = kd.kernels;

@@ -2,34 +2,42 @@
 #include "gpusim/model/memory.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace gpusim {
 
 Bytes layer_activation_bytes(const ModelShape& m, double seq, double micro_batch, double e, bool flash,
-                             Recompute recompute) {
+                             Recompute recompute, double tp, bool sp) {
   const double h = static_cast<double>(m.hidden);
   const double sb = seq * micro_batch;
+  const double replicated_split = sp ? tp : 1.0;  // sequence parallelism splits what TP replicates
   if (recompute == Recompute::kFull) {
-    return Bytes(e * sb * h);  // only the layer input is kept
+    return Bytes(e * sb * h / replicated_split);  // only the layer input is kept
   }
   const double f = static_cast<double>(m.ffn_hidden);
   const double f_in = m.ffn == FfnKind::kSwiglu ? 2.0 * f : f;
-  // norm inputs and outputs (4h), Q/K/V (h + 2 kv), attention output (h), FFN in/out.
-  double per_token = 6.0 * h + 2.0 * static_cast<double>(m.kv_dim()) + f_in + f;
-  double bytes = e * sb * per_token;
+  // Replicated under tensor parallelism: the two norms' inputs and outputs (4h). Split across the
+  // tensor ranks: Q/K/V (h + 2 kv), the attention output (h) and the FFN input and output.
+  const double replicated = 4.0 * h;
+  const double split = 2.0 * h + 2.0 * static_cast<double>(m.kv_dim()) + f_in + f;
+  double bytes = e * sb * (replicated / replicated_split + split / tp);
+  const double heads = static_cast<double>(m.heads) / tp;
   if (flash) {
-    bytes += 4.0 * sb * static_cast<double>(m.heads);  // fp32 log-sum-exp per row
+    bytes += 4.0 * sb * heads;  // fp32 log-sum-exp per row
   } else if (recompute != Recompute::kSelective) {
-    bytes += e * static_cast<double>(m.heads) * seq * seq * micro_batch;  // softmax output
+    bytes += e * heads * seq * seq * micro_batch;  // softmax output
   }
   return Bytes(bytes);
 }
 
 MemoryBreakdown training_memory(const Scenario& sc) {
   const TrainingConfig& t = *sc.training;
+  const ParallelConfig& par = sc.parallel;
   const GpuSpec& g = sc.system.gpu;
   const ModelShape& m = sc.model;
-  const double n = total_params(m);
+  const double tp = par.tensor;
+  const double pp = par.pipeline;
+  const double n = total_params(m) / (tp * pp);  // parameters of one rank's shard
   const bool wide = t.precision == DType::kFp32 || t.precision == DType::kTf32;
   const double w_bytes = wide ? 4.0 : 2.0;
   const double g_bytes = wide ? 4.0 : 2.0;
@@ -45,8 +53,8 @@ MemoryBreakdown training_memory(const Scenario& sc) {
       o_bytes = wide ? 0.0 : 4.0;
       break;
   }
-  const double dp = sc.parallel.data;
-  const int zero = sc.parallel.zero;
+  const double dp = par.data;
+  const int zero = par.zero;
   MemoryBreakdown mb;
   mb.capacity = g.memory_capacity;
   mb.weights = Bytes(n * w_bytes / (zero >= 3 ? dp : 1.0));
@@ -54,19 +62,27 @@ MemoryBreakdown training_memory(const Scenario& sc) {
   mb.optimizer = Bytes(n * o_bytes / (zero >= 1 ? dp : 1.0));
   if (zero >= 3 && dp > 1) {
     // Gathered full weights of the layer being computed and the one prefetched.
-    mb.weights += Bytes(2.0 * count_params(m).per_layer * w_bytes);
+    mb.weights += Bytes(2.0 * count_params(m).per_layer / tp * w_bytes);
   }
 
   const double e = wide ? 4.0 : 2.0;
   const double s = static_cast<double>(t.seq_len);
   const double b = static_cast<double>(t.micro_batch);
-  const double layers = static_cast<double>(m.layers);
-  Bytes act = layer_activation_bytes(m, s, b, e, t.flash_attention, t.recompute) * layers;
-  if (t.recompute == Recompute::kFull) {
-    act += layer_activation_bytes(m, s, b, e, t.flash_attention, Recompute::kNone);
-  }
-  act += Bytes(2.0 * e * s * b * static_cast<double>(m.vocab));  // logits and their gradient
-  mb.activations = act;
+  const double layers = std::ceil(static_cast<double>(m.layers) / pp);
+  const double micro = static_cast<double>(t.global_batch) / (b * dp);
+  // 1F1B: the first stage holds the activations of up to p micro-batches; the last stage one,
+  // plus the logits and their gradient at the loss. The larger of the two is the GPU's need.
+  const double in_flight = std::min(pp, micro);
+  auto stage_activations = [&](double micro_batches) {
+    Bytes act = layer_activation_bytes(m, s, b, e, t.flash_attention, t.recompute, tp, par.sequence) *
+                (layers * micro_batches);
+    if (t.recompute == Recompute::kFull) {
+      act += layer_activation_bytes(m, s, b, e, t.flash_attention, Recompute::kNone, tp, par.sequence);
+    }
+    return act;
+  };
+  const Bytes logits(2.0 * e * s * b * static_cast<double>(m.vocab) / tp);
+  mb.activations = std::max(stage_activations(in_flight), stage_activations(1) + logits);
   const Bytes live = mb.weights + mb.gradients + mb.optimizer + mb.activations;
   mb.other = g.memory_reserved + live * g.fragmentation;
   return mb;

@@ -51,6 +51,7 @@ std::vector<Field> report_fields(const Estimate& e) {
       {"utilization", "mfu", e.mfu},
       {"utilization", "hfu", e.hfu},
       {"utilization", "model_tflops_per_gpu", e.model_tflops_per_gpu},
+      {"utilization", "hardware_tflops_per_gpu", e.hardware_tflops_per_gpu},
       {"utilization", "peak_tflops_per_gpu", units::to_teraflops(e.peak)},
       {"utilization", "dtype", std::string(to_string(e.dtype))},
       {"memory", "per_gpu_bytes", m.total().value()},

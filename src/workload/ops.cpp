@@ -2,6 +2,7 @@
 #include "gpusim/workload/ops.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace gpusim {
 namespace {
@@ -19,8 +20,16 @@ struct Pass {
   double kv_len = 1;    // key/value positions each query attends over
   bool flash = true;
   bool causal_square = true;  // training/prefill with causal mask: half the score matrix
+  double tp = 1;              // tensor-parallel degree: heads, FFN columns and vocabulary are split
+  bool sp = false;            // sequence parallelism: norms, residuals and dropout split too
   [[nodiscard]] double tokens() const { return seqs * q_len; }
+  // Bytes of an activation that tensor parallelism replicates (split only with sequence parallelism).
+  [[nodiscard]] double replicated(double bytes) const { return sp ? bytes / tp : bytes; }
 };
+
+// Megatron-LM tensor parallelism (Shoeybi et al. 2019): QKV and FFN-up split their output columns,
+// attention-out and FFN-down their input rows, the logits the vocabulary.
+enum class Split { kNone, kColumn, kRow };
 
 class Builder {
  public:
@@ -34,7 +43,13 @@ class Builder {
   }
   // Forward GEMM y[T,n] = x[T,k] · W[k,n] and, for backward, dgrad dx = dy · W^T and wgrad
   // dW = x^T · dy (fp32 accumulation of dW is written once per micro-batch in the weight dtype).
-  void linear(const std::string& name, const Pass& p, Phase ph, double n, double k, double count) {
+  void linear(const std::string& name, const Pass& p, Phase ph, double n, double k, double count,
+              Split split = Split::kNone) {
+    if (split == Split::kColumn) {
+      n /= p.tp;
+    } else if (split == Split::kRow) {
+      k /= p.tp;
+    }
     const double t = p.tokens();
     if (ph == Phase::kBackward) {
       if (p.gemm_dtype == DType::kFp8) {
@@ -60,9 +75,11 @@ class Builder {
   }
   void attention(const Pass& p, Phase ph, double count) {
     const ModelShape& m = *p.m;
-    const double h = static_cast<double>(m.hidden);
-    const double kv = static_cast<double>(m.kv_dim());
-    const double heads = static_cast<double>(m.heads);
+    // Each tensor-parallel rank holds heads / tp query heads and its share of K/V heads (a K/V
+    // head is replicated when there are fewer K/V heads than ranks).
+    const double h = static_cast<double>(m.hidden) / p.tp;
+    const double kv = std::max(static_cast<double>(m.kv_dim()) / p.tp, static_cast<double>(m.head_dim()));
+    const double heads = static_cast<double>(m.heads) / p.tp;
     const double hd = static_cast<double>(m.head_dim());
     const double t = p.tokens();
     const double mask = (m.causal && p.causal_square) ? 0.5 : 1.0;
@@ -121,17 +138,17 @@ void layer_forward(Builder& b, const Pass& p, Phase ph, double count) {
   const double kv = static_cast<double>(m.kv_dim());
   const double f = static_cast<double>(m.ffn_hidden);
   const double t = p.tokens();
-  b.mem("norm", ph, 2.0 * 2.0 * t * h * p.e, count);  // two norms: read x, write y
-  b.linear("qkv", p, ph, h + 2.0 * kv, h, count);
+  b.mem("norm", ph, p.replicated(2.0 * 2.0 * t * h * p.e), count);  // two norms: read x, write y
+  b.linear("qkv", p, ph, h + 2.0 * kv, h, count, Split::kColumn);
   if (m.position == PositionKind::kRope) {
-    b.mem("rope", ph, 2.0 * t * (h + kv) * p.e, count);
+    b.mem("rope", ph, 2.0 * t * (h + kv) * p.e / p.tp, count);
   }
   b.attention(p, ph, count);
-  b.linear("attn.out", p, ph, h, h, count);
-  b.mem("residual", ph, 2.0 * 3.0 * t * h * p.e, count);  // two adds: read 2, write 1
-  b.linear("ffn.up", p, ph, ffn_in(m), h, count);
-  b.mem(m.ffn == FfnKind::kSwiglu ? "swiglu" : "gelu", ph, (ffn_in(m) + f) * t * p.e, count);
-  b.linear("ffn.down", p, ph, h, f, count);
+  b.linear("attn.out", p, ph, h, h, count, Split::kRow);
+  b.mem("residual", ph, p.replicated(2.0 * 3.0 * t * h * p.e), count);  // two adds: read 2, write 1
+  b.linear("ffn.up", p, ph, ffn_in(m), h, count, Split::kColumn);
+  b.mem(m.ffn == FfnKind::kSwiglu ? "swiglu" : "gelu", ph, (ffn_in(m) + f) * t * p.e / p.tp, count);
+  b.linear("ffn.down", p, ph, h, f, count, Split::kRow);
 }
 
 void layer_backward(Builder& b, const Pass& p, double count) {
@@ -141,18 +158,18 @@ void layer_backward(Builder& b, const Pass& p, double count) {
   const double f = static_cast<double>(m.ffn_hidden);
   const double t = p.tokens();
   const Phase ph = Phase::kBackward;
-  b.linear("ffn.down", p, ph, h, f, count);
+  b.linear("ffn.down", p, ph, h, f, count, Split::kRow);
   // Activation backward reads its input and dy, writes dx.
-  b.mem(m.ffn == FfnKind::kSwiglu ? "swiglu.bwd" : "gelu.bwd", ph, (2.0 * ffn_in(m) + f) * t * p.e, count);
-  b.linear("ffn.up", p, ph, ffn_in(m), h, count);
-  b.linear("attn.out", p, ph, h, h, count);
+  b.mem(m.ffn == FfnKind::kSwiglu ? "swiglu.bwd" : "gelu.bwd", ph, (2.0 * ffn_in(m) + f) * t * p.e / p.tp, count);
+  b.linear("ffn.up", p, ph, ffn_in(m), h, count, Split::kColumn);
+  b.linear("attn.out", p, ph, h, h, count, Split::kRow);
   b.attention(p, ph, count);
   if (m.position == PositionKind::kRope) {
-    b.mem("rope.bwd", ph, 2.0 * t * (h + kv) * p.e, count);
+    b.mem("rope.bwd", ph, 2.0 * t * (h + kv) * p.e / p.tp, count);
   }
-  b.linear("qkv", p, ph, h + 2.0 * kv, h, count);
-  b.mem("norm.bwd", ph, 2.0 * 3.0 * t * h * p.e, count);      // read x and dy, write dx
-  b.mem("residual.bwd", ph, 2.0 * 3.0 * t * h * p.e, count);  // gradient sums at the branches
+  b.linear("qkv", p, ph, h + 2.0 * kv, h, count, Split::kColumn);
+  b.mem("norm.bwd", ph, p.replicated(2.0 * 3.0 * t * h * p.e), count);      // read x and dy, write dx
+  b.mem("residual.bwd", ph, p.replicated(2.0 * 3.0 * t * h * p.e), count);  // gradient sums at the branches
 }
 
 double optimizer_bytes_per_param(Optimizer o, DType precision) {
@@ -221,6 +238,7 @@ double training_flops_per_token(const ModelShape& m, double seq_len) {
 StepPlan lower_training(const Scenario& sc) {
   const TrainingConfig& tc = *sc.training;
   const ModelShape& m = sc.model;
+  const ParallelConfig& par = sc.parallel;
   StepPlan plan;
   Pass p = base_pass(sc);
   p.gemm_dtype = tc.precision;
@@ -233,46 +251,57 @@ StepPlan lower_training(const Scenario& sc) {
   p.q_len = static_cast<double>(tc.seq_len);
   p.kv_len = p.q_len;
   p.flash = tc.flash_attention;
+  p.tp = par.tensor;
+  p.sp = par.sequence;
 
-  const double accum = static_cast<double>(tc.global_batch) / (static_cast<double>(tc.micro_batch) * sc.parallel.data);
-  const double per_layer = static_cast<double>(m.layers) * accum;
+  // One micro-batch through one pipeline stage: the last one, which holds the output layer and
+  // is the slowest; with a single stage it also holds the embedding.
+  const double layers = std::ceil(static_cast<double>(m.layers) / par.pipeline);
   const double h = static_cast<double>(m.hidden);
   const double v = static_cast<double>(m.vocab);
   const double t = p.tokens();
   Builder b(plan.ops);
-
-  b.mem("embedding", Phase::kForward, 2.0 * t * h * p.e, accum);
-  layer_forward(b, p, Phase::kForward, per_layer);
-  b.mem("final_norm", Phase::kForward, 2.0 * t * h * p.e, accum);
-  b.linear("logits", p, Phase::kForward, v, h, accum);
-  // Fused softmax-cross-entropy: two reads of the logits forward, one read and one write backward.
-  b.mem("cross_entropy", Phase::kForward, 2.0 * t * v * p.e, accum);
-  b.mem("cross_entropy.bwd", Phase::kBackward, 2.0 * t * v * p.e, accum);
-  b.linear("logits", p, Phase::kBackward, v, h, accum);
-  b.mem("final_norm.bwd", Phase::kBackward, 3.0 * t * h * p.e, accum);
-  if (tc.recompute == Recompute::kFull) {
-    layer_forward(b, p, Phase::kRecompute, per_layer);
-  } else if (tc.recompute == Recompute::kSelective && !tc.flash_attention) {
-    b.attention(p, Phase::kRecompute, per_layer);
+  if (par.pipeline == 1) {
+    b.mem("embedding", Phase::kForward, p.replicated(2.0 * t * h * p.e), 1);
   }
-  layer_backward(b, p, per_layer);
-  // Embedding backward: scatter-add of dy into fp32 gradient rows (read-modify-write).
-  b.mem("embedding.bwd", Phase::kBackward, t * h * (p.e + 8.0), accum);
+  layer_forward(b, p, Phase::kForward, layers);
+  b.mem("final_norm", Phase::kForward, p.replicated(2.0 * t * h * p.e), 1);
+  b.linear("logits", p, Phase::kForward, v, h, 1, Split::kColumn);
+  // Fused softmax-cross-entropy over the rank's vocabulary shard: two reads of the logits forward,
+  // one read and one write backward.
+  b.mem("cross_entropy", Phase::kForward, 2.0 * t * v * p.e / p.tp, 1);
+  b.mem("cross_entropy.bwd", Phase::kBackward, 2.0 * t * v * p.e / p.tp, 1);
+  b.linear("logits", p, Phase::kBackward, v, h, 1, Split::kColumn);
+  b.mem("final_norm.bwd", Phase::kBackward, p.replicated(3.0 * t * h * p.e), 1);
+  if (tc.recompute == Recompute::kFull) {
+    layer_forward(b, p, Phase::kRecompute, layers);
+  } else if (tc.recompute == Recompute::kSelective && !tc.flash_attention) {
+    b.attention(p, Phase::kRecompute, layers);
+  }
+  layer_backward(b, p, layers);
+  if (par.pipeline == 1) {
+    // Embedding backward: scatter-add of dy into fp32 gradient rows (read-modify-write).
+    b.mem("embedding.bwd", Phase::kBackward, p.replicated(t * h * (p.e + 8.0)), 1);
+  }
 
-  const double params = total_params(m);
-  const double shard = sc.parallel.zero >= 1 ? static_cast<double>(sc.parallel.data) : 1.0;
-  b.mem("optimizer", Phase::kOptimizer, params / shard * optimizer_bytes_per_param(tc.optimizer, tc.precision), 1.0);
+  const double params_per_rank = total_params(m) / (static_cast<double>(par.tensor) * par.pipeline);
+  const double shard = par.zero >= 1 ? static_cast<double>(par.data) : 1.0;
+  b.mem("optimizer", Phase::kOptimizer,
+        params_per_rank / shard * optimizer_bytes_per_param(tc.optimizer, tc.precision), 1.0);
 
-  plan.micro_batches = accum;
-  plan.tokens_per_gpu = t * accum;
-  plan.model_flops_per_gpu = Flop(training_flops_per_token(m, p.q_len) * plan.tokens_per_gpu);
+  plan.micro_batches = static_cast<double>(tc.global_batch) / (static_cast<double>(tc.micro_batch) * par.data);
+  // Tokens that pass through this GPU's model shard per step (all of its data-parallel rank's).
+  plan.tokens_per_gpu = t * plan.micro_batches;
+  const double gpus = static_cast<double>(par.tensor) * par.pipeline * par.data;
+  plan.model_flops_per_gpu = Flop(training_flops_per_token(m, p.q_len) *
+                                  static_cast<double>(tc.global_batch) * static_cast<double>(tc.seq_len) / gpus);
   double recompute = 0;
   for (const Op& op : plan.ops) {
     if (op.phase == Phase::kRecompute) {
       recompute += op.flops.value() * op.count;
     }
   }
-  plan.hardware_flops_per_gpu = plan.model_flops_per_gpu + Flop(recompute);
+  plan.hardware_flops_per_gpu = plan.model_flops_per_gpu + Flop(recompute * plan.micro_batches);
   return plan;
 }
 

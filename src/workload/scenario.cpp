@@ -245,6 +245,27 @@ void read_inference(Reader& r, Scenario& sc) {
   sc.inference = inf;
 }
 
+// The constraints of a parallel layout, each with its failing numbers.
+void check_layout(Reader& r, const ModelShape& m, const ParallelConfig& p) {
+  auto n = [](auto v) { return std::to_string(v); };
+  if (p.tensor > 1 && m.heads % p.tensor != 0) {
+    r.error("tensor", "tensor (" + n(p.tensor) + ") must divide the attention heads (" + n(m.heads) + ")");
+  }
+  if (p.tensor > 1 && m.ffn_hidden % p.tensor != 0) {
+    r.error("tensor", "tensor (" + n(p.tensor) + ") must divide ffn_hidden (" + n(m.ffn_hidden) + ")");
+  }
+  if (m.layers % (static_cast<std::int64_t>(p.pipeline) * p.virtual_stages) != 0) {
+    r.error("pipeline", "pipeline x virtual_stages = " + n(p.pipeline) + " x " + n(p.virtual_stages) + " = " +
+                            n(p.pipeline * p.virtual_stages) + " must divide the layers (" + n(m.layers) + ")");
+  }
+  if (p.sequence && p.tensor == 1) {
+    r.error("sequence", "sequence parallelism splits along the tensor-parallel ranks: it needs tensor > 1");
+  }
+  if (p.virtual_stages > 1 && p.pipeline == 1) {
+    r.error("virtual_stages", "virtual stages interleave pipeline stages: they need pipeline > 1");
+  }
+}
+
 void read_parallel(Reader* r, Scenario& sc) {
   ParallelConfig& p = sc.parallel;
   const int gpus = sc.system.gpus;
@@ -262,11 +283,7 @@ void read_parallel(Reader* r, Scenario& sc) {
   if (p.zero > 3) {
     r->error("zero", "expected a ZeRO stage 0..3, got " + std::to_string(p.zero));
   }
-  if (p.tensor > 1 || p.pipeline > 1 || p.virtual_stages > 1 || p.sequence) {
-    r->error(p.tensor > 1 ? "tensor" : (p.pipeline > 1 ? "pipeline" : (p.sequence ? "sequence" : "virtual_stages")),
-             "tensor, pipeline and sequence parallelism are not modelled yet (the scale-out issue); use data "
-             "parallelism with zero = 0..3");
-  }
+  check_layout(*r, sc.model, p);
   if (p.tensor * p.pipeline * p.data != gpus) {
     r->error("data", "tensor x pipeline x data = " + std::to_string(p.tensor) + " x " + std::to_string(p.pipeline) +
                          " x " + std::to_string(p.data) + " = " + std::to_string(p.tensor * p.pipeline * p.data) +

@@ -2,8 +2,10 @@
 // memory, time-to-train, power, energy, carbon, cost, bottleneck and advice. `estimate` runs the
 // stage functions in order; reporters only format what is here.
 //
-// Step model (training, one optimizer step):
-//   kernels  = Σ op time (kernel model) over forward, backward, recompute and optimizer
+// Step model (training, one optimizer step; parallel communication in parallel.hpp):
+//   stage    = one micro-batch through the slowest pipeline stage: Σ op time + kernel gaps +
+//              training_overhead × kernels + exposed tensor- and pipeline-parallel communication
+//   pipeline = m · stage + bubble, bubble = (p − 1) / v · stage (1F1B, v virtual stages)
 //   overhead = Σ kernel launches × kernel_overhead + training_overhead × kernels
 //              + launch stall: max(0, kernels × host launch cost − GPU time) (eager or CUDA graph)
 //   comm     = data-parallel gradient (and ZeRO-3 parameter) collectives, of which
@@ -82,6 +84,7 @@ struct Estimate {
   double mfu = 0;
   double hfu = 0;
   double model_tflops_per_gpu = 0;
+  double hardware_tflops_per_gpu = 0;  // including recomputation (what Megatron-LM reports)
   MemoryBreakdown memory;
   double params = 0;
 

@@ -3,7 +3,8 @@
 // gradients 2N, fp32 optimizer states K·N (AdamW: master + m + v = 12N; SGD with momentum 8N;
 // Adafactor 4N), i.e. 16 bytes per parameter for AdamW; fp32/tf32 training: 4N + 4N + 8N.
 // ZeRO-1 shards the optimizer states over the data-parallel ranks, ZeRO-2 also the gradients,
-// ZeRO-3 also the weights.
+// ZeRO-3 also the weights. Tensor (t) and pipeline (p) parallelism give each rank N/(t·p).
+// Pipeline: the first stage holds min(p, m) micro-batches of activations in flight (1F1B).
 // Activations per layer (Korthikanti et al. 2022, generalised to GQA and swiglu, no dropout):
 // bytes = e·s·b·(6h + 2·kv_dim + ffn_in + ffn) + (without flash attention) e·a·s²·b; full
 // recompute keeps only the layer inputs e·s·b·h plus one layer's working set. The logits and
@@ -30,8 +31,9 @@ struct MemoryBreakdown {
 
 MemoryBreakdown training_memory(const Scenario& sc);
 MemoryBreakdown inference_memory(const Scenario& sc);
-// Activation bytes of one layer for one micro-batch (exposed for tests and advice).
+// Activation bytes of one layer for one micro-batch on one tensor-parallel rank (Korthikanti et
+// al. 2022: without SP s·b·h·(10 + 24/t) with dropout; with SP everything divides by t).
 Bytes layer_activation_bytes(const ModelShape& m, double seq, double micro_batch, double elem_bytes, bool flash,
-                             Recompute recompute);
+                             Recompute recompute, double tp = 1.0, bool sp = false);
 
 }  // namespace gpusim

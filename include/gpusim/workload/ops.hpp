@@ -31,13 +31,15 @@ struct Op {
   double batch = 1;            // independent GEMMs in one kernel (batched attention scores)
   Flop flops;                  // per instance (all of `batch`)
   Bytes bytes;                 // DRAM traffic per instance
-  double count = 1;            // instances per step on one GPU
+  double count = 1;            // instances per micro-batch (per step for the optimizer) on one GPU
 };
 
+// Training: the ops of one micro-batch through the slowest pipeline stage of one tensor-parallel
+// rank (forward, backward, recompute), plus the optimizer step, counted once per step.
 struct StepPlan {
   std::vector<Op> ops;
-  double tokens_per_gpu = 0;    // tokens one GPU processes per step
-  double micro_batches = 1;     // gradient-accumulation steps per optimizer step
+  double tokens_per_gpu = 0;    // tokens one data-parallel rank processes per step
+  double micro_batches = 1;     // micro-batches per optimizer step per data-parallel rank
   Flop model_flops_per_gpu;     // per step, for MFU (no recompute)
   Flop hardware_flops_per_gpu;  // per step, including recompute, for HFU
 };
@@ -48,7 +50,7 @@ Op gemm_op(const std::string& name, Phase phase, DType dtype, double m, double n
 // A standalone GEMM of `dtype` as a benchmark runs it (fp8 writes a 16-bit result).
 Op benchmark_gemm(DType dtype, double m, double n, double k);
 
-// One training step on one data-parallel rank.
+// One training step on one GPU (tensor, pipeline and data parallel as the scenario says).
 StepPlan lower_training(const Scenario& sc);
 // Inference: the prefill of `batch` prompts, and one decode step at context length `context`.
 StepPlan lower_prefill(const Scenario& sc);
