@@ -9,6 +9,7 @@
 #include "gpusim/model/comm.hpp"
 #include "gpusim/model/kernel.hpp"
 #include "gpusim/model/parallel.hpp"
+#include "gpusim/model/training_step.hpp"
 #include "model/advice.hpp"
 
 namespace gpusim {
@@ -39,17 +40,7 @@ double clock_scale(const SystemConfig& sys) {
   return ratio >= 1.0 ? 1.0 : std::cbrt(ratio);
 }
 
-// Kernel time of a plan. Training plans hold one micro-batch (forward, backward, recompute) plus
-// the optimizer step; inference plans one pass (everything in `micro`).
-struct KernelSums {
-  Seconds micro;            // all kernels of one micro-batch (or pass)
-  Seconds compute_bound;    // of `micro`
-  Seconds memory_bound;     // of `micro`
-  Seconds backward;         // backward and recompute of one micro-batch
-  double kernels = 0;       // per micro-batch
-  Seconds optimizer;        // once per step
-  double optimizer_kernels = 0;
-};
+using KernelSums = StepKernels;
 
 // `repeat` scales per-micro-batch ops in the shares (micro-batches a GPU runs per step).
 KernelSums time_plan(const StepPlan& plan, const GpuSpec& gpu, double scale, std::vector<OpShare>* shares,
@@ -171,28 +162,9 @@ void estimate_training(const Scenario& sc, Estimate& e) {
   const KernelSums k = time_plan(plan, g, scale, &e.ops, micro);
   const ParallelComm comm = parallel_comm(sc);
 
-  // One micro-batch through the slowest stage: kernels, their gaps and framework time, and the
-  // exposed tensor- and pipeline-parallel communication.
-  const Seconds gaps = g.efficiency.kernel_overhead * k.kernels + k.micro * g.efficiency.training_overhead;
-  const Seconds stage = k.micro + gaps + comm.tensor_per_microbatch + comm.pipeline_per_microbatch;
-  // 1F1B pipeline: m micro-batches plus a fill and drain of (p - 1) / v stage times.
-  const double fill = static_cast<double>(par.pipeline - 1) / par.virtual_stages;
-
   StepBreakdown& s = e.step;
-  s.compute = k.micro * micro + k.optimizer;
-  s.gemm = k.compute_bound * micro;
-  s.memory_bound = k.memory_bound * micro + k.optimizer;
-  s.kernels = k.kernels * micro + k.optimizer_kernels;
-  s.bubble = stage * fill;
-  const Seconds window = comm.data_hides_behind_all ? k.micro * micro : k.backward;
-  const Seconds hidden = std::min(comm.data_overlappable, window * g.efficiency.comm_overlap);
-  s.communication_total = comm.data_total + (comm.tensor_per_microbatch + comm.pipeline_per_microbatch) * micro;
-  s.communication = comm.data_total - hidden + (comm.tensor_per_microbatch + comm.pipeline_per_microbatch) * micro;
-  s.overhead = gaps * micro + g.efficiency.kernel_overhead * k.optimizer_kernels +
-               k.optimizer * g.efficiency.training_overhead;
-  s.launch_stall = launch_stall(g, s.kernels, t.cuda_graphs, s.compute + s.overhead, &s.host_launch);
-  s.overhead += s.launch_stall;
-  const Seconds gpu_step = s.compute + s.overhead + s.communication + s.bubble;
+  s = combine_step(k, micro, comm, par, g, t.cuda_graphs);
+  const Seconds gpu_step = s.time;
   input_pipeline(sc, gpu_step, s);
   s.time = gpu_step + s.input_stall;
 

@@ -31,10 +31,11 @@ Bytes layer_activation_bytes(const ModelShape& m, double seq, double micro_batch
 }
 
 MemoryBreakdown training_memory(const Scenario& sc) {
-  const TrainingConfig& t = *sc.training;
-  const ParallelConfig& par = sc.parallel;
-  const GpuSpec& g = sc.system.gpu;
-  const ModelShape& m = sc.model;
+  return training_memory(sc.model, *sc.training, sc.parallel, sc.system.gpu);
+}
+
+MemoryBreakdown training_memory(const ModelShape& m, const TrainingConfig& t, const ParallelConfig& par,
+                                const GpuSpec& g) {
   const double tp = par.tensor;
   const double pp = par.pipeline;
   const double n = total_params(m) / (tp * pp);  // parameters of one rank's shard

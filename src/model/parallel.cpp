@@ -6,20 +6,21 @@
 
 namespace gpusim {
 
-Fabric data_parallel_fabric(const Scenario& sc) {
-  Fabric f = make_fabric(sc.system);
-  const int per_node = std::max(1, sc.system.gpus_per_node / sc.parallel.tensor);
-  f.gpus_per_node = std::min(per_node, sc.parallel.data);
-  f.nodes = (sc.parallel.data + f.gpus_per_node - 1) / f.gpus_per_node;
+Fabric data_parallel_fabric(const Fabric& node, int gpus_per_node, const ParallelConfig& p) {
+  Fabric f = node;
+  const int per_node = std::max(1, gpus_per_node / p.tensor);
+  f.gpus_per_node = std::min(per_node, p.data);
+  f.nodes = (p.data + f.gpus_per_node - 1) / f.gpus_per_node;
   return f;
 }
 
 ParallelComm parallel_comm(const Scenario& sc) {
+  return parallel_comm(make_fabric(sc.system), sc.system.gpus_per_node, sc.model, *sc.training, sc.parallel);
+}
+
+ParallelComm parallel_comm(const Fabric& node, int gpus_per_node, const ModelShape& m, const TrainingConfig& t,
+                           const ParallelConfig& p) {
   ParallelComm c;
-  const TrainingConfig& t = *sc.training;
-  const ParallelConfig& p = sc.parallel;
-  const ModelShape& m = sc.model;
-  const Fabric node = make_fabric(sc.system);
   const bool wide = t.precision == DType::kFp32 || t.precision == DType::kTf32;
   const double e = wide ? 4.0 : 2.0;
   const double activation = static_cast<double>(t.micro_batch) * static_cast<double>(t.seq_len) *
@@ -33,14 +34,14 @@ ParallelComm parallel_comm(const Scenario& sc) {
   }
   if (p.pipeline > 1) {
     // Neighbouring stages sit in different nodes once a stage fills a node (pipeline outermost).
-    const bool across_nodes = p.tensor * p.data >= sc.system.gpus_per_node;
+    const bool across_nodes = p.tensor * p.data >= gpus_per_node;
     const BytesPerSecond bw = across_nodes ? node.inter_bus : node.intra_bus;
     const Seconds alpha = across_nodes ? node.inter_alpha : node.intra_alpha;
     const Bytes send(activation / p.tensor);
     c.pipeline_per_microbatch = (send / bw + alpha) * (2.0 * p.virtual_stages);
   }
   if (p.data > 1) {
-    const Fabric f = data_parallel_fabric(sc);
+    const Fabric f = data_parallel_fabric(node, gpus_per_node, p);
     const Bytes grads(total_params(m) / (static_cast<double>(p.tensor) * p.pipeline) * e);
     switch (p.zero) {
       case 0:

@@ -34,11 +34,14 @@ enum class Split { kNone, kColumn, kRow };
 class Builder {
  public:
   explicit Builder(std::vector<Op>& ops) : ops_(ops) {}
+  // Ops added from now on belong to `s`.
+  void scope(Scope s) { scope_ = s; }
 
   void gemm(const std::string& name, Phase ph, DType dt, double m, double n, double k, double count, double ea,
             double eb, double ec) {
     Op op = gemm_op(name, ph, dt, m, n, k, ea, eb, ec);
     op.count = count;
+    op.scope = scope_;
     ops_.push_back(op);
   }
   // Forward GEMM y[T,n] = x[T,k] · W[k,n] and, for backward, dgrad dx = dy · W^T and wgrad
@@ -71,6 +74,7 @@ class Builder {
     op.phase = ph;
     op.bytes = Bytes(bytes);
     op.count = count;
+    op.scope = scope_;
     ops_.push_back(op);
   }
   void attention(const Pass& p, Phase ph, double count) {
@@ -96,6 +100,7 @@ class Builder {
       // Forward reads Q, K, V and writes O; backward reads Q, K, V, O, dO and writes dQ, dK, dV.
       op.bytes = Bytes(bwd ? (4.0 * t * h * p.e + 2.0 * kv_read) : (2.0 * t * h * p.e + kv_read));
       op.count = count;
+      op.scope = scope_;
       ops_.push_back(op);
       return;
     }
@@ -117,6 +122,7 @@ class Builder {
       op.flops = Flop(factor * 2.0 * p.q_len * p.kv_len * hd * b);
       op.bytes = Bytes(factor * gemm_bytes);
       op.count = count;
+      op.scope = scope_;
       ops_.push_back(op);
     };
     batched(bwd ? "attention.scores.bwd" : "attention.scores", bwd ? 2.0 : 1.0);
@@ -126,6 +132,7 @@ class Builder {
 
  private:
   std::vector<Op>& ops_;
+  Scope scope_ = Scope::kLayer;
 };
 
 double ffn_in(const ModelShape& m) {
@@ -231,6 +238,12 @@ Op benchmark_gemm(DType dtype, double m, double n, double k) {
   return gemm_op("gemm", Phase::kForward, dtype, m, n, k, in, in, dtype == DType::kFp8 ? 2.0 : in);
 }
 
+Bytes optimizer_step_bytes(const ModelShape& m, const TrainingConfig& tc, const ParallelConfig& par) {
+  const double params_per_rank = total_params(m) / (static_cast<double>(par.tensor) * par.pipeline);
+  const double shard = par.zero >= 1 ? static_cast<double>(par.data) : 1.0;
+  return Bytes(params_per_rank / shard * optimizer_bytes_per_param(tc.optimizer, tc.precision));
+}
+
 double training_flops_per_token(const ModelShape& m, double seq_len) {
   return 6.0 * matmul_params(m) + 12.0 * static_cast<double>(m.layers) * static_cast<double>(m.hidden) * seq_len;
 }
@@ -262,9 +275,12 @@ StepPlan lower_training(const Scenario& sc) {
   const double t = p.tokens();
   Builder b(plan.ops);
   if (par.pipeline == 1) {
+    b.scope(Scope::kEmbedding);
     b.mem("embedding", Phase::kForward, p.replicated(2.0 * t * h * p.e), 1);
   }
+  b.scope(Scope::kLayer);
   layer_forward(b, p, Phase::kForward, layers);
+  b.scope(Scope::kHead);
   b.mem("final_norm", Phase::kForward, p.replicated(2.0 * t * h * p.e), 1);
   b.linear("logits", p, Phase::kForward, v, h, 1, Split::kColumn);
   // Fused softmax-cross-entropy over the rank's vocabulary shard: two reads of the logits forward,
@@ -273,6 +289,7 @@ StepPlan lower_training(const Scenario& sc) {
   b.mem("cross_entropy.bwd", Phase::kBackward, 2.0 * t * v * p.e / p.tp, 1);
   b.linear("logits", p, Phase::kBackward, v, h, 1, Split::kColumn);
   b.mem("final_norm.bwd", Phase::kBackward, p.replicated(3.0 * t * h * p.e), 1);
+  b.scope(Scope::kLayer);
   if (tc.recompute == Recompute::kFull) {
     layer_forward(b, p, Phase::kRecompute, layers);
   } else if (tc.recompute == Recompute::kSelective && !tc.flash_attention) {
@@ -280,14 +297,13 @@ StepPlan lower_training(const Scenario& sc) {
   }
   layer_backward(b, p, layers);
   if (par.pipeline == 1) {
+    b.scope(Scope::kEmbedding);
     // Embedding backward: scatter-add of dy into fp32 gradient rows (read-modify-write).
     b.mem("embedding.bwd", Phase::kBackward, p.replicated(t * h * (p.e + 8.0)), 1);
   }
 
-  const double params_per_rank = total_params(m) / (static_cast<double>(par.tensor) * par.pipeline);
-  const double shard = par.zero >= 1 ? static_cast<double>(par.data) : 1.0;
-  b.mem("optimizer", Phase::kOptimizer,
-        params_per_rank / shard * optimizer_bytes_per_param(tc.optimizer, tc.precision), 1.0);
+  b.scope(Scope::kOptimizer);
+  b.mem("optimizer", Phase::kOptimizer, optimizer_step_bytes(m, tc, par).value(), 1.0);
 
   plan.micro_batches = static_cast<double>(tc.global_batch) / (static_cast<double>(tc.micro_batch) * par.data);
   // Tokens that pass through this GPU's model shard per step (all of its data-parallel rank's).

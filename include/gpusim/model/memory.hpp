@@ -30,6 +30,9 @@ struct MemoryBreakdown {
 };
 
 MemoryBreakdown training_memory(const Scenario& sc);
+// The same for any layout (the planner evaluates many without building scenarios).
+MemoryBreakdown training_memory(const ModelShape& m, const TrainingConfig& t, const ParallelConfig& par,
+                                const GpuSpec& g);
 MemoryBreakdown inference_memory(const Scenario& sc);
 // Activation bytes of one layer for one micro-batch on one tensor-parallel rank (Korthikanti et
 // al. 2022: without SP s·b·h·(10 + 24/t) with dropout; with SP everything divides by t).

@@ -26,9 +26,12 @@ struct ParallelComm {
 };
 
 ParallelComm parallel_comm(const Scenario& sc);
+// The same for any layout over a node fabric built once (the planner's fast path).
+ParallelComm parallel_comm(const Fabric& node, int gpus_per_node, const ModelShape& m, const TrainingConfig& t,
+                           const ParallelConfig& p);
 
 // The fabric a data-parallel group sees: its members inside one node share NVLink; across nodes
 // each GPU uses its share of the NICs.
-Fabric data_parallel_fabric(const Scenario& sc);
+Fabric data_parallel_fabric(const Fabric& node, int gpus_per_node, const ParallelConfig& p);
 
 }  // namespace gpusim

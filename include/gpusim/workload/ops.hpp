@@ -19,6 +19,9 @@ namespace gpusim {
 
 enum class Phase { kForward, kBackward, kRecompute, kOptimizer };
 enum class OpKind { kGemm, kAttention, kMemoryBound };
+// Where an op sits in the model: a transformer layer (repeated per layer of the stage), the
+// embedding (first pipeline stage), the output head (last stage), or the optimizer step.
+enum class Scope { kLayer, kEmbedding, kHead, kOptimizer };
 const char* to_string(Phase p);  // "fwd", "bwd", "recompute", "optimizer"
 
 struct Op {
@@ -32,6 +35,7 @@ struct Op {
   Flop flops;                  // per instance (all of `batch`)
   Bytes bytes;                 // DRAM traffic per instance
   double count = 1;            // instances per micro-batch (per step for the optimizer) on one GPU
+  Scope scope = Scope::kLayer;
 };
 
 // Training: the ops of one micro-batch through the slowest pipeline stage of one tensor-parallel
@@ -55,6 +59,9 @@ StepPlan lower_training(const Scenario& sc);
 // Inference: the prefill of `batch` prompts, and one decode step at context length `context`.
 StepPlan lower_prefill(const Scenario& sc);
 StepPlan lower_decode(const Scenario& sc, double context);
+
+// DRAM bytes of one optimizer step on one rank (its N/(t·p) parameters, sharded by ZeRO >= 1).
+Bytes optimizer_step_bytes(const ModelShape& m, const TrainingConfig& tc, const ParallelConfig& par);
 
 // Model FLOPs per token of training (6·N + 12·L·h·s).
 double training_flops_per_token(const ModelShape& m, double seq_len);
