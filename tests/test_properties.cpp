@@ -1,5 +1,6 @@
 // Properties the step model must keep whatever its parameters.
 #include "gpusim/model/estimate.hpp"
+#include "gpusim/model/plan.hpp"
 #include "helpers.hpp"
 
 using namespace gpusim;
@@ -94,4 +95,70 @@ output_tokens = 128
   CHECK_THAT(eager.bottleneck_reason, Catch::StartsWith("launch-bound"));
   const Estimate graphs = estimate_core(test::scenario(toml, {{"inference.cuda_graphs", "true"}}));
   CHECK(graphs.step.time < eager.step.time);
+}
+
+TEST_CASE("plan times a layout exactly as estimate does", "[plan]") {
+  const Scenario sc = test::scenario(R"(name = "plan"
+[system]
+gpu = "a100-sxm4-80gb"
+gpus = 64
+[model]
+preset = "llama2-13b"
+[training]
+tokens = 1e10
+seq_len = 4096
+global_batch = 256
+micro_batch = 1
+)");
+  PlanOptions o;
+  o.top = 5;
+  const PlanResult r = plan(sc, o);
+  REQUIRE(r.best.size() == 5);
+  CHECK(r.evaluated > 100);
+  for (const PlanRow& row : r.best) {
+    INFO(describe(row.layout));
+    const Estimate e = estimate_core(with_layout(sc, row.layout));
+    CHECK(e.step.time.value() == Approx(row.step.time.value()).epsilon(1e-9));
+    CHECK(e.memory.total().value() == Approx(row.memory.value()).epsilon(1e-9));
+    CHECK(e.memory.fits());
+  }
+  for (std::size_t i = 1; i < r.best.size(); ++i) {
+    CHECK(r.best[i - 1].train_time <= r.best[i].train_time);
+  }
+}
+
+TEST_CASE("plan with nothing that fits says what was closest", "[plan]") {
+  const Scenario sc = test::scenario(R"(name = "too big"
+[system]
+gpu = "rtx4090"
+gpus = 2
+gpus_per_node = 2
+[model]
+preset = "llama2-70b"
+[training]
+tokens = 1e9
+seq_len = 4096
+global_batch = 8
+micro_batch = 1
+)");
+  const PlanResult r = plan(sc, PlanOptions{});
+  CHECK(r.best.empty());
+  REQUIRE(r.closest.has_value());
+  CHECK(r.closest->memory > sc.system.gpu.memory_capacity);
+  REQUIRE_FALSE(r.infeasible.empty());
+  CHECK_THAT(r.infeasible[0], Catch::Contains("do not fit"));
+}
+
+TEST_CASE("plan searches more GPU counts when asked", "[plan]") {
+  const Scenario sc = test::scenario(test::kSmallTraining);
+  PlanOptions o;
+  o.max_gpus = 64;
+  const PlanResult r = plan(sc, o);
+  REQUIRE_FALSE(r.best.empty());
+  CHECK(r.best.front().layout.gpus >= 8);
+  bool more = false;
+  for (const auto& row : r.best) {
+    more = more || row.layout.gpus > 8;
+  }
+  CHECK(more);
 }

@@ -56,6 +56,7 @@ constexpr const char* kUsage =
     "usage:\n"
     "  gpusim estimate SCENARIO [--gpu ID] [--set KEY=VALUE]... [--format text|json|csv] [-o FILE]\n"
     "  gpusim compare  SCENARIO --gpus ID,ID,... [--format text|json|csv] [-o FILE]\n"
+    "  gpusim plan     SCENARIO [--top N] [--objective time|cost] [--max-gpus N]\n"
     "  gpusim roofline --gpu ID [SCENARIO] [--dtype D] [--svg FILE] [--format text|json]\n"
     "  gpusim validate MEASUREMENTS... [--format text|json|csv] [--fail-above PCT]\n"
     "  gpusim calibrate MEASUREMENTS... -o DIR\n"
@@ -87,6 +88,9 @@ int main(int argc, char** argv) {
     }
     if (cmd == "specs") {
       return gpusim::cli::run_specs(args);
+    }
+    if (cmd == "plan") {
+      return gpusim::cli::run_plan(args);
     }
     if (cmd == "roofline") {
       return gpusim::cli::run_roofline(args);
