@@ -106,3 +106,36 @@ TEST_CASE("ZeRO-1 exposes the weight all-gather that follows the optimizer step"
   CHECK(e.step.communication_total.value() ==
         Approx(reduce_scatter_time(f, weights, 8).value() + all_gather_time(f, weights, 8).value()));
 }
+
+TEST_CASE("small all-reduces take the tree: 2 S/B + 2 ceil(log2 n) alpha", "[comm]") {
+  const Bytes S(1e3);
+  const BytesPerSecond B(100e9);
+  const Seconds alpha(5e-6);
+  const int n = 64;
+  CHECK(tree_allreduce(S, n, B, alpha).value() == Approx(2 * 1e3 / 100e9 + 2 * 6 * 5e-6));
+  // across nodes (one GPU per node): latency-bound sizes take the tree's 12 alpha, not the ring's 126
+  Fabric f;
+  f.gpus_per_node = 1;
+  f.inter_bus = B;
+  f.inter_alpha = alpha;
+  CHECK(allreduce_time(f, S, n).value() == Approx(tree_allreduce(S, n, B, alpha).value()));
+  // bandwidth-bound: the ring's 2(n-1)/n S/B beats the tree's 2 S/B
+  const Bytes big(1e10);
+  CHECK(allreduce_time(f, big, n).value() == Approx(ring_allreduce(big, n, B, alpha).value()));
+}
+
+TEST_CASE("all-to-all sends (local-1)/n over NVLink and (n-local)/n over the NICs at once", "[comm]") {
+  Fabric f;
+  f.gpus_per_node = 8;
+  f.intra_bus = BytesPerSecond(300e9);
+  f.intra_alpha = Seconds(1e-6);
+  f.inter_bus = BytesPerSecond(25e9);
+  f.inter_alpha = Seconds(5e-6);
+  const Bytes S(1e9);
+  const double n = 16;
+  const double intra = 1e9 * 7 / n / 300e9 + 7 * 1e-6;
+  const double inter = 1e9 * 8 / n / 25e9 + 8 * 5e-6;
+  CHECK(all_to_all_time(f, S, 16).value() == Approx(std::max(intra, inter)));
+  CHECK(broadcast_time(f, S, 16).value() == Approx(1e9 / 25e9 + 4 * 5e-6));
+  CHECK(p2p_time(S, BytesPerSecond(50e9), Seconds(2e-6)).value() == Approx(1e9 / 50e9 + 2e-6));
+}

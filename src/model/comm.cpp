@@ -2,6 +2,7 @@
 #include "gpusim/model/comm.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "gpusim/spec/diagnostics.hpp"
@@ -77,17 +78,58 @@ Seconds ring_reduce_scatter(Bytes size, int ranks, BytesPerSecond bus, Seconds a
   return size * ((n - 1.0) / n) / bus + alpha * (n - 1.0);
 }
 
+Seconds tree_allreduce(Bytes size, int ranks, BytesPerSecond bus, Seconds alpha) {
+  if (ranks <= 1) {
+    return Seconds(0);
+  }
+  return size * 2.0 / bus + alpha * (2.0 * std::ceil(std::log2(static_cast<double>(ranks))));
+}
+
+namespace {
+// NCCL's "auto" across nodes: the faster of ring and tree for the size (Sanders et al. 2009 double
+// binary tree).
+Seconds best_allreduce(Bytes size, int ranks, BytesPerSecond bus, Seconds alpha) {
+  return std::min(ring_allreduce(size, ranks, bus, alpha), tree_allreduce(size, ranks, bus, alpha));
+}
+}  // namespace
+
 Seconds allreduce_time(const Fabric& f, Bytes size, int ranks) {
   const int local = std::min(ranks, f.gpus_per_node);
   const int nodes = (ranks + local - 1) / local;
-  if (nodes <= 1) {
+  if (nodes <= 1) {  // inside a node NCCL rings (or NVLS) over NVLink/NVSwitch
     return ring_allreduce(size, local, f.intra_bus, f.intra_alpha);
   }
   const Bytes shard = size / static_cast<double>(local);
   return ring_reduce_scatter(size, local, f.intra_bus, f.intra_alpha) +
-         ring_allreduce(shard, nodes, f.inter_bus, f.inter_alpha) +
+         best_allreduce(shard, nodes, f.inter_bus, f.inter_alpha) +
          ring_reduce_scatter(size, local, f.intra_bus, f.intra_alpha);
 }
+
+Seconds all_to_all_time(const Fabric& f, Bytes size, int ranks) {
+  if (ranks <= 1) {
+    return Seconds(0);
+  }
+  const double n = ranks;
+  const double local = std::min(ranks, f.gpus_per_node);
+  // Each rank keeps 1/n of its data, sends (local - 1)/n to node peers over the intra-node links
+  // and (n - local)/n to other nodes over its NIC share, both at once.
+  const Seconds intra = size * ((local - 1.0) / n) / f.intra_bus + f.intra_alpha * (local - 1.0);
+  const Seconds inter = ranks > local ? size * ((n - local) / n) / f.inter_bus + f.inter_alpha * (n - local) : Seconds(0);
+  return std::max(intra, inter);
+}
+
+Seconds broadcast_time(const Fabric& f, Bytes size, int ranks) {
+  if (ranks <= 1) {
+    return Seconds(0);
+  }
+  // Pipelined along a chain/tree: the bytes cross the slowest link once, plus a latency per level.
+  const bool multi_node = ranks > f.gpus_per_node;
+  const BytesPerSecond bus = multi_node ? std::min(f.intra_bus, f.inter_bus) : f.intra_bus;
+  const Seconds alpha = multi_node ? f.inter_alpha : f.intra_alpha;
+  return size / bus + alpha * std::ceil(std::log2(static_cast<double>(ranks)));
+}
+
+Seconds p2p_time(Bytes size, BytesPerSecond bus, Seconds alpha) { return size / bus + alpha; }
 
 Seconds reduce_scatter_time(const Fabric& f, Bytes size, int ranks) {
   const int local = std::min(ranks, f.gpus_per_node);

@@ -38,7 +38,7 @@ ParallelComm parallel_comm(const Fabric& node, int gpus_per_node, const ModelSha
     const BytesPerSecond bw = across_nodes ? node.inter_bus : node.intra_bus;
     const Seconds alpha = across_nodes ? node.inter_alpha : node.intra_alpha;
     const Bytes send(activation / p.tensor);
-    c.pipeline_per_microbatch = (send / bw + alpha) * (2.0 * p.virtual_stages);
+    c.pipeline_per_microbatch = p2p_time(send, bw, alpha) * (2.0 * p.virtual_stages);
   }
   if (p.data > 1) {
     const Fabric f = data_parallel_fabric(node, gpus_per_node, p);

@@ -33,13 +33,22 @@ Fabric make_fabric(const SystemConfig& sys);
 BytesPerSecond host_copy_bandwidth(const SystemConfig& sys, bool pinned);
 
 Seconds ring_allreduce(Bytes size, int ranks, BytesPerSecond bus, Seconds alpha);
+// Double binary tree (NCCL): 2·S/B + 2·⌈log2 n⌉·α; wins for latency-bound sizes.
+Seconds tree_allreduce(Bytes size, int ranks, BytesPerSecond bus, Seconds alpha);
 Seconds ring_reduce_scatter(Bytes size, int ranks, BytesPerSecond bus, Seconds alpha);
 
-// Collectives over `ranks` GPUs placed densely on nodes of `fabric.gpus_per_node`.
+// Collectives over `ranks` GPUs placed densely on nodes of `fabric.gpus_per_node`. Inside a node
+// all-reduce rings; across nodes it takes the faster of ring and tree (NCCL "auto").
 Seconds allreduce_time(const Fabric& fabric, Bytes size, int ranks);
 Seconds reduce_scatter_time(const Fabric& fabric, Bytes size, int ranks);
 inline Seconds all_gather_time(const Fabric& fabric, Bytes size, int ranks) {
   return reduce_scatter_time(fabric, size, ranks);
 }
+// All-to-all of `size` bytes per rank: node peers over NVLink and other nodes over the NICs at once.
+Seconds all_to_all_time(const Fabric& fabric, Bytes size, int ranks);
+// Pipelined broadcast: S / B of the slowest link + ⌈log2 n⌉·α.
+Seconds broadcast_time(const Fabric& fabric, Bytes size, int ranks);
+// One point-to-point transfer: S / B + α.
+Seconds p2p_time(Bytes size, BytesPerSecond bus, Seconds alpha);
 
 }  // namespace gpusim
