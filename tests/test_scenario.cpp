@@ -98,7 +98,10 @@ TEST_CASE("a tensor degree that does not divide the heads is rejected with the n
 TEST_CASE("pipeline stages must divide the layers, and SP needs tensor parallelism", "[scenario][errors]") {
   auto ds = errors_of(test::kSmallTraining, {{"parallelism.pipeline", "8"}, {"parallelism.data", "1"}});
   REQUIRE_FALSE(ds.empty());
-  CHECK(ds[0].message == "pipeline x virtual_stages = 8 x 1 = 8 must divide the layers (12)");
+  CHECK(ds[0].message == "pipeline x virtual_stages = 8 x 1 = 8 must divide the layers (12), or set uneven_stages = true");
+  CHECK(errors_of(test::kSmallTraining, {{"parallelism.pipeline", "8"}, {"parallelism.data", "1"},
+                                         {"parallelism.uneven_stages", "true"}})
+            .empty());
   ds = errors_of(test::kSmallTraining, {{"parallelism.sequence", "true"}});
   REQUIRE(ds.size() == 1);
   CHECK(ds[0].key == "parallelism.sequence");

@@ -27,5 +27,6 @@ int run_validate(const std::vector<std::string>& args);
 int run_calibrate(const std::vector<std::string>& args);
 int run_roofline(const std::vector<std::string>& args);
 int run_plan(const std::vector<std::string>& args);
+int run_sweep(const std::vector<std::string>& args);
 
 }  // namespace gpusim::cli

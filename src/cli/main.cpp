@@ -56,6 +56,7 @@ constexpr const char* kUsage =
     "usage:\n"
     "  gpusim estimate SCENARIO [--gpu ID] [--set KEY=VALUE]... [--format text|json|csv] [-o FILE]\n"
     "  gpusim compare  SCENARIO --gpus ID,ID,... [--format text|json|csv] [-o FILE]\n"
+    "  gpusim sweep    SCENARIO --vary KEY=V1,V2,... [--format csv|json] [--shard I/N]\n"
     "  gpusim plan     SCENARIO [--top N] [--objective time|cost] [--max-gpus N]\n"
     "  gpusim roofline --gpu ID [SCENARIO] [--dtype D] [--svg FILE] [--format text|json]\n"
     "  gpusim validate MEASUREMENTS... [--format text|json|csv] [--fail-above PCT]\n"
@@ -88,6 +89,9 @@ int main(int argc, char** argv) {
     }
     if (cmd == "specs") {
       return gpusim::cli::run_specs(args);
+    }
+    if (cmd == "sweep") {
+      return gpusim::cli::run_sweep(args);
     }
     if (cmd == "plan") {
       return gpusim::cli::run_plan(args);

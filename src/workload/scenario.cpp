@@ -254,9 +254,13 @@ void check_layout(Reader& r, const ModelShape& m, const ParallelConfig& p) {
   if (p.tensor > 1 && m.ffn_hidden % p.tensor != 0) {
     r.error("tensor", "tensor (" + n(p.tensor) + ") must divide ffn_hidden (" + n(m.ffn_hidden) + ")");
   }
-  if (m.layers % (static_cast<std::int64_t>(p.pipeline) * p.virtual_stages) != 0) {
+  if (p.pipeline * p.virtual_stages > m.layers) {
+    r.error("pipeline", "pipeline x virtual_stages = " + n(p.pipeline * p.virtual_stages) + " exceeds the layers (" +
+                            n(m.layers) + ")");
+  } else if (!p.uneven_stages && m.layers % (static_cast<std::int64_t>(p.pipeline) * p.virtual_stages) != 0) {
     r.error("pipeline", "pipeline x virtual_stages = " + n(p.pipeline) + " x " + n(p.virtual_stages) + " = " +
-                            n(p.pipeline * p.virtual_stages) + " must divide the layers (" + n(m.layers) + ")");
+                            n(p.pipeline * p.virtual_stages) + " must divide the layers (" + n(m.layers) +
+                            "), or set uneven_stages = true");
   }
   if (p.sequence && p.tensor == 1) {
     r.error("sequence", "sequence parallelism splits along the tensor-parallel ranks: it needs tensor > 1");
@@ -278,6 +282,7 @@ void read_parallel(Reader* r, Scenario& sc) {
   p.zero = static_cast<int>(r->integer("zero", Need::kOptional, 0).value_or(0));
   p.sequence = r->boolean("sequence", Need::kOptional).value_or(false);
   p.virtual_stages = static_cast<int>(r->integer("virtual_stages", Need::kOptional).value_or(1));
+  p.uneven_stages = r->boolean("uneven_stages", Need::kOptional).value_or(false);
   const int model_parallel = p.tensor * p.pipeline;
   p.data = static_cast<int>(r->integer("data", Need::kOptional).value_or(gpus / std::max(1, model_parallel)));
   if (p.zero > 3) {

@@ -58,6 +58,7 @@ struct ParallelConfig {
   int zero = 0;
   bool sequence = false;
   int virtual_stages = 1;
+  bool uneven_stages = false;  // allow stages with different layer counts (the slowest holds ⌈L/p⌉)
 };
 
 struct InputConfig {
