@@ -28,8 +28,8 @@ TEST_CASE("split-K fills the SMs when the output has too few tiles", "[kernel]")
   const GpuSpec g = test::catalog().gpu("a100-sxm4-80gb");
   // 4 output tiles and a long K: one slice per tile would leave 104 of 108 SMs idle.
   const Op op = benchmark_gemm(DType::kBf16, 256, 256, 65536);
-  const double unsplit = op.flops.value() / (g.peak_for(DType::kBf16).value() * g.efficiency.gemm *
-                                             wave_efficiency(256, 256, 1, g));
+  const double unsplit =
+      op.flops.value() / (g.peak_for(DType::kBf16).value() * g.efficiency.gemm * wave_efficiency(256, 256, 1, g));
   CHECK(kernel_time(op, g).compute.value() < 0.2 * unsplit);
 }
 

@@ -98,9 +98,10 @@ TEST_CASE("a tensor degree that does not divide the heads is rejected with the n
 TEST_CASE("pipeline stages must divide the layers, and SP needs tensor parallelism", "[scenario][errors]") {
   auto ds = errors_of(test::kSmallTraining, {{"parallelism.pipeline", "8"}, {"parallelism.data", "1"}});
   REQUIRE_FALSE(ds.empty());
-  CHECK(ds[0].message == "pipeline x virtual_stages = 8 x 1 = 8 must divide the layers (12), or set uneven_stages = true");
-  CHECK(errors_of(test::kSmallTraining, {{"parallelism.pipeline", "8"}, {"parallelism.data", "1"},
-                                         {"parallelism.uneven_stages", "true"}})
+  CHECK(ds[0].message ==
+        "pipeline x virtual_stages = 8 x 1 = 8 must divide the layers (12), or set uneven_stages = true");
+  CHECK(errors_of(test::kSmallTraining,
+                  {{"parallelism.pipeline", "8"}, {"parallelism.data", "1"}, {"parallelism.uneven_stages", "true"}})
             .empty());
   ds = errors_of(test::kSmallTraining, {{"parallelism.sequence", "true"}});
   REQUIRE(ds.size() == 1);
@@ -176,12 +177,14 @@ TEST_CASE("switching the GPU drops prices the file states for its own hardware",
 
 TEST_CASE("a head dimension flash attention does not cover is rejected", "[scenario][errors]") {
   // hidden 8192 / 16 heads = head dimension 512 > 256
-  const auto ds = errors_of(test::kSmallTraining, {{"model.preset", "\"llama2-70b\""}, {"model.heads", "16"},
-                                                   {"model.kv_heads", "8"}});
+  const auto ds = errors_of(test::kSmallTraining,
+                            {{"model.preset", "\"llama2-70b\""}, {"model.heads", "16"}, {"model.kv_heads", "8"}});
   REQUIRE(ds.size() == 1);
   CHECK(ds[0].key == "training.flash_attention");
   CHECK_THAT(ds[0].message, Catch::StartsWith("head dimension 512"));
-  CHECK(errors_of(test::kSmallTraining, {{"model.preset", "\"llama2-70b\""}, {"model.heads", "16"},
-                                         {"model.kv_heads", "8"}, {"training.flash_attention", "false"}})
+  CHECK(errors_of(test::kSmallTraining, {{"model.preset", "\"llama2-70b\""},
+                                         {"model.heads", "16"},
+                                         {"model.kv_heads", "8"},
+                                         {"training.flash_attention", "false"}})
             .empty());
 }

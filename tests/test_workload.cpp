@@ -125,8 +125,8 @@ TEST_CASE("tensor parallelism divides each rank's GEMM FLOPs by t", "[workload][
 }
 
 TEST_CASE("fp8 backward pays a cast-transpose of dy and x per linear layer", "[workload][fp8]") {
-  const Scenario sc = test::scenario(test::kSmallTraining,
-                                     {{"system.gpu", "\"h100-sxm5-80gb\""}, {"training.precision", "\"fp8\""}});
+  const Scenario sc =
+      test::scenario(test::kSmallTraining, {{"system.gpu", "\"h100-sxm5-80gb\""}, {"training.precision", "\"fp8\""}});
   const StepPlan plan = lower_training(sc);
   const double t = 8 * 1024, h = 768, f = 3072;
   for (const Op& op : plan.ops) {

@@ -43,7 +43,8 @@ std::string why_best(const PlanResult& r, PlanObjective obj) {
     add(strfmt("zero %d vs %d", x.zero, y.zero));
   }
   if (x.micro_batch != y.micro_batch) {
-    add(strfmt("micro_batch %lld vs %lld", static_cast<long long>(x.micro_batch), static_cast<long long>(y.micro_batch)));
+    add(strfmt("micro_batch %lld vs %lld", static_cast<long long>(x.micro_batch),
+               static_cast<long long>(y.micro_batch)));
   }
   if (x.recompute != y.recompute) {
     add(strfmt("recompute %s vs %s", recompute_name(x.recompute), recompute_name(y.recompute)));
@@ -56,15 +57,15 @@ std::string why_best(const PlanResult& r, PlanObjective obj) {
   }
   const double gain = 1.0 - a.objective(obj) / b.objective(obj);
   const StepBreakdown& s = a.step;
-  const std::string vs =
-      gain < 5e-4 ? strfmt("ties with #2 (%s) and needs less memory: %.1f vs %.1f GiB", diff.c_str(),
-                           units::to_gibibytes(a.memory), units::to_gibibytes(b.memory))
-                  : strfmt("%.1f %% better than #2 (%s)", 100 * gain,
-                           diff.empty() ? "same layout, different GPU count" : diff.c_str());
-  return strfmt("%s; its step is %.0f %% compute, %.0f %% exposed communication, %.0f %% "
-                "pipeline bubble, %.0f %% overhead",
-                vs.c_str(), 100 * s.compute.value() / s.time.value(), 100 * s.communication.value() / s.time.value(),
-                100 * s.bubble.value() / s.time.value(), 100 * s.overhead.value() / s.time.value());
+  const std::string vs = gain < 5e-4 ? strfmt("ties with #2 (%s) and needs less memory: %.1f vs %.1f GiB", diff.c_str(),
+                                              units::to_gibibytes(a.memory), units::to_gibibytes(b.memory))
+                                     : strfmt("%.1f %% better than #2 (%s)", 100 * gain,
+                                              diff.empty() ? "same layout, different GPU count" : diff.c_str());
+  return strfmt(
+      "%s; its step is %.0f %% compute, %.0f %% exposed communication, %.0f %% "
+      "pipeline bubble, %.0f %% overhead",
+      vs.c_str(), 100 * s.compute.value() / s.time.value(), 100 * s.communication.value() / s.time.value(),
+      100 * s.bubble.value() / s.time.value(), 100 * s.overhead.value() / s.time.value());
 }
 
 double peak_rss_mb() {
@@ -161,25 +162,25 @@ int run_plan(const std::vector<std::string>& args) {
                                             : strfmt("%d GPUs", sc.system.gpus).c_str(),
                   static_cast<unsigned long long>(r.evaluated), r.seconds,
                   r.seconds > 0 ? static_cast<double>(r.evaluated) / r.seconds / 1e6 : 0.0, peak_rss_mb());
-    text += strfmt("  %-4s %5s %6s %5s %5s %4s %5s %-9s %3s %4s %9s %5s %9s %10s %11s\n", "rank", "gpus", "tensor",
-                   "pipe", "data", "zero", "micro", "recompute", "sp", "virt", "step", "MFU", "mem GiB", "time",
-                   "cloud USD");
+    text +=
+        strfmt("  %-4s %5s %6s %5s %5s %4s %5s %-9s %3s %4s %9s %5s %9s %10s %11s\n", "rank", "gpus", "tensor", "pipe",
+               "data", "zero", "micro", "recompute", "sp", "virt", "step", "MFU", "mem GiB", "time", "cloud USD");
     int rank = 0;
     for (const PlanRow& row : r.best) {
       const Layout& l = row.layout;
       text += strfmt("  %-4d %5d %6d %5d %5d %4d %5lld %-9s %3s %4d %8.3fs %4.0f%% %9.1f %9.1fd %11.4g\n", ++rank,
                      l.gpus, l.tensor, l.pipeline, l.data, l.zero, static_cast<long long>(l.micro_batch),
                      recompute_name(l.recompute), l.sequence ? "yes" : "no", l.virtual_stages, row.step.time.value(),
-                     100 * row.mfu, units::to_gibibytes(row.memory), units::to_days(row.train_time),
-                     row.cloud.value());
+                     100 * row.mfu, units::to_gibibytes(row.memory), units::to_days(row.train_time), row.cloud.value());
     }
     if (!r.best.empty()) {
       text += "  best: " + why_best(r, o.objective) + "\n";
     } else if (r.closest) {
-      text += strfmt("  nothing fits: the closest layout (%s) needs %.1f GiB of %.1f GiB per GPU — memory ran out; "
-                     "add GPUs (--max-gpus), recompute, or a GPU with more memory\n",
-                     describe(r.closest->layout).c_str(), units::to_gibibytes(r.closest->memory),
-                     units::to_gibibytes(sc.system.gpu.memory_capacity));
+      text += strfmt(
+          "  nothing fits: the closest layout (%s) needs %.1f GiB of %.1f GiB per GPU — memory ran out; "
+          "add GPUs (--max-gpus), recompute, or a GPU with more memory\n",
+          describe(r.closest->layout).c_str(), units::to_gibibytes(r.closest->memory),
+          units::to_gibibytes(sc.system.gpu.memory_capacity));
     }
     if (!r.infeasible.empty()) {
       text += "  not feasible:\n";

@@ -79,7 +79,8 @@ int run_sweep(const std::vector<std::string>& args) {
   }
   check_format(c.format);
   int shard_i = 0, shard_n = 1;
-  if (std::sscanf(shard.c_str(), "%d/%d", &shard_i, &shard_n) != 2 || shard_n < 1 || shard_i < 0 || shard_i >= shard_n) {
+  if (std::sscanf(shard.c_str(), "%d/%d", &shard_i, &shard_n) != 2 || shard_n < 1 || shard_i < 0 ||
+      shard_i >= shard_n) {
     throw UsageError("--shard expects I/N with 0 <= I < N, got \"" + shard + "\"");
   }
   std::vector<Axis> axes;
@@ -140,8 +141,9 @@ int run_sweep(const std::vector<std::string>& args) {
     }
     ++done;
     if (points > 50 && done % 50 == 0) {
-      std::cerr << strfmt("sweep: %zu of %zu points\n", done, (points - static_cast<std::size_t>(shard_i) + shard_n - 1) /
-                                                             static_cast<std::size_t>(shard_n));
+      std::cerr << strfmt(
+          "sweep: %zu of %zu points\n", done,
+          (points - static_cast<std::size_t>(shard_i) + shard_n - 1) / static_cast<std::size_t>(shard_n));
     }
   }
   w.end_array();

@@ -114,7 +114,8 @@ Seconds all_to_all_time(const Fabric& f, Bytes size, int ranks) {
   // Each rank keeps 1/n of its data, sends (local - 1)/n to node peers over the intra-node links
   // and (n - local)/n to other nodes over its NIC share, both at once.
   const Seconds intra = size * ((local - 1.0) / n) / f.intra_bus + f.intra_alpha * (local - 1.0);
-  const Seconds inter = ranks > local ? size * ((n - local) / n) / f.inter_bus + f.inter_alpha * (n - local) : Seconds(0);
+  const Seconds inter =
+      ranks > local ? size * ((n - local) / n) / f.inter_bus + f.inter_alpha * (n - local) : Seconds(0);
   return std::max(intra, inter);
 }
 

@@ -75,8 +75,8 @@ MemoryBreakdown training_memory(const ModelShape& m, const TrainingConfig& t, co
   // plus the logits and their gradient at the loss. The larger of the two is the GPU's need.
   const double in_flight = std::min(pp, micro);
   auto stage_activations = [&](double micro_batches) {
-    Bytes act = layer_activation_bytes(m, s, b, e, t.flash_attention, t.recompute, tp, par.sequence) *
-                (layers * micro_batches);
+    Bytes act =
+        layer_activation_bytes(m, s, b, e, t.flash_attention, t.recompute, tp, par.sequence) * (layers * micro_batches);
     if (t.recompute == Recompute::kFull) {
       act += layer_activation_bytes(m, s, b, e, t.flash_attention, Recompute::kNone, tp, par.sequence);
     }

@@ -23,8 +23,8 @@ ParallelComm parallel_comm(const Fabric& node, int gpus_per_node, const ModelSha
   ParallelComm c;
   const bool wide = t.precision == DType::kFp32 || t.precision == DType::kTf32;
   const double e = wide ? 4.0 : 2.0;
-  const double activation = static_cast<double>(t.micro_batch) * static_cast<double>(t.seq_len) *
-                            static_cast<double>(m.hidden) * e;
+  const double activation =
+      static_cast<double>(t.micro_batch) * static_cast<double>(t.seq_len) * static_cast<double>(m.hidden) * e;
   const double layers = std::ceil(static_cast<double>(m.layers) / p.pipeline);
 
   if (p.tensor > 1) {

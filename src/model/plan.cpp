@@ -195,8 +195,8 @@ PlanResult plan(const Scenario& sc, const PlanOptions& o) {
                   row.memory = mem.total();
                   row.train_time = Seconds(tc.tokens / (tokens_per_step / row.step.time.value()));
                   row.cloud = sc.cost.cloud_rate * row.train_time * static_cast<double>(gpus);
-                  const double model_flops = training_flops_per_token(m, static_cast<double>(tc.seq_len)) *
-                                             tokens_per_step / gpus;
+                  const double model_flops =
+                      training_flops_per_token(m, static_cast<double>(tc.seq_len)) * tokens_per_step / gpus;
                   row.mfu = model_flops / row.step.time.value() / g.peak_for(tc.precision).value();
                   if (static_cast<int>(best.size()) < o.top || better(row, best.back())) {
                     best.insert(std::upper_bound(best.begin(), best.end(), row, better), row);

@@ -71,8 +71,8 @@ StepBreakdown combine_step(const StepKernels& k, double micro, const ParallelCom
   const Seconds per_micro = comm.tensor_per_microbatch + comm.pipeline_per_microbatch;
   s.communication_total = comm.data_total + per_micro * micro;
   s.communication = comm.data_total - hidden + per_micro * micro;
-  s.overhead = gaps * micro + g.efficiency.kernel_overhead * k.optimizer_kernels +
-               k.optimizer * g.efficiency.training_overhead;
+  s.overhead =
+      gaps * micro + g.efficiency.kernel_overhead * k.optimizer_kernels + k.optimizer * g.efficiency.training_overhead;
   s.host_launch = (cuda_graphs ? g.efficiency.launch_graph : g.efficiency.launch_eager) * s.kernels;
   const Seconds gpu_time = s.compute + s.overhead;
   s.launch_stall = s.host_launch > gpu_time ? s.host_launch - gpu_time : Seconds(0);

@@ -309,8 +309,8 @@ StepPlan lower_training(const Scenario& sc) {
   // Tokens that pass through this GPU's model shard per step (all of its data-parallel rank's).
   plan.tokens_per_gpu = t * plan.micro_batches;
   const double gpus = static_cast<double>(par.tensor) * par.pipeline * par.data;
-  plan.model_flops_per_gpu = Flop(training_flops_per_token(m, p.q_len) *
-                                  static_cast<double>(tc.global_batch) * static_cast<double>(tc.seq_len) / gpus);
+  plan.model_flops_per_gpu = Flop(training_flops_per_token(m, p.q_len) * static_cast<double>(tc.global_batch) *
+                                  static_cast<double>(tc.seq_len) / gpus);
   double recompute = 0;
   for (const Op& op : plan.ops) {
     if (op.phase == Phase::kRecompute) {

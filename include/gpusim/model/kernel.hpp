@@ -8,7 +8,8 @@
 // GEMM DRAM traffic after L2 reuse: an operand that fits in half the L2 is read once; otherwise the
 // other operand is re-read once per L2-sized panel (the better loop order; C written once).
 // Attention uses η_attention (measured FlashAttention throughput), memory-bound kernels only
-// the bandwidth term: L2 bandwidth when the kernel's whole working set fits in L2, else DRAM. Launch and framework overheads are accounted for by the step model.
+// the bandwidth term: L2 bandwidth when the kernel's whole working set fits in L2, else DRAM. Launch and framework
+// overheads are accounted for by the step model.
 #pragma once
 
 #include "gpusim/spec/hardware.hpp"

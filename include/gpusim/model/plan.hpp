@@ -45,15 +45,17 @@ struct PlanRow {
   Bytes memory;
   Seconds train_time;
   Usd cloud;
-  [[nodiscard]] double objective(PlanObjective o) const { return o == PlanObjective::kTime ? train_time.value() : cloud.value(); }
+  [[nodiscard]] double objective(PlanObjective o) const {
+    return o == PlanObjective::kTime ? train_time.value() : cloud.value();
+  }
 };
 
 struct PlanResult {
-  std::vector<PlanRow> best;          // feasible, best first
-  std::optional<PlanRow> closest;     // when nothing fits: the layout needing the least memory
+  std::vector<PlanRow> best;            // feasible, best first
+  std::optional<PlanRow> closest;       // when nothing fits: the layout needing the least memory
   std::vector<std::string> infeasible;  // one line per region
-  std::uint64_t evaluated = 0;        // layouts timed and sized
-  double seconds = 0;                 // search wall time
+  std::uint64_t evaluated = 0;          // layouts timed and sized
+  double seconds = 0;                   // search wall time
 };
 
 PlanResult plan(const Scenario& sc, const PlanOptions& options);

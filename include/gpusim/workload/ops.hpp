@@ -29,12 +29,12 @@ struct Op {
   OpKind kind = OpKind::kMemoryBound;
   Phase phase = Phase::kForward;
   DType dtype = DType::kBf16;
-  double m = 0, n = 0, k = 0;  // GEMM shape of one instance
+  double m = 0, n = 0, k = 0;     // GEMM shape of one instance
   double ea = 0, eb = 0, ec = 0;  // GEMM bytes per element of A (m x k), B (k x n), C (m x n); 0 = use bytes
-  double batch = 1;            // independent GEMMs in one kernel (batched attention scores)
-  Flop flops;                  // per instance (all of `batch`)
-  Bytes bytes;                 // DRAM traffic per instance
-  double count = 1;            // instances per micro-batch (per step for the optimizer) on one GPU
+  double batch = 1;               // independent GEMMs in one kernel (batched attention scores)
+  Flop flops;                     // per instance (all of `batch`)
+  Bytes bytes;                    // DRAM traffic per instance
+  double count = 1;               // instances per micro-batch (per step for the optimizer) on one GPU
   Scope scope = Scope::kLayer;
 };
 
