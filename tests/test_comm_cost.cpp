@@ -139,3 +139,15 @@ TEST_CASE("all-to-all sends (local-1)/n over NVLink and (n-local)/n over the NIC
   CHECK(broadcast_time(f, S, 16).value() == Approx(1e9 / 25e9 + 4 * 5e-6));
   CHECK(p2p_time(S, BytesPerSecond(50e9), Seconds(2e-6)).value() == Approx(1e9 / 50e9 + 2e-6));
 }
+
+TEST_CASE("an oversubscribed fabric divides each GPU's inter-node bandwidth", "[comm]") {
+  const Scenario a = test::scenario(test::kSmallTraining, {{"system.gpus", "64"}, {"training.micro_batch", "1"}});
+  const Scenario b = test::scenario(
+      test::kSmallTraining, {{"system.gpus", "64"}, {"training.micro_batch", "1"}, {"system.oversubscription", "2"}});
+  CHECK(make_fabric(b.system).inter_bus.value() == Approx(make_fabric(a.system).inter_bus.value() / 2));
+  const auto ds = test::diagnostics_of([] {
+    (void)test::scenario(test::kSmallTraining, {{"system.oversubscription", "0.5"}});
+  });
+  REQUIRE(ds.size() == 1);
+  CHECK(ds[0].key == "system.oversubscription");
+}

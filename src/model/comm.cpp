@@ -52,7 +52,8 @@ Fabric make_fabric(const SystemConfig& sys) {
   }
   const LinkSpec& nic = sys.inter_node;
   const double share = static_cast<double>(sys.nics_per_node) / static_cast<double>(std::max(1, sys.gpus_per_node));
-  f.inter_bus = nic.bandwidth * (nic.efficiency * share);
+  // Rail-optimized NICs: each GPU uses its share; a tapered (oversubscribed) core divides it.
+  f.inter_bus = nic.bandwidth * (nic.efficiency * share / sys.oversubscription);
   f.inter_alpha = nic.latency;
   return f;
 }

@@ -91,6 +91,10 @@ void read_system(Reader& r, const Catalog& cat, Scenario& sc) {
                         std::to_string(s.gpus_per_node) + ")");
   }
   s.nics_per_node = static_cast<int>(r.integer("nics_per_node", Need::kOptional).value_or(sxm ? s.gpus_per_node : 1));
+  s.oversubscription = r.number("oversubscription", Need::kOptional, Range::kPositive).value_or(1.0);
+  if (s.oversubscription < 1.0) {
+    r.error("oversubscription", "a fabric's oversubscription is at least 1 (1 = non-blocking)");
+  }
 
   auto load_link = [&](std::string_view key, const std::string& fallback, LinkSpec& out) {
     const std::string id = r.string(key, Need::kOptional).value_or(fallback);

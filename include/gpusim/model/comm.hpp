@@ -6,6 +6,8 @@
 // measured efficiency. Multi-node collectives are hierarchical: reduce-scatter inside the node,
 // all-reduce of the 1/g shard across nodes over the GPU's share of the NICs, all-gather inside.
 // GPUs without PCIe peer-to-peer stage through host memory (staged efficiency and latency).
+// Across nodes each GPU uses its share of the node's NICs (rail-optimized), divided by the
+// fabric's oversubscription.
 #pragma once
 
 #include <string>

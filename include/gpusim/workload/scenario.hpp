@@ -25,6 +25,7 @@ struct SystemConfig {
   LinkSpec inter_node;  // NIC between nodes
   LinkSpec pcie;        // the GPU's host link (PCIe generation x16): host copies, and GPU-to-GPU without NVLink
   int nics_per_node = 1;
+  double oversubscription = 1.0;  // of the inter-node fabric (2 = a 2:1 tapered fat tree)
   Watts power_limit;  // default: TDP
   [[nodiscard]] int nodes() const { return (gpus + gpus_per_node - 1) / gpus_per_node; }
 };
