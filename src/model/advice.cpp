@@ -321,6 +321,9 @@ std::vector<std::string> make_advice(const Scenario& sc, const Estimate& e) {
   if (out.empty()) {
     out.push_back(strfmt("no cheaper variant found: the step already runs at %.0f %% MFU", pct(e.mfu)));
   }
+  if (sc.training && sc.system.gpus > 1 && e.bottleneck != Bottleneck::kInput) {
+    out.push_back("`gpusim plan` searches every tensor/pipeline/data/ZeRO/micro-batch layout of this job");
+  }
   return out;
 }
 

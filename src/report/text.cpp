@@ -55,11 +55,16 @@ std::string report_text(const Estimate& e) {
                 units::to_gibibytes(m.capacity), units::to_teraflops(e.peak), to_string(e.dtype));
   const StepBreakdown& s = e.step;
   if (e.training) {
-    line(out, "step",
-         strfmt("%s = compute %s + exposed comm %s + overhead %s%s   (%s tokens)", duration(s.time).c_str(),
-                duration(s.compute).c_str(), duration(s.communication).c_str(), duration(s.overhead).c_str(),
-                s.input_stall.value() > 0 ? (" + input stall " + duration(s.input_stall)).c_str() : "",
-                human(e.tokens_per_step).c_str()));
+    std::string parts = strfmt("compute %s + exposed comm %s + overhead %s", duration(s.compute).c_str(),
+                               duration(s.communication).c_str(), duration(s.overhead).c_str());
+    if (s.bubble.value() > 0) {
+      parts += " + pipeline bubble " + duration(s.bubble);
+    }
+    if (s.input_stall.value() > 0) {
+      parts += " + input stall " + duration(s.input_stall);
+    }
+    line(out, "step", strfmt("%s = %s   (%s tokens)", duration(s.time).c_str(), parts.c_str(),
+                             human(e.tokens_per_step).c_str()));
     line(out, "throughput",
          strfmt("%s tokens/s (%s per GPU)   MFU %.0f %%   HFU %.0f %%   %.0f TFLOP/s per GPU",
                 human(e.tokens_per_s).c_str(), human(e.tokens_per_s_per_gpu).c_str(), 100 * e.mfu, 100 * e.hfu,

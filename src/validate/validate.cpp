@@ -105,7 +105,7 @@ std::string validation_text(const ValidationReport& r) {
       unpredicted += strfmt("  %-12s %s\n", m.id.c_str(), row.prediction.reason.c_str());
       continue;
     }
-    out += strfmt("%-12s %-16s %-15s %16s %16s %+8.1f%%\n", m.id.c_str(), m.gpu.c_str(), to_string(m.benchmark),
+    out += strfmt("%-16s %-16s %-15s %16s %16s %+8.1f%%\n", m.id.c_str(), m.gpu.c_str(), to_string(m.benchmark),
                   show(m, m.value).c_str(), show(m, *row.prediction.value).c_str(), 100 * *row.error());
   }
   if (!unpredicted.empty()) {
