@@ -188,3 +188,12 @@ TEST_CASE("a head dimension flash attention does not cover is rejected", "[scena
                                          {"training.flash_attention", "false"}})
             .empty());
 }
+
+TEST_CASE("a power limit outside idle..TDP is rejected", "[scenario][errors]") {
+  auto ds = errors_of(test::kSmallTraining, {{"system.power_limit", "\"1 W\""}});
+  REQUIRE(ds.size() == 1);
+  CHECK_THAT(ds[0].message, Catch::StartsWith("power_limit must be above the GPU's idle power"));
+  ds = errors_of(test::kSmallTraining, {{"system.power_limit", "\"500 W\""}});
+  REQUIRE(ds.size() == 1);
+  CHECK_THAT(ds[0].message, Catch::StartsWith("power_limit above the TDP (400 W)"));
+}

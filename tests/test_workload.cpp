@@ -31,10 +31,33 @@ TEST_CASE("grouped-query attention shrinks the K and V projections", "[workload]
 
 TEST_CASE("the quick params form derives a standard shape close to the request", "[workload][params]") {
   for (const double n : {1e9, 7e9, 70e9}) {
-    const ModelShape m = shape_from_params(n, 32000);
-    CHECK(total_params(m) == Approx(n).epsilon(0.1));
-    CHECK(m.hidden % m.heads == 0);
+    const auto m = shape_from_params(n, 32000);
+    REQUIRE(m.has_value());
+    CHECK(total_params(*m) == Approx(n).epsilon(0.1));
+    CHECK(m->hidden % m->heads == 0);
   }
+}
+
+TEST_CASE("a params value no standard shape can reach is an error, not a crash", "[workload][params][errors]") {
+  CHECK_FALSE(shape_from_params(1e3, 32000).has_value());
+  const auto ds = test::diagnostics_of([] {
+    (void)test::scenario(test::kSmallTraining, {{"model.preset", "\"\""}});
+  });
+  CHECK_FALSE(ds.empty());
+  const std::string toml = R"(name = "tiny"
+[system]
+gpu = "h100-sxm5-80gb"
+gpus = 1
+[model]
+params = 1e3
+[training]
+tokens = 1e9
+seq_len = 1024
+global_batch = 8
+)";
+  const auto errs = test::diagnostics_of([&] { (void)test::scenario(toml); });
+  REQUIRE(errs.size() == 1);
+  CHECK(errs[0].key == "model.params");
 }
 
 TEST_CASE("training GEMM FLOPs are 6 x matmul parameters x tokens", "[workload][flops]") {

@@ -34,13 +34,13 @@ double matmul_params(const ModelShape& m) {
   return per_layer * static_cast<double>(m.layers) + static_cast<double>(m.vocab) * h;
 }
 
-ModelShape shape_from_params(double params, std::int64_t vocab) {
+std::optional<ModelShape> shape_from_params(double params, std::int64_t vocab) {
   // Llama-2 7B and 13B have hidden = 128 * layers (aspect ratio 128) and head_dim 128; each
   // layer holds ~12 h^2 parameters (4 h^2 attention + 3 * 8/3 h^2 swiglu). Pick the layer count
   // whose solved hidden size (rounded to a multiple of 128) lands closest to that aspect ratio.
   constexpr double kAspect = 128.0;
   constexpr std::int64_t kHeadDim = 128;
-  ModelShape best;
+  std::optional<ModelShape> best;
   double best_score = 1e300;
   for (std::int64_t layers = 2; layers <= 256; ++layers) {
     const double a = 12.0 * static_cast<double>(layers);

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "gpusim/cost/defaults.hpp"
+#include "common/strfmt.hpp"
 #include "spec/readers.hpp"
 #include "spec/toml_reader.hpp"
 
@@ -129,6 +130,9 @@ void read_system(Reader& r, const Catalog& cat, Scenario& sc) {
     if (*v > s.gpu.tdp.value()) {
       r.error("power_limit", "power_limit above the TDP (" + std::to_string(static_cast<int>(s.gpu.tdp.value())) +
                                  " W) is not modelled");
+    } else if (*v <= s.gpu.idle_power.value()) {
+      r.error("power_limit", "power_limit must be above the GPU's idle power (" +
+                                 std::to_string(static_cast<int>(s.gpu.idle_power.value())) + " W)");
     } else {
       s.power_limit = Watts(*v);
     }
@@ -152,8 +156,15 @@ void read_model(Reader& r, const Catalog& cat, ModelShape& m) {
     }
   } else if (params) {
     const auto vocab = r.integer("vocab", Need::kOptional).value_or(32000);
-    m = shape_from_params(*params, vocab);
+    if (auto shape = shape_from_params(*params, vocab)) {
+      m = *shape;
+    } else {
+      r.error("params", "no standard shape (head_dim 128, hidden ~ 128 x layers) has " + detail::strfmt("%g", *params) +
+                            " parameters within 10 %; give layers, hidden, heads and ffn instead");
+    }
     have_base = true;
+  } else if (r.has("params")) {
+    have_base = true;  // a bad params value was reported already; missing shape keys would only add noise
   }
   if (auto v = r.string("name", Need::kOptional)) {
     m.name = *v;

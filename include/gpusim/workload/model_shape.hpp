@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace gpusim {
@@ -30,7 +31,7 @@ struct ModelShape {
   PositionKind position = PositionKind::kRope;
   std::int64_t max_seq = 0;
 
-  [[nodiscard]] std::int64_t head_dim() const { return hidden / heads; }
+  [[nodiscard]] std::int64_t head_dim() const { return heads > 0 ? hidden / heads : 0; }
   [[nodiscard]] std::int64_t kv_dim() const { return kv_heads * head_dim(); }
 };
 
@@ -54,6 +55,7 @@ double matmul_params(const ModelShape& m);
 // A standard shape for the quick `params = N` form: Llama-style (swiglu, rmsnorm, rope, untied,
 // head_dim 128) with layers and hidden chosen from the Kaplan/Llama aspect ratio
 // (hidden ≈ 128 * layers^... see model_shape.cpp), so that total_params ≈ N.
-ModelShape shape_from_params(double params, std::int64_t vocab);
+// nullopt when no such shape lands within 10 % of N (below ~10M parameters with a 32k vocabulary).
+std::optional<ModelShape> shape_from_params(double params, std::int64_t vocab);
 
 }  // namespace gpusim
