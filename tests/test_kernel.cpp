@@ -66,3 +66,16 @@ TEST_CASE("a power limit slows compute by the clock scale", "[kernel]") {
   attn.bytes = Bytes(1e6);
   CHECK(kernel_time(attn, g, 0.9).compute.value() == Approx(kernel_time(attn, g).compute.value() / 0.9));
 }
+
+TEST_CASE("a GEMV streams at most SMs x bytes in flight / DRAM latency (Little's law)", "[kernel]") {
+  const GpuSpec g = test::catalog().gpu("a100-sxm4-80gb");
+  const Op gemv = benchmark_gemm(DType::kFp16, 1, 11008, 4096);  // one token through an FFN matrix
+  const double little = g.sm_count * g.efficiency.gemv_inflight_per_sm.value() / g.memory_latency.value();
+  const double bw = std::min(g.memory_bandwidth.value() * g.efficiency.dram, little);
+  CHECK(little < g.memory_bandwidth.value() * g.efficiency.dram);  // the A100 is concurrency-limited here
+  CHECK(kernel_time(gemv, g).memory.value() == Approx(gemv.bytes.value() / bw));
+  // a full-size GEMM is not capped
+  const Op big = benchmark_gemm(DType::kFp16, 4096, 11008, 4096);
+  CHECK(kernel_time(big, g).memory.value() ==
+        Approx(big.bytes.value() / (g.memory_bandwidth.value() * g.efficiency.dram)).epsilon(0.5));
+}

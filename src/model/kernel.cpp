@@ -81,6 +81,15 @@ KernelTime kernel_time(const Op& op, const GpuSpec& gpu, double clock_scale) {
     return kt;
   }
   const double eta = dt == DType::kFp8 ? gpu.efficiency.gemm_fp8.value_or(gpu.efficiency.gemm) : gpu.efficiency.gemm;
+  // A GEMV-like kernel (M no larger than one mma tile: decode at small batch) streams its weights
+  // with limited memory-level parallelism; by Little's law it cannot exceed
+  // SMs x bytes in flight per SM / DRAM latency.
+  BytesPerSecond stream_bw = bw;
+  if (op.m <= kMinTile && op.batch == 1 && gpu.memory_latency.value() > 0) {
+    const BytesPerSecond little(gpu.sm_count * gpu.efficiency.gemv_inflight_per_sm.value() /
+                                gpu.memory_latency.value());
+    stream_bw = std::min(bw, little);
+  }
   // Split-K (CUTLASS "split-K parallel"): when the output has too few tiles to fill the SMs, the
   // K loop is cut into s slices computed in parallel and reduced afterwards, at the cost of
   // writing and reading s fp32 partial outputs. Like a library heuristic, s in {1, 2, 4, 8, 16} is
@@ -103,7 +112,7 @@ KernelTime kernel_time(const Op& op, const GpuSpec& gpu, double clock_scale) {
   }
   kt.compute =
       op.flops / (peak * (eta * split_efficiency(op.m, op.n, op.batch, gpu, best_s))) + gpu.efficiency.gemm_latency;
-  kt.memory = (traffic + Bytes(best_s > 1 ? 2.0 * best_s * op.m * op.n * op.batch * 4.0 : 0.0)) / bw;
+  kt.memory = (traffic + Bytes(best_s > 1 ? 2.0 * best_s * op.m * op.n * op.batch * 4.0 : 0.0)) / stream_bw;
   kt.time = std::max(kt.compute, kt.memory);
   return kt;
 }

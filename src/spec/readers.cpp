@@ -49,6 +49,7 @@ void read_efficiency(Reader& r, Efficiency& e) {
   set_q(r, "kernel_overhead", Dim::kTime, e.kernel_overhead, Need::kRequired, Range::kNonNegative);
   set_q(r, "launch_eager", Dim::kTime, e.launch_eager, Need::kRequired, Range::kNonNegative);
   set_q(r, "launch_graph", Dim::kTime, e.launch_graph, Need::kRequired, Range::kNonNegative);
+  set_q(r, "gemv_inflight_per_sm", Dim::kBytes, e.gemv_inflight_per_sm, Need::kRequired);
   set_q(r, "peer_latency", Dim::kTime, e.peer_latency, Need::kOptional, Range::kNonNegative);
   set_q(r, "gemm_latency", Dim::kTime, e.gemm_latency, Need::kOptional, Range::kNonNegative);
   e.gemm_fp8 = r.number("gemm_fp8", Need::kOptional, Range::kPositive);

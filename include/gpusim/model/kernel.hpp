@@ -5,6 +5,7 @@
 // with t_fixed the calibrated per-GEMM latency (pipeline fill and drain) and η_gemm per dtype.
 // Outputs with too few tiles to fill the SMs use split-K: s K-slices in parallel (s ∈ 1..16, at
 // least 256 of K each), paying 2·s·M·N·4 bytes of fp32 partials; the fastest s is taken.
+// GEMV-like GEMMs (M <= 16) stream at most SMs × bytes-in-flight-per-SM / DRAM latency (Little's law).
 // GEMM DRAM traffic after L2 reuse: an operand that fits in half the L2 is read once; otherwise the
 // other operand is re-read once per L2-sized panel (the better loop order; C written once).
 // Attention uses η_attention (measured FlashAttention throughput), memory-bound kernels only
