@@ -21,9 +21,9 @@ struct Row {
   std::string problem;  // why the scenario cannot run on this GPU
 };
 
+// Cloud cost per million tokens trained (or generated, for inference).
 double usd_per_million_tokens(const Estimate& e) {
-  const double tokens = e.training ? e.tokens : e.tokens;
-  return tokens > 0 ? e.cost.cloud.value() / tokens * 1e6 : 0.0;
+  return e.tokens > 0 ? e.cost.cloud.value() / e.tokens * 1e6 : 0.0;
 }
 
 std::string table(const std::string& title, const std::vector<Row>& rows) {
