@@ -296,3 +296,13 @@ TEST_CASE("roofline needs a GPU or a scenario and rejects a dtype the GPU lacks"
   CHECK(ok.code == 0);
   CHECK_THAT(ok.out, Catch::Contains("ridge vs DRAM"));
 }
+
+TEST_CASE("breakeven prints the curve and draws it", "[cli][breakeven]") {
+  const auto svg = scratch() / "be.svg";
+  const Run r = run("breakeven " + source("scenarios/breakeven-desktop.toml") + " --svg " + svg.string());
+  CHECK(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("owning is cheaper over the lifetime above"));
+  CHECK(std::filesystem::file_size(svg) > 1000);
+  CHECK(run("breakeven " + source("scenarios/breakeven-desktop.toml") + " --format json").code == 0);
+  CHECK(run("breakeven").code == 2);
+}

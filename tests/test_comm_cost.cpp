@@ -151,3 +151,26 @@ TEST_CASE("an oversubscribed fabric divides each GPU's inter-node bandwidth", "[
   REQUIRE(ds.size() == 1);
   CHECK(ds[0].key == "system.oversubscription");
 }
+
+TEST_CASE("owning beats renting above purchase / (lifetime_h x (cloud - electricity per hour))", "[cost]") {
+  CostInputs in;
+  in.job_time = units::hours(1);
+  in.cloud_job_time = units::hours(1);
+  in.gpus = 1;
+  in.cloud_rate = units::usd_per_hour(2.14);
+  in.system_power = Watts(450);
+  in.electricity = units::usd_per_kwh(0.12);
+  in.purchase = Usd(2200);
+  in.lifetime = Seconds(5 * units::kSecondsPerYear);
+  const double lifetime_h = 5 * 365.25 * 24;
+  const double u_star = 2200 / (lifetime_h * (2.14 - 0.45 * 0.12));
+  REQUIRE(crossover_utilization(in).has_value());
+  CHECK(*crossover_utilization(in) == Approx(u_star));
+  const auto curve = breakeven_curve(in, {u_star, 0.15});
+  // at the crossover the owned busy hour costs what the rented one does
+  CHECK(curve[0].owned_per_busy_hour.value() == Approx(curve[0].cloud_per_busy_hour.value()));
+  CHECK(curve[1].owned_per_busy_hour.value() == Approx(2200 / (lifetime_h * 0.15) + 0.45 * 0.12));
+  CHECK(*curve[1].days == Approx(293).margin(1));  // the DESIGN §6 seed again
+  in.cloud_rate = units::usd_per_hour(0.01);
+  CHECK_FALSE(crossover_utilization(in).has_value());
+}

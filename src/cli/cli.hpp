@@ -28,5 +28,6 @@ int run_calibrate(const std::vector<std::string>& args);
 int run_roofline(const std::vector<std::string>& args);
 int run_plan(const std::vector<std::string>& args);
 int run_sweep(const std::vector<std::string>& args);
+int run_breakeven(const std::vector<std::string>& args);
 
 }  // namespace gpusim::cli

@@ -58,6 +58,7 @@ constexpr const char* kUsage =
     "  gpusim compare  SCENARIO --gpus ID,ID,... [--format text|json|csv] [-o FILE]\n"
     "  gpusim sweep    SCENARIO --vary KEY=V1,V2,... [--format csv|json] [--shard I/N]\n"
     "  gpusim plan     SCENARIO [--top N] [--objective time|cost] [--max-gpus N]\n"
+    "  gpusim breakeven SCENARIO [--svg FILE] [--format text|json]\n"
     "  gpusim roofline --gpu ID [SCENARIO] [--dtype D] [--svg FILE] [--format text|json]\n"
     "  gpusim validate MEASUREMENTS... [--format text|json|csv] [--fail-above PCT]\n"
     "  gpusim calibrate MEASUREMENTS... -o DIR\n"
@@ -89,6 +90,9 @@ int main(int argc, char** argv) {
     }
     if (cmd == "specs") {
       return gpusim::cli::run_specs(args);
+    }
+    if (cmd == "breakeven") {
+      return gpusim::cli::run_breakeven(args);
     }
     if (cmd == "sweep") {
       return gpusim::cli::run_sweep(args);

@@ -14,6 +14,39 @@ std::optional<double> breakeven_days(Usd purchase, double utilization, UsdPerSec
   return purchase.value() / saving_per_day;
 }
 
+namespace {
+double speed_ratio(const CostInputs& in) { return in.job_time.value() > 0 ? in.cloud_job_time / in.job_time : 1.0; }
+double cloud_per_hour(const CostInputs& in) {
+  return units::to_usd_per_hour(in.cloud_rate) * static_cast<double>(in.gpus) * speed_ratio(in);
+}
+double electricity_per_hour(const CostInputs& in) {
+  return in.system_power.value() * in.pue * units::kSecondsPerHour * in.electricity.value();
+}
+}  // namespace
+
+std::vector<BreakevenPoint> breakeven_curve(const CostInputs& in, const std::vector<double>& utilizations) {
+  std::vector<BreakevenPoint> out;
+  const double lifetime_h = units::to_hours(in.lifetime);
+  for (const double u : utilizations) {
+    BreakevenPoint p;
+    p.utilization = u;
+    p.owned_per_busy_hour = Usd(in.purchase.value() / (lifetime_h * u) + electricity_per_hour(in));
+    p.cloud_per_busy_hour = Usd(cloud_per_hour(in));
+    p.days = breakeven_days(in.purchase, u, in.cloud_rate * static_cast<double>(in.gpus), speed_ratio(in),
+                            in.system_power * in.pue, in.electricity);
+    out.push_back(p);
+  }
+  return out;
+}
+
+std::optional<double> crossover_utilization(const CostInputs& in) {
+  const double saving = cloud_per_hour(in) - electricity_per_hour(in);
+  if (saving <= 0) {
+    return std::nullopt;
+  }
+  return in.purchase.value() / (units::to_hours(in.lifetime) * saving);
+}
+
 CostResult compute_cost(const CostInputs& in) {
   CostResult r;
   r.cloud = in.cloud_rate * in.cloud_job_time * static_cast<double>(in.gpus);

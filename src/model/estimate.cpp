@@ -147,6 +147,7 @@ void finish_power_cost(const Scenario& sc, Seconds job_time, Seconds cloud_job_t
   ci.lifetime = sc.cost.lifetime;
   ci.utilization = sc.cost.utilization;
   e.cost = compute_cost(ci);
+  e.cost_inputs = ci;
   e.cloud_gpu = sc.cost.cloud_gpu;
   e.cloud_rate = sc.cost.cloud_rate;
   e.utilization = sc.cost.utilization;

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <optional>
+#include <vector>
 
 #include "gpusim/units/units.hpp"
 
@@ -36,6 +37,19 @@ struct CostResult {
 };
 
 CostResult compute_cost(const CostInputs& in);
+
+// Cost of one busy hour of the whole system, owned (hardware share over the lifetime at
+// `utilization` + electricity) and rented (equal work: rate × GPUs × k), and the break-even days.
+struct BreakevenPoint {
+  double utilization = 0;
+  Usd owned_per_busy_hour;
+  Usd cloud_per_busy_hour;
+  std::optional<double> days;
+};
+std::vector<BreakevenPoint> breakeven_curve(const CostInputs& in, const std::vector<double>& utilizations);
+// The utilization above which owning is cheaper over the lifetime:
+// purchase / (lifetime_h · (cloud_per_h − electricity_per_h)); nullopt when renting always wins.
+std::optional<double> crossover_utilization(const CostInputs& in);
 
 // Days of ownership at `utilization` after which buying beats renting; nullopt when the
 // hourly saving is not positive. `speed_ratio` is k above.

@@ -97,6 +97,7 @@ struct Estimate {
   double energy_kwh = 0;  // GPUs + hosts, times PUE
   double carbon_kg = 0;
   CostResult cost;
+  CostInputs cost_inputs;     // what the cost was computed from (for the break-even curve)
   std::string cloud_gpu;    // the GPU the cloud price is for
   UsdPerSecond cloud_rate;  // per GPU
   double utilization = 0;   // of the owned machine, for break-even
