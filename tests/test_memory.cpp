@@ -120,3 +120,30 @@ sequence = true
   CHECK(mem.activations.value() == Approx(std::max(first, last)));
   CHECK(mem.weights.value() == Approx(total_params(sc.model) / (8 * 4) * 2));
 }
+
+TEST_CASE("batch = \"max\" serves the largest batch that fits in memory", "[memory][inference]") {
+  const std::string toml = R"(name = "max"
+[system]
+gpu = "a100-sxm4-80gb"
+gpus = 1
+[model]
+preset = "llama3-8b"
+[inference]
+batch = "max"
+prompt_tokens = 128
+output_tokens = 128
+)";
+  const Estimate e = estimate_core(test::scenario(toml));
+  REQUIRE(e.inference.has_value());
+  const auto b = static_cast<std::int64_t>(e.inference->batch);
+  CHECK(b > 1);
+  CHECK(e.memory.fits());
+  Scenario more = test::scenario(toml);
+  more.inference->batch_max = false;
+  more.inference->batch = b + 1;
+  CHECK_FALSE(inference_memory(more).fits());
+  // all output tokens of the batch over the whole request (prefill + decode)
+  CHECK(e.inference->offline_output_tokens_per_s ==
+        Approx(static_cast<double>(b) * 128 / e.inference->request_latency.value()));
+  CHECK(e.inference->offline_output_tokens_per_s < e.inference->output_tokens_per_s);
+}

@@ -40,9 +40,7 @@ TEST_CASE("the quick params form derives a standard shape close to the request",
 
 TEST_CASE("a params value no standard shape can reach is an error, not a crash", "[workload][params][errors]") {
   CHECK_FALSE(shape_from_params(1e3, 32000).has_value());
-  const auto ds = test::diagnostics_of([] {
-    (void)test::scenario(test::kSmallTraining, {{"model.preset", "\"\""}});
-  });
+  const auto ds = test::diagnostics_of([] { (void)test::scenario(test::kSmallTraining, {{"model.preset", "\"\""}}); });
   CHECK_FALSE(ds.empty());
   const std::string toml = R"(name = "tiny"
 [system]

@@ -22,9 +22,7 @@ struct Row {
 };
 
 // Cloud cost per million tokens trained (or generated, for inference).
-double usd_per_million_tokens(const Estimate& e) {
-  return e.tokens > 0 ? e.cost.cloud.value() / e.tokens * 1e6 : 0.0;
-}
+double usd_per_million_tokens(const Estimate& e) { return e.tokens > 0 ? e.cost.cloud.value() / e.tokens * 1e6 : 0.0; }
 
 std::string table(const std::string& title, const std::vector<Row>& rows) {
   std::string out = title + "\n";

@@ -208,6 +208,11 @@ void estimate_inference(const Scenario& sc, Estimate& e) {
   const double replicas = sc.system.gpus;  // independent replicas, one per GPU
   r.output_tokens_per_s = replicas * static_cast<double>(inf.batch) / r.time_per_output_token.value();
   r.request_latency = r.time_to_first_token + r.time_per_output_token * static_cast<double>(inf.output_tokens);
+  // A batch of requests start to finish (offline / in-flight batching at full load): prefill
+  // and decode of every request, all output tokens.
+  r.offline_output_tokens_per_s =
+      replicas * static_cast<double>(inf.batch * inf.output_tokens) / r.request_latency.value();
+  r.batch = static_cast<double>(inf.batch);
   e.inference = r;
 
   StepBreakdown& s = e.step;  // one decode step
@@ -262,7 +267,38 @@ void classify(Estimate& e) {
 
 }  // namespace
 
-Estimate estimate_core(const Scenario& sc) {
+namespace {
+// batch = "max": the largest batch whose weights, KV cache and activations fit in memory.
+Scenario resolve_max_batch(const Scenario& sc) {
+  Scenario s = sc;
+  if (!s.inference || !s.inference->batch_max) {
+    return s;
+  }
+  auto fits = [&s](std::int64_t b) {
+    s.inference->batch = b;
+    return inference_memory(s).fits();
+  };
+  std::int64_t lo = 1, hi = 1;
+  if (!fits(1)) {
+    s.inference->batch = 1;  // even one sequence does not fit: the report says so
+    return s;
+  }
+  while (hi < (1 << 20) && fits(hi * 2)) {
+    hi *= 2;
+  }
+  lo = hi;
+  hi = hi * 2;
+  while (hi - lo > 1) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    (fits(mid) ? lo : hi) = mid;
+  }
+  s.inference->batch = lo;
+  return s;
+}
+}  // namespace
+
+Estimate estimate_core(const Scenario& sc_in) {
+  const Scenario sc = resolve_max_batch(sc_in);
   Estimate e;
   e.scenario = sc.name;
   e.gpu_id = sc.system.gpu_id;

@@ -71,6 +71,8 @@ std::vector<Field> report_fields(const Estimate& e) {
       {"inference", "time_per_output_token_s", opt(inf, r.time_per_output_token.value())},
       {"inference", "output_tokens_per_s", opt(inf, r.output_tokens_per_s)},
       {"inference", "request_latency_s", opt(inf, r.request_latency.value())},
+      {"inference", "offline_output_tokens_per_s", opt(inf, r.offline_output_tokens_per_s)},
+      {"inference", "batch", opt(inf, r.batch)},
       {"power", "gpu_avg_w", e.gpu_avg_power.value()},
       {"power", "energy_kwh", e.energy_kwh},
       {"power", "carbon_kg", e.carbon_kg},

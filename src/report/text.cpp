@@ -63,8 +63,8 @@ std::string report_text(const Estimate& e) {
     if (s.input_stall.value() > 0) {
       parts += " + input stall " + duration(s.input_stall);
     }
-    line(out, "step", strfmt("%s = %s   (%s tokens)", duration(s.time).c_str(), parts.c_str(),
-                             human(e.tokens_per_step).c_str()));
+    line(out, "step",
+         strfmt("%s = %s   (%s tokens)", duration(s.time).c_str(), parts.c_str(), human(e.tokens_per_step).c_str()));
     line(out, "throughput",
          strfmt("%s tokens/s (%s per GPU)   MFU %.0f %%   HFU %.0f %%   %.0f TFLOP/s per GPU",
                 human(e.tokens_per_s).c_str(), human(e.tokens_per_s_per_gpu).c_str(), 100 * e.mfu, 100 * e.hfu,
@@ -75,8 +75,10 @@ std::string report_text(const Estimate& e) {
          strfmt("first token %s · %s per output token · request %s", duration(r.time_to_first_token).c_str(),
                 duration(r.time_per_output_token).c_str(), duration(r.request_latency).c_str()));
     line(out, "throughput",
-         strfmt("%s output tokens/s (%s per GPU)   %.0f TFLOP/s per GPU in decode",
-                human(r.output_tokens_per_s).c_str(), human(e.tokens_per_s_per_gpu).c_str(), e.model_tflops_per_gpu));
+         strfmt("%s output tokens/s in decode (%s per GPU) · %s over whole requests · batch %.0f   %.0f TFLOP/s "
+                "per GPU in decode",
+                human(r.output_tokens_per_s).c_str(), human(e.tokens_per_s_per_gpu).c_str(),
+                human(r.offline_output_tokens_per_s).c_str(), r.batch, e.model_tflops_per_gpu));
   }
   const double g = units::kGibi;  // memory in GiB, as devices report it
   line(out, "memory",

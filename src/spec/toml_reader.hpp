@@ -49,6 +49,11 @@ class Reader {
   void finish();
 
   [[nodiscard]] bool has(std::string_view key) const { return table_->contains(key); }
+  // Whether `key` holds exactly this string (for keys that take a number or a keyword).
+  [[nodiscard]] bool string_value_is(std::string_view key, std::string_view word) const {
+    const auto* v = table_->get_as<std::string>(key);
+    return v != nullptr && v->get() == word;
+  }
   [[nodiscard]] std::string path(std::string_view key) const;
   [[nodiscard]] SourcePos where(std::string_view key) const;
   void error(std::string_view key, const std::string& message);

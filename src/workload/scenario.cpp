@@ -4,8 +4,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "gpusim/cost/defaults.hpp"
 #include "common/strfmt.hpp"
+#include "gpusim/cost/defaults.hpp"
 #include "spec/readers.hpp"
 #include "spec/toml_reader.hpp"
 
@@ -241,7 +241,12 @@ void read_training(Reader& r, Scenario& sc) {
 
 void read_inference(Reader& r, Scenario& sc) {
   InferenceConfig inf;
-  inf.batch = r.integer("batch", Need::kOptional).value_or(1);
+  if (r.has("batch") && r.string_value_is("batch", "max")) {
+    r.allow({"batch"});
+    inf.batch_max = true;  // resolved against the memory model by estimate
+  } else {
+    inf.batch = r.integer("batch", Need::kOptional).value_or(1);
+  }
   inf.prompt_tokens = r.integer("prompt_tokens", Need::kOptional).value_or(512);
   inf.output_tokens = r.integer("output_tokens", Need::kOptional).value_or(128);
   inf.cuda_graphs = r.boolean("cuda_graphs", Need::kOptional).value_or(false);

@@ -51,8 +51,10 @@ struct StepBreakdown {
 struct InferenceResult {
   Seconds time_to_first_token;
   Seconds time_per_output_token;
-  double output_tokens_per_s = 0;
+  double output_tokens_per_s = 0;  // decode only: batch / time per output token
   Seconds request_latency;
+  double offline_output_tokens_per_s = 0;  // all output tokens / (prefill + decode) of a batch
+  double batch = 0;                        // concurrent sequences (resolved when batch = "max")
 };
 
 struct OpShare {
@@ -97,7 +99,7 @@ struct Estimate {
   double energy_kwh = 0;  // GPUs + hosts, times PUE
   double carbon_kg = 0;
   CostResult cost;
-  CostInputs cost_inputs;     // what the cost was computed from (for the break-even curve)
+  CostInputs cost_inputs;   // what the cost was computed from (for the break-even curve)
   std::string cloud_gpu;    // the GPU the cloud price is for
   UsdPerSecond cloud_rate;  // per GPU
   double utilization = 0;   // of the owned machine, for break-even

@@ -26,7 +26,7 @@ struct SystemConfig {
   LinkSpec pcie;        // the GPU's host link (PCIe generation x16): host copies, and GPU-to-GPU without NVLink
   int nics_per_node = 1;
   double oversubscription = 1.0;  // of the inter-node fabric (2 = a 2:1 tapered fat tree)
-  Watts power_limit;  // default: TDP
+  Watts power_limit;              // default: TDP
   [[nodiscard]] int nodes() const { return (gpus + gpus_per_node - 1) / gpus_per_node; }
 };
 
@@ -44,6 +44,7 @@ struct TrainingConfig {
 
 struct InferenceConfig {
   std::int64_t batch = 1;
+  bool batch_max = false;  // batch = "max": as many concurrent sequences as the memory holds
   std::int64_t prompt_tokens = 512;
   std::int64_t output_tokens = 128;
   DType weight_precision = DType::kFp16;  // int8/int4 are stored formats, computed in fp16
