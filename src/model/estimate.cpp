@@ -116,12 +116,14 @@ void input_pipeline(const Scenario& sc, Seconds gpu_step, StepBreakdown& step) {
   step.input_stall = input_time > gpu_step ? input_time - gpu_step : Seconds(0);
 }
 
-Watts average_power(const GpuSpec& g, const SystemConfig& sys, const StepBreakdown& s) {
+// `dtype`: the compute dtype; fp32 runs on CUDA cores (simt activity), the others on tensor cores.
+Watts average_power(const GpuSpec& g, const SystemConfig& sys, const StepBreakdown& s, DType dtype) {
   const double total = s.time.value();
   if (total <= 0) {
     return g.idle_power;
   }
-  const double busy = (s.gemm.value() * g.activity.gemm + s.memory_bound.value() * g.activity.memory +
+  const double compute_activity = dtype == DType::kFp32 ? g.activity.simt : g.activity.gemm;
+  const double busy = (s.gemm.value() * compute_activity + s.memory_bound.value() * g.activity.memory +
                        (total - s.gemm.value() - s.memory_bound.value()) * g.activity.idle) /
                       total;
   const Watts p = g.idle_power + (g.tdp - g.idle_power) * busy;
@@ -183,7 +185,7 @@ void estimate_training(const Scenario& sc, Estimate& e) {
   e.tokens = t.tokens;
   e.train_time = Seconds(t.tokens / e.tokens_per_s);
   e.gpu_hours = units::to_hours(e.train_time) * sc.system.gpus;
-  e.gpu_avg_power = average_power(g, sc.system, s);
+  e.gpu_avg_power = average_power(g, sc.system, s, t.precision);
 }
 
 void estimate_inference(const Scenario& sc, Estimate& e) {
@@ -244,7 +246,7 @@ void estimate_inference(const Scenario& sc, Estimate& e) {
   whole.gemm = kp.compute_bound + kd.compute_bound * static_cast<double>(inf.output_tokens);
   whole.memory_bound = kp.memory_bound + kd.memory_bound * static_cast<double>(inf.output_tokens);
   whole.time = r.request_latency;
-  e.gpu_avg_power = average_power(g, sc.system, whole);
+  e.gpu_avg_power = average_power(g, sc.system, whole, inf.weight_precision);
 }
 
 void classify(Estimate& e) {

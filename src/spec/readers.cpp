@@ -150,6 +150,7 @@ void read_gpu(Reader& r, GpuSpec& g) {
     set_q(*p, "idle", Dim::kPower, g.idle_power);
     for (auto [key, out] : {std::pair<const char*, double*>{"gemm_activity", &g.activity.gemm},
                             {"memory_activity", &g.activity.memory},
+                            {"simt_activity", &g.activity.simt},
                             {"idle_activity", &g.activity.idle}}) {
       if (auto v = p->number(key, Need::kRequired, Range::kFraction)) {
         *out = *v;

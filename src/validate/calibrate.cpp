@@ -179,7 +179,7 @@ void Fitter::fit(const std::vector<const Measurement*>& rows) {
   const GpuSpec& first = gpu(rows.front()->gpu);
   std::vector<Equation> dram, l2, host, gemm, attn, coll, coll_bus, launch, launch_graph;
   std::vector<double> mem_act, gemm_act;
-  std::vector<Equation> mem_eqs, gemm_eqs;
+  std::vector<Equation> mem_eqs, gemm_eqs, simt_eqs;
   for (const Measurement* m : rows) {
     const GpuSpec& g = gpu(m->gpu);
     switch (m->benchmark) {
@@ -257,7 +257,7 @@ void Fitter::fit(const std::vector<const Measurement*>& rows) {
         const double ridge = (g.peak_for(tensor ? DType::kBf16 : DType::kFp32) * g.efficiency.gemm).value() /
                              (g.memory_bandwidth.value() * g.efficiency.dram);
         const double activity = (m->value - g.idle_power.value()) / (g.tdp - g.idle_power).value();
-        (*m->intensity >= ridge ? gemm_eqs : mem_eqs).push_back({{1.0}, activity, m});
+        (*m->intensity < ridge ? mem_eqs : (tensor ? gemm_eqs : simt_eqs)).push_back({{1.0}, activity, m});
         break;
       }
       default:
@@ -311,6 +311,9 @@ void Fitter::fit(const std::vector<const Measurement*>& rows) {
   const auto mem = solve(mem_eqs, 1);
   record("power", "memory_activity", first.activity.memory, mem ? std::optional<double>((*mem)(0)) : std::nullopt,
          mem_eqs, 0, 1.0, false, "no rows");
+  const auto simt = solve(simt_eqs, 1);
+  record("power", "simt_activity", first.activity.simt, simt ? std::optional<double>((*simt)(0)) : std::nullopt,
+         simt_eqs, 0, 1.0, false, "no rows");
   const auto comp = solve(gemm_eqs, 1);
   record("power", "gemm_activity", first.activity.gemm, comp ? std::optional<double>((*comp)(0)) : std::nullopt,
          gemm_eqs, 0, 1.0, false, "no rows");

@@ -96,7 +96,7 @@ Prediction power(const Measurement& m, const GpuSpec& g) {
   const bool tensor = m.kernel.find("gemm") != std::string::npos;
   const FlopPerSecond peak = g.peak_for(tensor ? DType::kBf16 : DType::kFp32) * g.efficiency.gemm;
   const double ridge = peak.value() / (g.memory_bandwidth.value() * g.efficiency.dram);
-  const double activity = *m.intensity >= ridge ? g.activity.gemm : g.activity.memory;
+  const double activity = *m.intensity < ridge ? g.activity.memory : (tensor ? g.activity.gemm : g.activity.simt);
   return value((g.idle_power + (g.tdp - g.idle_power) * activity).value());
 }
 

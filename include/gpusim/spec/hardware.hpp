@@ -49,6 +49,7 @@ struct Efficiency {
 struct PowerActivity {
   double gemm = 0;    // tensor-core compute-bound kernels
   double memory = 0;  // DRAM-bound kernels
+  double simt = 0;    // CUDA-core (non-tensor) compute-bound kernels, e.g. fp32 GEMMs without TF32
   double idle = 0;    // waiting on communication, input or the host
 };
 
