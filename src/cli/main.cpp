@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <utility>
 
 #include "cli/cli.hpp"
 #include "gpusim/spec/diagnostics.hpp"
@@ -82,32 +83,19 @@ int main(int argc, char** argv) {
   const std::string cmd = args[0];
   args.erase(args.begin());
   try {
-    if (cmd == "estimate") {
-      return gpusim::cli::run_estimate(args);
-    }
-    if (cmd == "compare") {
-      return gpusim::cli::run_compare(args);
-    }
-    if (cmd == "specs") {
-      return gpusim::cli::run_specs(args);
-    }
-    if (cmd == "breakeven") {
-      return gpusim::cli::run_breakeven(args);
-    }
-    if (cmd == "sweep") {
-      return gpusim::cli::run_sweep(args);
-    }
-    if (cmd == "plan") {
-      return gpusim::cli::run_plan(args);
-    }
-    if (cmd == "roofline") {
-      return gpusim::cli::run_roofline(args);
-    }
-    if (cmd == "validate") {
-      return gpusim::cli::run_validate(args);
-    }
-    if (cmd == "calibrate") {
-      return gpusim::cli::run_calibrate(args);
+    // The closed set of subcommands (DESIGN §7).
+    using Command = int (*)(const std::vector<std::string>&);
+    static const std::pair<const char*, Command> kCommands[] = {
+        {"estimate", gpusim::cli::run_estimate}, {"compare", gpusim::cli::run_compare},
+        {"sweep", gpusim::cli::run_sweep},       {"plan", gpusim::cli::run_plan},
+        {"roofline", gpusim::cli::run_roofline}, {"breakeven", gpusim::cli::run_breakeven},
+        {"validate", gpusim::cli::run_validate}, {"calibrate", gpusim::cli::run_calibrate},
+        {"specs", gpusim::cli::run_specs},
+    };
+    for (const auto& [name, run] : kCommands) {
+      if (cmd == name) {
+        return run(args);
+      }
     }
     std::cerr << "gpusim: unknown command \"" << cmd << "\"\n\n" << kUsage;
     return 2;
