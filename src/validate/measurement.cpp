@@ -138,9 +138,14 @@ void read_value(Reader& r, Measurement& m) {
 }
 
 void read_row(Reader& r, const Catalog& cat, const std::string& file, const std::string& default_source,
-              Measurement& m) {
+              const std::optional<std::string>& default_role, Measurement& m) {
   m.file = file;
   m.id = r.string("id", Need::kRequired).value_or("");
+  if (auto role = r.choice("role", {"fit", "check"}, default_role ? Need::kOptional : Need::kRequired)) {
+    m.role = *role == "fit" ? Role::kFit : Role::kCheck;
+  } else if (default_role && !r.has("role")) {
+    m.role = *default_role == "fit" ? Role::kFit : Role::kCheck;
+  }
   m.scored = r.boolean("scored", Need::kOptional).value_or(true);
   m.note = r.string("note", Need::kOptional).value_or("");
   m.conditions = r.string("conditions", Need::kOptional).value_or("");
@@ -258,9 +263,11 @@ void load_file(const Catalog& cat, const std::string& path, Diagnostics& diags, 
   }
   Reader root(*parsed, "", diags);
   std::string default_source;
+  std::optional<std::string> default_role;
   if (auto meta = root.table("meta", Need::kOptional)) {
     default_source = meta->string("source", Need::kOptional).value_or("");
     meta->string("date", Need::kOptional);
+    default_role = meta->choice("role", {"fit", "check"}, Need::kOptional);
     for (const char* k : {"gpu_name", "driver", "cuda_runtime", "sm_clock", "memory_clock", "power_limit", "notes"}) {
       meta->string(k, Need::kOptional);
     }
@@ -282,7 +289,7 @@ void load_file(const Catalog& cat, const std::string& path, Diagnostics& diags, 
     Reader r(*t, "measurement[" + std::to_string(i) + "]", diags);
     Measurement m;
     m.pos = detail::pos_of(*t);
-    read_row(r, cat, path, default_source, m);
+    read_row(r, cat, path, default_source, default_role, m);
     out.push_back(std::move(m));
   }
 }

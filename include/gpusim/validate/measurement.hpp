@@ -40,6 +40,9 @@ const char* to_string(Benchmark b);
 // "host link", "communication", "power", "end-to-end".
 const char* category_of(Benchmark b);
 
+// Whether calibration may use a row (fit) or the row is held out as evidence (check).
+enum class Role { kFit, kCheck };
+
 struct Measurement {
   std::string id;
   std::string file;  // the measurement file
@@ -68,6 +71,7 @@ struct Measurement {
   std::string source;
   std::string note;
   bool scored = true;
+  Role role = Role::kCheck;
 };
 
 // GPUs of a measured multi-GPU row share one box up to 8 of them (PCIe workstations and bridged
