@@ -5,9 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "gpusim/model/estimate.hpp"
-#include "gpusim/spec/catalog.hpp"
-#include "gpusim/workload/scenario.hpp"
+#include "gpusim/gpusim.hpp"
 
 namespace gpusim::test {
 
@@ -17,7 +15,7 @@ inline const Catalog& catalog() {
 }
 
 inline Scenario scenario(const std::string& toml, const std::vector<Override>& overrides = {}) {
-  return load_scenario(catalog(), "test.toml", toml, overrides);
+  return scenario::load_scenario(catalog(), "test.toml", toml, overrides);
 }
 
 // The diagnostics a load throws (empty if it does not throw).

@@ -3,12 +3,12 @@
 #include <filesystem>
 #include <fstream>
 
-#include "gpusim/validate/validate.hpp"
 #include "gpusim_bench/format.hpp"
 #include "gpusim_bench/toml_writer.hpp"
 #include "helpers.hpp"
 
 using namespace gpusim;
+using namespace gpusim::validation;
 
 TEST_CASE("files written by gpusim-bench load in gpusim validate", "[validate][bench]") {
   bench::Meta meta;
@@ -56,6 +56,7 @@ TEST_CASE("files written by gpusim-bench load in gpusim validate", "[validate][b
   CHECK(loaded[3].value == Approx(4.1e-6).epsilon(1e-3));
   CHECK(loaded[5].gpus == 8);
   CHECK(*loaded[6].intensity == Approx(2730.7));
-  const ValidationReport r = validate(loaded, test::catalog());
+  CHECK(loaded[0].role == Role::kFit);  // the bench's own measurements are calibration inputs
+  const ValidationReport r = validate(resolve(loaded, test::catalog()));
   CHECK(r.all.count == static_cast<int>(rows.size()));
 }

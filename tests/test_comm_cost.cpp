@@ -1,9 +1,23 @@
 // Alpha-beta collectives and the cost model.
-#include "gpusim/cost/cost.hpp"
-#include "gpusim/model/comm.hpp"
 #include "helpers.hpp"
 
 using namespace gpusim;
+using namespace gpusim::cost;
+using physics::Collective;
+using physics::Fabric;
+using physics::make_fabric;
+
+namespace {
+Seconds allreduce_time(const Fabric& f, Bytes s, int n) { return physics::collective_time(f, Collective::kAllReduce, s, n); }
+Seconds ring_allreduce(Bytes s, int n, BytesPerSecond b, Seconds a) {
+  return physics::ring_time(Collective::kAllReduce, s, n, b, a);
+}
+// Break-even in days (the figure people quote).
+std::optional<double> breakeven_days(Usd purchase, double u, UsdPerSecond rate, double k, Watts p, UsdPerJoule price) {
+  const auto t = breakeven_time(purchase, u, rate, k, p, price);
+  return t ? std::optional<double>(units::to_days(*t)) : std::nullopt;
+}
+}  // namespace
 
 TEST_CASE("ring all-reduce costs 2(n-1)/n S/B + 2(n-1) alpha", "[comm]") {
   const Bytes S(1e9);
@@ -13,7 +27,8 @@ TEST_CASE("ring all-reduce costs 2(n-1)/n S/B + 2(n-1) alpha", "[comm]") {
   // 2(n-1)/n * S / B + 2(n-1) * alpha
   CHECK(ring_allreduce(S, n, B, alpha).value() == Approx(2.0 * 7 / 8 * 1e9 / 100e9 + 2.0 * 7 * 5e-6));
   // reduce-scatter: (n-1)/n * S / B + (n-1) * alpha
-  CHECK(ring_reduce_scatter(S, n, B, alpha).value() == Approx(7.0 / 8 * 1e9 / 100e9 + 7 * 5e-6));
+  CHECK(physics::ring_time(Collective::kReduceScatter, S, n, B, alpha).value() == Approx(7.0 / 8 * 1e9 / 100e9 + 7 * 5e-6));
+  CHECK(physics::ring_time(Collective::kAllGather, S, n, B, alpha).value() == Approx(7.0 / 8 * 1e9 / 100e9 + 7 * 5e-6));
   CHECK(ring_allreduce(S, 1, B, alpha).value() == 0);
 }
 
@@ -46,7 +61,7 @@ global_batch = 64
 micro_batch = 4
 )");
   const Fabric f = make_fabric(ws.system);
-  const LinkSpec pcie4 = test::catalog().link("pcie4");
+  const hardware::LinkSpec pcie4 = test::catalog().link("pcie4");
   CHECK(f.host_staged);
   CHECK(f.intra_bus.value() == Approx(pcie4.bandwidth.value() * pcie4.staged_efficiency));
   CHECK(f.intra_alpha.value() == Approx(pcie4.staged_latency.value()));
@@ -54,7 +69,7 @@ micro_batch = 4
   CHECK(make_fabric(nv.system).intra_bus > f.intra_bus * 10.0);
 }
 
-TEST_CASE("break-even of the DESIGN seed: 2,200 USD, 450 W, 15 %, 0.12 USD/kWh vs 2.14 USD/h", "[cost]") {
+TEST_CASE("break-even of Dettmers' example: 2,200 USD, 450 W, 15 %, 0.12 USD/kWh vs 2.14 USD/h", "[cost]") {
   // purchase / (24 u (rate - P price)) = 2200 / (24 * 0.15 * (2.14 - 0.45 * 0.12)) = 292.96 days
   const auto days =
       breakeven_days(Usd(2200), 0.15, units::usd_per_hour(2.14), 1.0, Watts(450), units::usd_per_kwh(0.12));
@@ -78,7 +93,7 @@ TEST_CASE("owning never pays back when electricity costs more than renting", "[c
   CHECK_FALSE(breakeven_days(Usd(2200), 0.0, units::usd_per_hour(2.14), 1.0, Watts(450), units::usd_per_kwh(0.12)));
 }
 
-TEST_CASE("job cost: cloud hours times rate; owned electricity plus hardware share", "[cost]") {
+TEST_CASE("job cost is cloud hours times rate, and owned is electricity plus a hardware share", "[cost]") {
   CostInputs in;
   in.job_time = units::hours(10);
   in.cloud_job_time = units::hours(10);
@@ -99,12 +114,13 @@ TEST_CASE("job cost: cloud hours times rate; owned electricity plus hardware sha
 TEST_CASE("ZeRO-1 exposes the weight all-gather that follows the optimizer step", "[comm]") {
   const Scenario sc = test::scenario(
       test::kSmallTraining, {{"parallelism.zero", "1"}, {"system.gpu", "\"rtx4090\""}, {"system.gpus_per_node", "8"}});
-  const Estimate e = estimate_core(sc);
+  const step::Evaluation e = step::evaluate(sc);
   const Fabric f = make_fabric(sc.system);
-  const Bytes weights(total_params(sc.model) * 2.0);  // bf16
-  CHECK(e.step.communication.value() >= Approx(all_gather_time(f, weights, 8).value()));
-  CHECK(e.step.communication_total.value() ==
-        Approx(reduce_scatter_time(f, weights, 8).value() + all_gather_time(f, weights, 8).value()));
+  const Bytes weights(workload::total_params(sc.job.model) * 2.0);  // bf16
+  const Seconds gather = physics::collective_time(f, Collective::kAllGather, weights, 8);
+  const Seconds scatter = physics::collective_time(f, Collective::kReduceScatter, weights, 8);
+  CHECK(e.step.communication.value() >= Approx(gather.value()));
+  CHECK(e.step.communication_total.value() == Approx(scatter.value() + gather.value()));
 }
 
 TEST_CASE("small all-reduces take the tree: 2 S/B + 2 ceil(log2 n) alpha", "[comm]") {
@@ -112,13 +128,13 @@ TEST_CASE("small all-reduces take the tree: 2 S/B + 2 ceil(log2 n) alpha", "[com
   const BytesPerSecond B(100e9);
   const Seconds alpha(5e-6);
   const int n = 64;
-  CHECK(tree_allreduce(S, n, B, alpha).value() == Approx(2 * 1e3 / 100e9 + 2 * 6 * 5e-6));
+  CHECK(physics::tree_allreduce(S, n, B, alpha).value() == Approx(2 * 1e3 / 100e9 + 2 * 6 * 5e-6));
   // across nodes (one GPU per node): latency-bound sizes take the tree's 12 alpha, not the ring's 126
   Fabric f;
   f.gpus_per_node = 1;
   f.inter_bus = B;
   f.inter_alpha = alpha;
-  CHECK(allreduce_time(f, S, n).value() == Approx(tree_allreduce(S, n, B, alpha).value()));
+  CHECK(allreduce_time(f, S, n).value() == Approx(physics::tree_allreduce(S, n, B, alpha).value()));
   // bandwidth-bound: the ring's 2(n-1)/n S/B beats the tree's 2 S/B
   const Bytes big(1e10);
   CHECK(allreduce_time(f, big, n).value() == Approx(ring_allreduce(big, n, B, alpha).value()));
@@ -135,9 +151,9 @@ TEST_CASE("all-to-all sends (local-1)/n over NVLink and (n-local)/n over the NIC
   const double n = 16;
   const double intra = 1e9 * 7 / n / 300e9 + 7 * 1e-6;
   const double inter = 1e9 * 8 / n / 25e9 + 8 * 5e-6;
-  CHECK(all_to_all_time(f, S, 16).value() == Approx(std::max(intra, inter)));
-  CHECK(broadcast_time(f, S, 16).value() == Approx(1e9 / 25e9 + 4 * 5e-6));
-  CHECK(p2p_time(S, BytesPerSecond(50e9), Seconds(2e-6)).value() == Approx(1e9 / 50e9 + 2e-6));
+  CHECK(physics::all_to_all_time(f, S, 16).value() == Approx(std::max(intra, inter)));
+  CHECK(physics::broadcast_time(f, S, 16).value() == Approx(1e9 / 25e9 + 4 * 5e-6));
+  CHECK(physics::p2p_time(S, BytesPerSecond(50e9), Seconds(2e-6)).value() == Approx(1e9 / 50e9 + 2e-6));
 }
 
 TEST_CASE("an oversubscribed fabric divides each GPU's inter-node bandwidth", "[comm]") {
@@ -170,7 +186,7 @@ TEST_CASE("owning beats renting above purchase / (lifetime_h x (cloud - electric
   // at the crossover the owned busy hour costs what the rented one does
   CHECK(curve[0].owned_per_busy_hour.value() == Approx(curve[0].cloud_per_busy_hour.value()));
   CHECK(curve[1].owned_per_busy_hour.value() == Approx(2200 / (lifetime_h * 0.15) + 0.45 * 0.12));
-  CHECK(*curve[1].days == Approx(293).margin(1));  // the DESIGN §6 seed again
+  CHECK(units::to_days(*curve[1].breakeven) == Approx(293).margin(1));  // Dettmers' example again
   in.cloud_rate = units::usd_per_hour(0.01);
   CHECK_FALSE(crossover_utilization(in).has_value());
 }

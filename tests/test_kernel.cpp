@@ -1,13 +1,18 @@
 // The kernel model: roofline, wave quantization, split-K, L2 reuse, L2-resident elementwise.
 #include <cmath>
 
-#include "gpusim/model/kernel.hpp"
-#include "gpusim/workload/ops.hpp"
 #include "helpers.hpp"
 
 using namespace gpusim;
+using hardware::GpuSpec;
+using lowering::benchmark_gemm;
+using lowering::Op;
+using lowering::OpKind;
+using physics::kernel_time;
+using physics::KernelTime;
+using physics::wave_efficiency;
 
-TEST_CASE("a full wave of full tiles has wave efficiency 1; one tile more costs a whole wave", "[kernel]") {
+TEST_CASE("a full wave of full tiles has wave efficiency 1, and one tile more costs a whole wave", "[kernel]") {
   const GpuSpec a100 = test::catalog().gpu("a100-sxm4-80gb");  // 108 SMs, 128x128 tiles
   // 108 tiles of 128x128: 12 x 9
   CHECK(wave_efficiency(12 * 128, 9 * 128, 1, a100) == Approx(1.0));

@@ -1,13 +1,27 @@
 // Memory per GPU: ZeRO sharding and Korthikanti activations.
-#include "gpusim/model/memory.hpp"
 #include "helpers.hpp"
 
 using namespace gpusim;
+using physics::inference_memory;
+using physics::layer_activation_bytes;
+using physics::MemoryBreakdown;
+using workload::ModelShape;
+using workload::Recompute;
+using workload::total_params;
+
+namespace {
+MemoryBreakdown training_memory(const Scenario& sc) {
+  return physics::training_memory(sc.job.model, *sc.job.training, sc.layout, sc.runtime, sc.system.gpu);
+}
+MemoryBreakdown inference_memory(const Scenario& sc) {
+  return physics::inference_memory(sc.job.model, *sc.job.inference, sc.system.gpu);
+}
+}  // namespace
 
 TEST_CASE("mixed-precision AdamW holds 16 bytes per parameter before sharding", "[memory]") {
   const Scenario sc = test::scenario(test::kSmallTraining, {{"parallelism.zero", "0"}});
   const MemoryBreakdown m = training_memory(sc);
-  const double n = total_params(sc.model);
+  const double n = total_params(sc.job.model);
   CHECK(m.weights.value() == Approx(2 * n));
   CHECK(m.gradients.value() == Approx(2 * n));
   CHECK(m.optimizer.value() == Approx(12 * n));
@@ -16,7 +30,7 @@ TEST_CASE("mixed-precision AdamW holds 16 bytes per parameter before sharding", 
 TEST_CASE("ZeRO stages shard optimizer, then gradients, then weights over data ranks", "[memory]") {
   const double dp = 8;
   const double n = total_params(test::catalog().model("gpt2-124m"));
-  const double layer = count_params(test::catalog().model("gpt2-124m")).per_layer;
+  const double layer = workload::count_params(test::catalog().model("gpt2-124m")).per_layer;
   const MemoryBreakdown z1 = training_memory(test::scenario(test::kSmallTraining, {{"parallelism.zero", "1"}}));
   const MemoryBreakdown z2 = training_memory(test::scenario(test::kSmallTraining, {{"parallelism.zero", "2"}}));
   const MemoryBreakdown z3 = training_memory(test::scenario(test::kSmallTraining, {{"parallelism.zero", "3"}}));
@@ -57,7 +71,7 @@ kv_precision = "fp8"
 )");
   const MemoryBreakdown m = inference_memory(sc);
   CHECK(m.kv_cache.value() == Approx(2.0 * 32 * (8 * 128) * 1024 * 16 * 1));
-  CHECK(m.weights.value() == Approx(total_params(sc.model) * 2));
+  CHECK(m.weights.value() == Approx(total_params(sc.job.model) * 2));
 }
 
 TEST_CASE("a model that does not fit is reported, with advice, not thrown", "[memory]") {
@@ -73,11 +87,12 @@ seq_len = 2048
 global_batch = 8
 micro_batch = 1
 )");
-  const Estimate e = estimate(sc, test::catalog());
-  CHECK_FALSE(e.memory.fits());
-  CHECK(e.bottleneck == Bottleneck::kCapacity);
+  const Estimate e = answer::estimate(sc);
+  CHECK_FALSE(e.eval.memory.fits());
+  CHECK(e.diagnosis.bottleneck == explain::Bottleneck::kCapacity);
   REQUIRE_FALSE(e.advice.empty());
-  CHECK_THAT(e.advice[0], Catch::Contains("GiB") && Catch::Contains("GPUs with ZeRO-3"));
+  CHECK(e.advice[0].kind == explain::AdviceKind::kNeedsMoreGpus);
+  CHECK_THAT(report::advice_text(e, e.advice[0]), Catch::Contains("GiB") && Catch::Contains("GPUs with ZeRO-3"));
 }
 
 TEST_CASE("tensor parallelism splits activations as Korthikanti et al. describe", "[memory][parallel]") {
@@ -113,12 +128,12 @@ sequence = true
   const Scenario sc = test::scenario(base);
   const MemoryBreakdown mem = training_memory(sc);
   const double layers_per_stage = 40.0 / 4;
-  const Bytes one_layer = layer_activation_bytes(sc.model, 2048, 1, 2, true, Recompute::kNone, 8, true);
+  const Bytes one_layer = layer_activation_bytes(sc.job.model, 2048, 1, 2, true, Recompute::kNone, 8, true);
   // first stage: 4 in flight; last: 1 plus the vocabulary-split logits and their gradient
   const double first = one_layer.value() * layers_per_stage * 4;
   const double last = one_layer.value() * layers_per_stage + 2.0 * 2 * 2048 * 32000 / 8;
   CHECK(mem.activations.value() == Approx(std::max(first, last)));
-  CHECK(mem.weights.value() == Approx(total_params(sc.model) / (8 * 4) * 2));
+  CHECK(mem.weights.value() == Approx(total_params(sc.job.model) / (8 * 4) * 2));
 }
 
 TEST_CASE("batch = \"max\" serves the largest batch that fits in memory", "[memory][inference]") {
@@ -133,14 +148,14 @@ batch = "max"
 prompt_tokens = 128
 output_tokens = 128
 )";
-  const Estimate e = estimate_core(test::scenario(toml));
+  const step::Evaluation e = step::evaluate(test::scenario(toml));
   REQUIRE(e.inference.has_value());
   const auto b = static_cast<std::int64_t>(e.inference->batch);
   CHECK(b > 1);
   CHECK(e.memory.fits());
   Scenario more = test::scenario(toml);
-  more.inference->batch_max = false;
-  more.inference->batch = b + 1;
+  more.job.inference->batch_max = false;
+  more.job.inference->batch = b + 1;
   CHECK_FALSE(inference_memory(more).fits());
   // all output tokens of the batch over the whole request (prefill + decode)
   CHECK(e.inference->offline_output_tokens_per_s ==

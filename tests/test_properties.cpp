@@ -1,17 +1,25 @@
-// Properties the step model must keep whatever its parameters.
-#include "gpusim/model/estimate.hpp"
-#include "gpusim/model/plan.hpp"
+// Properties the step model must keep whatever its parameters, and the agreement of every path to
+// a step: plan's ranked layouts are what estimate gives for those layouts, under power caps and
+// input pipelines, for every shipped training scenario.
+#include <filesystem>
+
 #include "helpers.hpp"
 
 using namespace gpusim;
+
+namespace {
+
+step::Evaluation eval(const Scenario& sc) { return step::evaluate(sc); }
+
+}  // namespace
 
 TEST_CASE("more memory bandwidth is never slower", "[properties]") {
   for (const char* file : {"gpt2-124m", "llama2-7b"}) {
     Scenario sc =
         test::scenario(std::string(test::kSmallTraining), {{"model.preset", std::string("\"") + file + "\""}});
-    const Estimate base = estimate_core(sc);
+    const step::Evaluation base = eval(sc);
     sc.system.gpu.memory_bandwidth = sc.system.gpu.memory_bandwidth * 2.0;
-    const Estimate fast = estimate_core(sc);
+    const step::Evaluation fast = eval(sc);
     CHECK(fast.step.time <= base.step.time);
     CHECK(fast.step.memory_bound < base.step.memory_bound);
   }
@@ -19,9 +27,9 @@ TEST_CASE("more memory bandwidth is never slower", "[properties]") {
 
 TEST_CASE("more interconnect bandwidth is never slower", "[properties]") {
   Scenario sc = test::scenario(test::kSmallTraining, {{"model.preset", "\"llama2-7b\""}, {"parallelism.zero", "3"}});
-  const Estimate base = estimate_core(sc);
+  const step::Evaluation base = eval(sc);
   sc.system.gpu.peer_bandwidth = sc.system.gpu.peer_bandwidth * 0.1;
-  const Estimate slow = estimate_core(sc);
+  const step::Evaluation slow = eval(sc);
   CHECK(slow.step.communication_total > base.step.communication_total);
   CHECK(slow.step.time >= base.step.time);
 }
@@ -33,24 +41,24 @@ TEST_CASE("more GPUs never raise per-GPU memory under ZeRO-3", "[properties]") {
                                                               {"parallelism.zero", "3"},
                                                               {"system.gpus", std::to_string(gpus)},
                                                               {"training.global_batch", "1024"}});
-    const double bytes = estimate_core(sc).memory.total().value();
+    const double bytes = eval(sc).memory.total().value();
     CHECK(bytes <= last);
     last = bytes;
   }
 }
 
 TEST_CASE("time to train scales linearly with tokens", "[properties]") {
-  const Estimate one = estimate_core(test::scenario(test::kSmallTraining, {{"training.tokens", "1e9"}}));
-  const Estimate ten = estimate_core(test::scenario(test::kSmallTraining, {{"training.tokens", "1e10"}}));
-  CHECK(ten.train_time.value() == Approx(10 * one.train_time.value()));
-  CHECK(ten.gpu_hours == Approx(10 * one.gpu_hours));
-  CHECK(ten.energy_kwh == Approx(10 * one.energy_kwh));
-  CHECK(ten.step.time.value() == Approx(one.step.time.value()));
+  const Estimate one = answer::estimate(test::scenario(test::kSmallTraining, {{"training.tokens", "1e9"}}));
+  const Estimate ten = answer::estimate(test::scenario(test::kSmallTraining, {{"training.tokens", "1e10"}}));
+  CHECK(ten.eval.job_time.value() == Approx(10 * one.eval.job_time.value()));
+  CHECK(ten.eval.gpu_time.value() == Approx(10 * one.eval.gpu_time.value()));
+  CHECK(ten.energy.energy.value() == Approx(10 * one.energy.energy.value()));
+  CHECK(ten.eval.step.time.value() == Approx(one.eval.step.time.value()));
 }
 
 TEST_CASE("MFU stays within 0..1 and HFU is never below MFU", "[properties]") {
   for (const char* recompute : {"\"none\"", "\"selective\"", "\"full\""}) {
-    const Estimate e = estimate_core(test::scenario(test::kSmallTraining, {{"training.recompute", recompute}}));
+    const step::Evaluation e = eval(test::scenario(test::kSmallTraining, {{"training.recompute", recompute}}));
     CHECK(e.mfu > 0);
     CHECK(e.mfu < 1);
     CHECK(e.hfu >= e.mfu);
@@ -58,17 +66,20 @@ TEST_CASE("MFU stays within 0..1 and HFU is never below MFU", "[properties]") {
 }
 
 TEST_CASE("a power limit lowers clocks by (limit/TDP)^(1/3) for compute-bound work", "[properties][power]") {
-  const Estimate full = estimate_core(test::scenario(test::kSmallTraining, {{"model.preset", "\"llama2-7b\""}}));
-  const Estimate capped = estimate_core(
+  const step::Evaluation full = eval(test::scenario(test::kSmallTraining, {{"model.preset", "\"llama2-7b\""}}));
+  const step::Evaluation capped = eval(
       test::scenario(test::kSmallTraining, {{"model.preset", "\"llama2-7b\""}, {"system.power_limit", "\"200 W\""}}));
-  // DESIGN §6 seed: compute-bound time grows by (TDP / limit)^(1/3) = (400 / 200)^(1/3)
+  // compute-bound time grows by (TDP / limit)^(1/3) = (400 / 200)^(1/3)
   CHECK(capped.step.gemm.value() == Approx(full.step.gemm.value() * std::cbrt(400.0 / 200.0)).epsilon(0.01));
   CHECK(capped.gpu_avg_power.value() <= 200.0);
+  // MFU is against the nominal dense peak: a capped GPU reaches less of it
+  CHECK(capped.peak.value() == Approx(full.peak.value()));
+  CHECK(capped.mfu < full.mfu);
 }
 
 TEST_CASE("average board power lies between idle and TDP", "[properties][power]") {
-  const Estimate e = estimate_core(test::scenario(test::kSmallTraining));
-  const GpuSpec g = test::catalog().gpu("a100-sxm4-80gb");
+  const step::Evaluation e = eval(test::scenario(test::kSmallTraining));
+  const hardware::GpuSpec g = test::catalog().gpu("a100-sxm4-80gb");
   CHECK(e.gpu_avg_power > g.idle_power);
   CHECK(e.gpu_avg_power <= g.tdp);
 }
@@ -85,46 +96,74 @@ batch = 1
 prompt_tokens = 128
 output_tokens = 128
 )";
-  const Estimate eager = estimate(test::scenario(toml), test::catalog());
-  const GpuSpec g = test::catalog().gpu("h100-sxm5-80gb");
+  const Estimate eager = answer::estimate(test::scenario(toml));
+  const hardware::GpuSpec g = test::catalog().gpu("h100-sxm5-80gb");
+  const step::StepBreakdown& s = eager.eval.step;
   // host time = kernels x eager launch cost; the GPU waits for whatever exceeds its own work
-  CHECK(eager.step.host_launch.value() == Approx(eager.step.kernels * g.efficiency.launch_eager.value()));
-  CHECK(eager.step.launch_stall.value() == Approx(eager.step.host_launch.value() - eager.step.compute.value() -
-                                                  eager.step.kernels * g.efficiency.kernel_overhead.value()));
-  CHECK(eager.bottleneck == Bottleneck::kLatency);
-  CHECK_THAT(eager.bottleneck_reason, Catch::StartsWith("launch-bound"));
-  const Estimate graphs = estimate_core(test::scenario(toml, {{"inference.cuda_graphs", "true"}}));
-  CHECK(graphs.step.time < eager.step.time);
+  CHECK(s.host_launch.value() == Approx(s.kernels * g.efficiency.launch_eager.value()));
+  CHECK(s.launch_stall.value() ==
+        Approx(s.host_launch.value() - s.compute.value() - s.kernels * g.efficiency.kernel_overhead.value()));
+  CHECK(eager.diagnosis.bottleneck == explain::Bottleneck::kLatency);
+  CHECK_THAT(report::bottleneck_reason(eager), Catch::StartsWith("launch-bound"));
+  const step::Evaluation graphs = eval(test::scenario(toml, {{"inference.cuda_graphs", "true"}}));
+  CHECK(graphs.step.time < s.time);
 }
 
-TEST_CASE("plan times a layout exactly as estimate does", "[plan]") {
-  const Scenario sc = test::scenario(R"(name = "plan"
-[system]
-gpu = "a100-sxm4-80gb"
-gpus = 64
-[model]
-preset = "llama2-13b"
-[training]
-tokens = 1e10
-seq_len = 4096
-global_batch = 256
-micro_batch = 1
-)");
-  PlanOptions o;
-  o.top = 5;
-  const PlanResult r = plan(sc, o);
-  REQUIRE(r.best.size() == 5);
-  CHECK(r.evaluated > 100);
-  for (const PlanRow& row : r.best) {
-    INFO(describe(row.layout));
-    const Estimate e = estimate_core(with_layout(sc, row.layout));
-    CHECK(e.step.time.value() == Approx(row.step.time.value()).epsilon(1e-9));
-    CHECK(e.memory.total().value() == Approx(row.memory.value()).epsilon(1e-9));
-    CHECK(e.memory.fits());
+namespace {
+
+// plan's best layouts against estimate of each, to 1e-9: step time, memory, MFU, time and cost.
+void check_plan_equals_estimate(const Scenario& sc, int top) {
+  search::PlanOptions o;
+  o.top = top;
+  const search::PlanResult r = search::plan(sc, o);
+  CHECK(r.timed <= r.sized);
+  for (const search::PlanRow& row : r.best) {
+    INFO("gpus " << row.gpus << " tensor " << row.layout.tensor << " pipeline " << row.layout.pipeline << " data "
+                 << row.layout.data << " zero " << row.layout.zero << " micro " << row.layout.micro_batch);
+    const Estimate e = answer::estimate(scenario::with_layout(sc, row.layout, row.gpus), answer::Options{false});
+    CHECK(e.eval.step.time.value() == Approx(row.eval.step.time.value()).epsilon(1e-9));
+    CHECK(e.eval.step.input_stall.value() == Approx(row.eval.step.input_stall.value()).epsilon(1e-9));
+    CHECK(e.eval.memory.total().value() == Approx(row.eval.memory.total().value()).epsilon(1e-9));
+    CHECK(e.eval.mfu == Approx(row.eval.mfu).epsilon(1e-9));
+    CHECK(e.eval.job_time.value() == Approx(row.eval.job_time.value()).epsilon(1e-9));
+    CHECK(e.eval.gpu_avg_power.value() == Approx(row.eval.gpu_avg_power.value()).epsilon(1e-9));
+    CHECK(e.cost.cloud.value() == Approx(row.cloud.value()).epsilon(1e-9));
+    CHECK(e.eval.memory.fits());
   }
   for (std::size_t i = 1; i < r.best.size(); ++i) {
-    CHECK(r.best[i - 1].train_time <= r.best[i].train_time);
+    CHECK(r.best[i - 1].eval.job_time <= r.best[i].eval.job_time);
   }
+}
+
+}  // namespace
+
+TEST_CASE("plan times every layout exactly as estimate does, for every shipped training scenario",
+          "[plan][properties]") {
+  int checked = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(GPUSIM_SOURCE_DIR) + "/scenarios")) {
+    if (entry.path().extension() != ".toml") {
+      continue;
+    }
+    const Scenario sc = scenario::load_scenario_file(test::catalog(), entry.path().string());
+    if (!sc.job.training) {
+      continue;  // plan searches training layouts
+    }
+    INFO(entry.path().filename().string());
+    const hardware::GpuSpec& g = sc.system.gpu;
+    const std::string cap = base::strfmt("\"%.0f W\"", 0.5 * (g.tdp + g.idle_power).value());
+    // As shipped; under a power cap halfway between idle and TDP; with a slow host input pipeline.
+    const std::vector<std::vector<Override>> variants = {
+        {},
+        {{"system.power_limit", cap}},
+        {{"input.sample_bytes", "\"4 MB\""}, {"input.cpu_time_per_sample", "\"20 ms\""}, {"input.workers", "2"}},
+        {{"system.power_limit", cap}, {"input.sample_bytes", "\"4 MB\""}, {"input.cpu_time_per_sample", "\"20 ms\""}},
+    };
+    for (const auto& v : variants) {
+      check_plan_equals_estimate(scenario::load_scenario_file(test::catalog(), entry.path().string(), v), 3);
+    }
+    ++checked;
+  }
+  CHECK(checked >= 10);
 }
 
 TEST_CASE("plan with nothing that fits says what was closest", "[plan]") {
@@ -141,24 +180,42 @@ seq_len = 4096
 global_batch = 8
 micro_batch = 1
 )");
-  const PlanResult r = plan(sc, PlanOptions{});
+  const search::PlanResult r = search::plan(sc, search::PlanOptions{});
   CHECK(r.best.empty());
+  CHECK(r.timed == 0);
+  CHECK(r.sized > 0);
   REQUIRE(r.closest.has_value());
-  CHECK(r.closest->memory > sc.system.gpu.memory_capacity);
+  CHECK(r.closest_memory > sc.system.gpu.memory_capacity);
   REQUIRE_FALSE(r.infeasible.empty());
-  CHECK_THAT(r.infeasible[0], Catch::Contains("do not fit"));
+  CHECK(r.infeasible[0].why == search::Infeasible::kNoFit);
+  CHECK(r.infeasible[0].count == r.sized);
 }
 
 TEST_CASE("plan searches more GPU counts when asked", "[plan]") {
   const Scenario sc = test::scenario(test::kSmallTraining);
-  PlanOptions o;
+  search::PlanOptions o;
   o.max_gpus = 64;
-  const PlanResult r = plan(sc, o);
+  const search::PlanResult r = search::plan(sc, o);
   REQUIRE_FALSE(r.best.empty());
-  CHECK(r.best.front().layout.gpus >= 8);
   bool more = false;
   for (const auto& row : r.best) {
-    more = more || row.layout.gpus > 8;
+    CHECK(row.gpus >= 8);
+    more = more || row.gpus > 8;
   }
   CHECK(more);
+}
+
+TEST_CASE("an evaluator that keeps kernel sums gives what a fresh evaluation gives", "[step][properties]") {
+  const Scenario sc = test::scenario(test::kSmallTraining, {{"model.preset", "\"llama2-7b\""}});
+  step::Evaluator ev(sc.system, sc.job, sc.runtime);
+  workload::Layout l = sc.layout;
+  for (const std::int64_t mb : {1, 2, 4, 8}) {
+    l.micro_batch = mb;
+    for (int pass = 0; pass < 2; ++pass) {  // the second pass reads the kept sums
+      const step::Evaluation cached = ev.evaluate(l);
+      const step::Evaluation fresh = step::evaluate(sc.system, sc.job, l, sc.runtime);
+      CHECK(cached.step.time.value() == fresh.step.time.value());
+      CHECK(cached.memory.total().value() == fresh.memory.total().value());
+    }
+  }
 }

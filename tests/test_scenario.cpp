@@ -1,9 +1,9 @@
 // Scenario loading: defaults, overrides and every bad-input path with its position.
-#include "gpusim/cost/defaults.hpp"
 #include "helpers.hpp"
 
 using namespace gpusim;
 using gpusim::test::diagnostics_of;
+using hardware::GpuSpec;
 
 namespace {
 std::vector<Diagnostic> errors_of(const std::string& toml, const std::vector<Override>& o = {}) {
@@ -11,16 +11,16 @@ std::vector<Diagnostic> errors_of(const std::string& toml, const std::vector<Ove
 }
 }  // namespace
 
-TEST_CASE("defaults follow DESIGN section 4", "[scenario]") {
+TEST_CASE("defaults follow docs/scenarios.md", "[scenario]") {
   const Scenario sc = test::scenario(test::kSmallTraining);
   CHECK(sc.system.gpus_per_node == 8);  // SXM part
   CHECK(sc.system.nics_per_node == 8);
   CHECK(sc.system.intra_node.id == "nvlink3");
   CHECK(sc.system.inter_node.id == "ib-hdr");  // A100
-  CHECK(sc.parallel.data == 8);
-  CHECK(sc.parallel.zero == 0);
-  CHECK(sc.training->precision == DType::kBf16);
-  CHECK(sc.training->flash_attention);
+  CHECK(sc.layout.data == 8);
+  CHECK(sc.layout.zero == 0);
+  CHECK(sc.job.training->precision == DType::kBf16);
+  CHECK(sc.runtime.flash_attention);
   CHECK(sc.cost.utilization == Approx(0.15));
   CHECK(sc.cost.cloud_rate.value() == Approx(sc.system.gpu.cloud_rate.value()));
   CHECK(sc.system.power_limit.value() == Approx(400));
@@ -48,9 +48,9 @@ tokens = 1e6
 seq_len = 512
 global_batch = 8
 )");
-  CHECK(sc.model.kv_heads == 8);
-  CHECK(sc.model.ffn_hidden == 2816);  // 8/3 * 1024 = 2730.7, rounded up to a multiple of 256
-  CHECK(sc.model.norm == NormKind::kRmsNorm);
+  CHECK(sc.job.model.kv_heads == 8);
+  CHECK(sc.job.model.ffn_hidden == 2816);  // 8/3 * 1024 = 2730.7, rounded up to a multiple of 256
+  CHECK(sc.job.model.norm == workload::NormKind::kRmsNorm);
 }
 
 TEST_CASE("a mistyped key is an error at its position", "[scenario][errors]") {
@@ -79,6 +79,7 @@ TEST_CASE("an unknown GPU id lists the catalog", "[scenario][errors]") {
 TEST_CASE("a global batch that micro-batch x data does not divide is rejected with the numbers", "[scenario][errors]") {
   const auto ds = errors_of(test::kSmallTraining, {{"training.global_batch", "60"}});
   REQUIRE(ds.size() == 1);
+  CHECK(ds[0].key == "training.global_batch");
   CHECK(ds[0].message == "global_batch (60) must be a multiple of micro_batch x data = 8 x 8 = 64");
 }
 
@@ -168,10 +169,10 @@ TEST_CASE("switching the GPU drops prices the file states for its own hardware",
       std::string(test::kSmallTraining) + "[cost]\npurchase = \"9000 USD\"\ncloud_rate = \"5 USD/h\"\n";
   const Scenario own = test::scenario(toml);
   CHECK(own.cost.purchase.value() == 9000);
-  const Scenario h100 = load_scenario(test::catalog(), "test.toml", toml, {}, "h100-sxm5-80gb");
+  const Scenario h100 = scenario::load_scenario(test::catalog(), "test.toml", toml, {}, "h100-sxm5-80gb");
   const GpuSpec g = test::catalog().gpu("h100-sxm5-80gb");
-  // default purchase for an SXM server: GPU prices plus the host share (cost/defaults.hpp)
-  CHECK(h100.cost.purchase.value() == Approx(8 * g.purchase.value() * (1 + defaults::kServerHostFraction)));
+  // default purchase for an SXM server: GPU prices plus the host share (include/gpusim/cost.hpp)
+  CHECK(h100.cost.purchase.value() == Approx(8 * g.purchase.value() * (1 + cost::kServerHostFraction)));
   CHECK(h100.cost.cloud_rate.value() == Approx(g.cloud_rate.value()));
 }
 

@@ -5,6 +5,8 @@
 #include "helpers.hpp"
 
 using namespace gpusim;
+using catalog::SpecFile;
+using hardware::GpuSpec;
 using gpusim::test::diagnostics_of;
 
 namespace {
@@ -89,7 +91,7 @@ TEST_CASE("an unknown base and a base cycle are errors, not hangs", "[spec][inhe
   Catalog c = with_gpu("orphan", "base = \"no-such-gpu\"\nname = \"o\"\n");
   auto ds = diagnostics_of([&] { (void)c.gpu("orphan"); });
   REQUIRE(ds.size() == 1);
-  CHECK(ds[0].format() == "specs/gpus/orphan.toml:1:8: base: unknown GPU id \"no-such-gpu\"");
+  CHECK(ds[0].format() == "specs/gpus/orphan.toml:1:8: base: unknown id \"no-such-gpu\" in gpus/");
 
   c.add_file(SpecKind::kGpu, "a", SpecFile{"a.toml", "base = \"b\"\n"});
   c.add_file(SpecKind::kGpu, "b", SpecFile{"b.toml", "base = \"a\"\n"});
@@ -124,5 +126,5 @@ boost_clock = "1 GHz"
 TEST_CASE("an unknown GPU id lists the known ids", "[spec][errors]") {
   const auto ds = diagnostics_of([] { (void)test::catalog().gpu("h100"); });
   REQUIRE(ds.size() == 1);
-  CHECK_THAT(ds[0].message, Catch::StartsWith("unknown GPU id \"h100\"") && Catch::Contains("h100-sxm5-80gb"));
+  CHECK_THAT(ds[0].message, Catch::StartsWith("unknown id \"h100\" in gpus/") && Catch::Contains("h100-sxm5-80gb"));
 }

@@ -3,11 +3,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include "gpusim/validate/calibrate.hpp"
-#include "gpusim/validate/validate.hpp"
 #include "helpers.hpp"
 
 using namespace gpusim;
+using namespace gpusim::validation;
 using gpusim::test::diagnostics_of;
 
 namespace {
@@ -28,9 +27,21 @@ Measurement row(const std::string& id, Benchmark b) {
   Measurement m;
   m.id = id;
   m.file = "synthetic.toml";
+  m.role = Role::kFit;
   m.gpu = "h100-sxm5-80gb";
   m.benchmark = b;
   return m;
+}
+
+// One row predicted under `c` (its system resolved from the catalog first, as validate does).
+Prediction predict_row(const Measurement& m, const Catalog& c) {
+  const std::vector<Measurement> rows{m};
+  return predict(resolve(rows, c).front());
+}
+
+// The report points into `rows`, which the caller keeps alive.
+ValidationReport validate_rows(const std::vector<Measurement>& rows, const Catalog& c) {
+  return validate(resolve(rows, c));
 }
 
 }  // namespace
@@ -39,6 +50,7 @@ TEST_CASE("a measurement file's problems carry their positions", "[validate][err
   const auto dir = scratch_dir("bad");
   const std::string f = write(dir / "bad.toml", R"([meta]
 source = "test"
+role = "check"
 
 [[measurement]]
 id = "x1"
@@ -67,30 +79,67 @@ value = 3.0
   const auto ds = diagnostics_of([&] { (void)load_measurements(test::catalog(), {f}); });
   REQUIRE(ds.size() == 5);
   CHECK(ds[0].format() ==
-        f + ":7:13: measurement[0].benchmark: unknown benchmark \"stream_cpy\" (known: stream_copy, "
-            "stream_triad, stream_read, l2_bandwidth, latency_l1, latency_l2, latency_dram, gemm, "
-            "attention, launch_overhead, h2d, d2h, p2p, allreduce, reduce_scatter, all_gather, power, "
-            "scenario)");
-  CHECK(ds[1].pos.line == 12);
+        f + ":8:13: measurement[0].benchmark: expected one of \"stream_copy\", \"stream_triad\", "
+            "\"stream_read\", \"l2_bandwidth\", \"latency_l1\", \"latency_l2\", \"latency_dram\", \"gemm\", "
+            "\"attention\", \"launch_overhead\", \"h2d\", \"d2h\", \"p2p\", \"allreduce\", \"reduce_scatter\", "
+            "\"all_gather\", \"power\", \"scenario\", got \"stream_cpy\"");
+  CHECK(ds[1].pos.line == 13);
   CHECK(ds[1].key == "measurement[1].gpu");
-  CHECK(ds[2].pos.line == 14);
+  CHECK(ds[2].pos.line == 15);
   CHECK(ds[2].message == "expected a compute rate like \"989.4 TFLOP/s\", got \"800\": no unit");
   CHECK(ds[3].key == "measurement[2].scenario");
   CHECK_THAT(ds[3].message, Catch::StartsWith("scenario file \"scenarios/missing.toml\" does not exist"));
-  CHECK(ds[4].message == "\"throughput.tokens_per_sec\" is not a numeric key of the report (DESIGN §5)");
+  CHECK(ds[4].message == "\"throughput.tokens_per_sec\" is not a numeric key of the report (docs/report.md)");
+}
+
+TEST_CASE("a measurement row must say whether calibration may use it", "[validate][errors]") {
+  const auto dir = scratch_dir("role");
+  const std::string f = write(dir / "role.toml", R"([[measurement]]
+id = "r1"
+gpu = "rtx4090"
+benchmark = "stream_copy"
+value = "900 GB/s"
+
+[[measurement]]
+id = "r2"
+role = "tune"
+gpu = "rtx4090"
+benchmark = "stream_copy"
+value = "900 GB/s"
+)");
+  const auto ds = diagnostics_of([&] { (void)load_measurements(test::catalog(), {f}); });
+  REQUIRE(ds.size() == 2);
+  CHECK(ds[0].format() == f + ":1:1: measurement[0].role: missing required key");
+  CHECK(ds[1].format() == f + ":9:8: measurement[1].role: expected one of \"fit\", \"check\", got \"tune\"");
+  // A [meta] role is every row's default.
+  const std::string g = write(dir / "meta.toml", "[meta]\nrole = \"fit\"\n" + std::string(R"([[measurement]]
+id = "m1"
+gpu = "rtx4090"
+benchmark = "stream_copy"
+value = "900 GB/s"
+)"));
+  CHECK(load_measurements(test::catalog(), {g}).front().role == Role::kFit);
+}
+
+TEST_CASE("a directory without measurement rows is bad input, not an empty pass", "[validate][errors]") {
+  const auto dir = scratch_dir("empty");
+  const auto ds = diagnostics_of([&] { (void)load_measurements(test::catalog(), {dir.string()}); });
+  REQUIRE(ds.size() == 1);
+  CHECK(ds[0].message == "no measurement files with [[measurement]] rows found");
 }
 
 TEST_CASE("a value in a unit that does not fit the benchmark is rejected", "[validate][errors]") {
   const auto dir = scratch_dir("unit");
   const std::string f = write(dir / "unit.toml", R"([[measurement]]
 id = "p"
+role = "check"
 gpu = "rtx4090"
 benchmark = "power"
 value = "450 GB/s"
 )");
   const auto ds = diagnostics_of([&] { (void)load_measurements(test::catalog(), {f}); });
   REQUIRE(ds.size() == 1);
-  CHECK(ds[0].pos.line == 5);
+  CHECK(ds[0].pos.line == 6);
   CHECK_THAT(ds[0].message, Catch::StartsWith("expected a power like \"700 W\""));
 }
 
@@ -112,12 +161,12 @@ TEST_CASE("a stream row is predicted as spec bandwidth times DRAM efficiency", "
   Measurement m = row("s", Benchmark::kStreamCopy);
   m.value = 2.9e12;
   m.bytes = units::gibibytes(2);
-  const GpuSpec g = test::catalog().gpu("h100-sxm5-80gb");
-  const Prediction p = predict(m, test::catalog());
+  const hardware::GpuSpec g = test::catalog().gpu("h100-sxm5-80gb");
+  const Prediction p = predict_row(m, test::catalog());
   REQUIRE(p.value);
   CHECK(*p.value == Approx(g.memory_bandwidth.value() * g.efficiency.dram));
   m.bytes = units::gibibytes(0.01);  // fits in the 50 MB L2
-  CHECK(*predict(m, test::catalog()).value == Approx(g.l2_bandwidth.value() * g.efficiency.l2));
+  CHECK(*predict_row(m, test::catalog()).value == Approx(g.l2_bandwidth.value() * g.efficiency.l2));
 }
 
 TEST_CASE("rows the model cannot predict say why instead of disappearing", "[validate]") {
@@ -127,12 +176,12 @@ TEST_CASE("rows the model cannot predict say why instead of disappearing", "[val
   m.m = m.n = m.k = 4096;
   m.value = 1e15;
   const std::vector<Measurement> rows{m};
-  const ValidationReport r = validate(rows, test::catalog());
+  const ValidationReport r = validate_rows(rows, test::catalog());
   REQUIRE(r.rows.size() == 1);
   CHECK_FALSE(r.rows[0].prediction.value);
   CHECK(r.rows[0].prediction.reason == "the NVIDIA A100 SXM4 80GB has no fp8");
   CHECK(r.all.count == 0);
-  CHECK_THAT(validation_text(r), Catch::Contains("not predicted yet") && Catch::Contains("has no fp8"));
+  CHECK_THAT(report::validation_text(r), Catch::Contains("not predicted yet") && Catch::Contains("has no fp8"));
 }
 
 TEST_CASE("calibrate recovers the parameters that generated synthetic measurements", "[calibrate]") {
@@ -160,7 +209,7 @@ gemm_activity = 0.8765
 
   std::vector<Measurement> rows;
   auto add = [&](Measurement m) {
-    m.value = *predict(m, truth).value;
+    m.value = *predict_row(m, truth).value;
     rows.push_back(m);
   };
   Measurement s = row("stream", Benchmark::kStreamCopy);
@@ -171,7 +220,7 @@ gemm_activity = 0.8765
   for (const DType dt : {DType::kBf16, DType::kFp8}) {
     for (const double size : {2048.0, 4096.0, 8192.0, 16384.0}) {
       Measurement g =
-          row(std::string("gemm-") + to_string(dt) + std::to_string(static_cast<int>(size)), Benchmark::kGemm);
+          row(std::string("gemm-") + units::to_string(dt) + std::to_string(static_cast<int>(size)), Benchmark::kGemm);
       g.dtype = dt;
       g.m = g.n = size;
       g.k = 2 * size;
@@ -227,15 +276,23 @@ gemm_activity = 0.8765
   CHECK(fitted("memory_activity") == Approx(0.4321).epsilon(eps));
   CHECK(fitted("gemm_activity") == Approx(0.8765).epsilon(eps));
 
-  // The overlay it writes loads as a patch and reproduces the truth's predictions.
+  // The overlay files load as a patch and reproduce the truth's predictions.
   const auto out = scratch_dir("overlay");
-  write_overlay(fit, out.string());
+  for (const auto& f : overlay_files(fit.params)) {
+    write(out / f.relative_path, f.text);
+  }
   Catalog calibrated = test::catalog();
   calibrated.add_directory(out.string());
   for (const auto& m : rows) {
     INFO(m.id);
-    CHECK(*predict(m, calibrated).value == Approx(m.value).epsilon(1e-6));
+    CHECK(*predict_row(m, calibrated).value == Approx(m.value).epsilon(1e-6));
   }
+  // Check rows are evidence, never inputs: the same rows marked check fit nothing.
+  std::vector<Measurement> held_out = rows;
+  for (auto& m : held_out) {
+    m.role = Role::kCheck;
+  }
+  CHECK(calibrate(held_out, test::catalog()).params.empty());
 }
 
 TEST_CASE("calibrate keeps the prior when rows cannot determine a parameter", "[calibrate]") {
@@ -283,8 +340,8 @@ TEST_CASE("calibrating on the shipped measurements lowers the median error of th
     }
   }
   const Catalog after = with_overlay(test::catalog(), fit.params);
-  const double before_median = validate(fitted_rows, test::catalog()).all.median;
-  const double after_median = validate(fitted_rows, after).all.median;
+  const double before_median = validate_rows(fitted_rows, test::catalog()).all.median;
+  const double after_median = validate_rows(fitted_rows, after).all.median;
   CHECK(after_median < before_median);
   for (const auto& p : fit.params) {
     CHECK(std::isfinite(p.value));
@@ -295,8 +352,8 @@ TEST_CASE("calibrating on the shipped measurements lowers the median error of th
 TEST_CASE("every shipped measurement row loads and every scored row is predicted", "[validate]") {
   const std::string dir = std::string(GPUSIM_SOURCE_DIR) + "/measurements";
   const std::vector<Measurement> rows = load_measurements(test::catalog(), {dir});
-  CHECK(rows.size() >= 84);  // every row of ../shared/reference/measurements.csv, plus derived sizes
-  const ValidationReport r = validate(rows, test::catalog());
+  CHECK(rows.size() >= 84);  // 84 published rows, plus sizes derived from their conditions
+  const ValidationReport r = validate_rows(rows, test::catalog());
   for (const auto& row : r.rows) {
     if (row.measurement->scored) {
       INFO(row.measurement->id << ": " << row.prediction.reason);

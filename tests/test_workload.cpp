@@ -1,12 +1,41 @@
 // Parameter counts, FLOPs and the lowering of a training step.
-#include "gpusim/workload/ops.hpp"
 #include "helpers.hpp"
 
 using namespace gpusim;
+using lowering::Op;
+using lowering::OpKind;
+using lowering::Phase;
+using lowering::Scope;
+using workload::count_params;
+using workload::matmul_params;
+using workload::ModelShape;
+using workload::shape_from_params;
+using workload::total_params;
+
+namespace {
+
+// The ops of one micro-batch of a scenario on one rank.
+std::vector<Op> micro_batch_ops(const Scenario& sc) {
+  return lowering::lower_training(sc.job.model, *sc.job.training, sc.layout, sc.runtime);
+}
+
+// Σ flops × count over the ops `keep` selects, layer ops repeated for every layer.
+template <class F>
+double flops(const std::vector<Op>& ops, double layers, F&& keep) {
+  double f = 0;
+  for (const Op& op : ops) {
+    if (keep(op)) {
+      f += op.flops.value() * op.count * (op.scope == Scope::kLayer ? layers : 1.0);
+    }
+  }
+  return f;
+}
+
+}  // namespace
 
 TEST_CASE("GPT-2 124M has 124.4M parameters with tied embeddings", "[workload][params]") {
   const ModelShape m = test::catalog().model("gpt2-124m");
-  const double h = 768, f = 3072, V = 50257, L = 12, positions = 1024;
+  const double h = 768, f = 3072, V = 50257, L = 12, positions = 1024;  // [hf-gpt2-configs]
   // per layer: QKV h*3h + 3h bias, proj h*h + h, FFN 2*h*f + f + h, two layernorms 2*2h
   const double per_layer = h * 3 * h + 3 * h + h * h + h + 2 * h * f + f + h + 4 * h;
   const double expected = L * per_layer + V * h + positions * h + 2 * h;
@@ -60,67 +89,62 @@ global_batch = 8
 
 TEST_CASE("training GEMM FLOPs are 6 x matmul parameters x tokens", "[workload][flops]") {
   const Scenario sc = test::scenario(test::kSmallTraining);
-  const StepPlan plan = lower_training(sc);
-  double gemm = 0;
-  for (const Op& op : plan.ops) {
-    if (op.kind == OpKind::kGemm) {
-      gemm += op.flops.value() * op.count;
-    }
-  }
-  // 64 sequences / 8 ranks x 1024 tokens per rank per step
-  const double tokens = 64.0 / 8.0 * 1024.0;
-  CHECK(plan.tokens_per_gpu == tokens);
-  CHECK(gemm == Approx(6.0 * matmul_params(sc.model) * tokens));
+  const auto ops = micro_batch_ops(sc);
+  // one micro-batch of 8 sequences x 1024 tokens on each of 8 data ranks, 12 layers
+  const double tokens = 8.0 * 1024.0;
+  CHECK(flops(ops, 12, [](const Op& op) { return op.kind == OpKind::kGemm; }) ==
+        Approx(6.0 * matmul_params(sc.job.model) * tokens));
 }
 
-TEST_CASE("model FLOPs add 12 L h s per token for attention", "[workload][flops]") {
+TEST_CASE("model FLOPs per token are 6 N + 12 L h s", "[workload][flops]") {
   const Scenario sc = test::scenario(test::kSmallTraining);
-  const StepPlan plan = lower_training(sc);
-  const double L = 12, h = 768, s = 1024, tokens = 8 * 1024;
-  CHECK(plan.model_flops_per_gpu.value() == Approx((6.0 * matmul_params(sc.model) + 12 * L * h * s) * tokens));
-  CHECK(plan.hardware_flops_per_gpu.value() == Approx(plan.model_flops_per_gpu.value()));
+  const double L = 12, h = 768, s = 1024;
+  CHECK(workload::training_flops_per_token(sc.job.model, s).value() ==
+        Approx(6.0 * matmul_params(sc.job.model) + 12 * L * h * s));
+  // the evaluator's model FLOP/s per GPU: that x the step's tokens per GPU, over the step time
+  const step::Evaluation e = step::evaluate(sc);
+  const double tokens_per_gpu = 64.0 * 1024 / 8;
+  CHECK(e.model_flops_per_gpu.value() * e.step.time.value() ==
+        Approx((6.0 * matmul_params(sc.job.model) + 12 * L * h * s) * tokens_per_gpu));
+  CHECK(e.hardware_flops_per_gpu.value() == Approx(e.model_flops_per_gpu.value()));
 }
 
 TEST_CASE("flash attention counts 4 b s^2 h forward, halved when causal, backward 2.5x", "[workload][flops]") {
   const Scenario sc = test::scenario(test::kSmallTraining);
-  const StepPlan plan = lower_training(sc);
+  const auto ops = micro_batch_ops(sc);
   const double b = 8, s = 1024, h = 768, L = 12;
-  double fwd = 0, bwd = 0;
-  for (const Op& op : plan.ops) {
-    if (op.name == "attention.flash") {
-      fwd += op.flops.value() * op.count;
-    } else if (op.name == "attention.flash.bwd") {
-      bwd += op.flops.value() * op.count;
-    }
-  }
+  const double fwd = flops(ops, L, [](const Op& op) { return op.name == "attention.flash"; });
+  const double bwd = flops(ops, L, [](const Op& op) { return op.name == "attention.flash.bwd"; });
   CHECK(fwd == Approx(4 * b * s * s * h * 0.5 * L));
   CHECK(bwd == Approx(2.5 * fwd));
 }
 
-TEST_CASE("full recompute adds one forward pass to the hardware FLOPs only", "[workload][flops]") {
+TEST_CASE("full recompute adds one forward pass of the layers to the hardware FLOPs only", "[workload][flops]") {
   const Scenario base = test::scenario(test::kSmallTraining);
   const Scenario full = test::scenario(test::kSmallTraining, {{"training.recompute", "\"full\""}});
-  const StepPlan p0 = lower_training(base);
-  const StepPlan p1 = lower_training(full);
-  CHECK(p1.model_flops_per_gpu.value() == Approx(p0.model_flops_per_gpu.value()));
-  double layer_forward = 0;
-  for (const Op& op : p0.ops) {
-    if (op.phase == Phase::kForward && op.name != "logits") {
-      layer_forward += op.flops.value() * op.count;
-    }
-  }
-  CHECK(p1.hardware_flops_per_gpu.value() == Approx(p0.hardware_flops_per_gpu.value() + layer_forward));
+  const step::Evaluation e0 = step::evaluate(base);
+  const step::Evaluation e1 = step::evaluate(full);
+  const double model0 = e0.model_flops_per_gpu.value() * e0.step.time.value();
+  CHECK(e1.model_flops_per_gpu.value() * e1.step.time.value() == Approx(model0));
+  const double layer_forward = flops(micro_batch_ops(base), 12, [](const Op& op) {
+    return op.phase == Phase::kForward && op.scope == Scope::kLayer;
+  });
+  const double micro_batches = 1;  // 64 sequences / (8 per micro-batch x 8 ranks)
+  CHECK(e1.hardware_flops_per_gpu.value() * e1.step.time.value() == Approx(model0 + layer_forward * micro_batches));
 }
 
-TEST_CASE("gradient accumulation repeats the micro-batch plan", "[workload]") {
+TEST_CASE("gradient accumulation repeats the micro-batch's kernels", "[workload]") {
   const Scenario sc = test::scenario(test::kSmallTraining, {{"training.micro_batch", "2"}});
-  const StepPlan plan = lower_training(sc);
-  CHECK(plan.micro_batches == 4);  // 64 / (2 x 8)
-  for (const Op& op : plan.ops) {
-    if (op.name == "qkv" && op.phase == Phase::kForward) {
-      CHECK(op.count == 12);  // one per layer, per micro-batch
-    }
+  const auto ops = micro_batch_ops(sc);
+  const hardware::GpuSpec& g = sc.system.gpu;
+  double micro = 0;
+  for (const Op& op : ops) {
+    micro += physics::kernel_time(op, g).time.value() * op.count * (op.scope == Scope::kLayer ? 12.0 : 1.0);
   }
+  const Op opt = lowering::optimizer_op(sc.job.model, *sc.job.training, sc.layout);
+  // 64 / (2 x 8) = 4 micro-batches per optimizer step, then one optimizer step
+  CHECK(step::evaluate(sc).step.compute.value() ==
+        Approx(4 * micro + physics::kernel_time(opt, g).time.value()));
 }
 
 TEST_CASE("tensor parallelism divides each rank's GEMM FLOPs by t", "[workload][parallel]") {
@@ -129,33 +153,27 @@ TEST_CASE("tensor parallelism divides each rank's GEMM FLOPs by t", "[workload][
                                                             {"parallelism.tensor", "4"},
                                                             {"parallelism.data", "2"},
                                                             {"training.global_batch", "16"}});
-  auto gemm_flops = [](const StepPlan& p) {
-    double f = 0;
-    for (const Op& op : p.ops) {
-      if (op.kind == OpKind::kGemm) {
-        f += op.flops.value() * op.count * p.micro_batches;
-      }
-    }
-    return f;
-  };
-  // 6 x matmul params x the tokens of the rank's data-parallel replica, split over t ranks
-  const double tokens_one = 64.0 / 8.0 * 1024;
-  CHECK(gemm_flops(lower_training(one)) == Approx(6.0 * matmul_params(one.model) * tokens_one));
-  const double tokens_tp = 16.0 / 2.0 * 1024;
-  CHECK(gemm_flops(lower_training(tp)) == Approx(6.0 * matmul_params(tp.model) * tokens_tp / 4.0));
+  const auto gemm = [](const Op& op) { return op.kind == OpKind::kGemm; };
+  // 6 x matmul params x the micro-batch's 8 x 1024 tokens, split over t ranks
+  const double tokens = 8.0 * 1024;
+  CHECK(flops(micro_batch_ops(one), 32, gemm) == Approx(6.0 * matmul_params(one.job.model) * tokens));
+  CHECK(flops(micro_batch_ops(tp), 32, gemm) == Approx(6.0 * matmul_params(tp.job.model) * tokens / 4.0));
 }
 
 TEST_CASE("fp8 backward pays a cast-transpose of dy and x per linear layer", "[workload][fp8]") {
   const Scenario sc =
       test::scenario(test::kSmallTraining, {{"system.gpu", "\"h100-sxm5-80gb\""}, {"training.precision", "\"fp8\""}});
-  const StepPlan plan = lower_training(sc);
+  const auto ops = micro_batch_ops(sc);
   const double t = 8 * 1024, h = 768, f = 3072;
-  for (const Op& op : plan.ops) {
+  bool seen = false;
+  for (const Op& op : ops) {
     if (op.name == "ffn.down.fp8_transpose") {
       // read 16-bit, write fp8: (t*n + t*k) * (2 + 1) with n = h, k = f
       CHECK(op.bytes.value() == Approx((t * h + t * f) * 3.0));
+      seen = true;
     }
   }
-  const StepPlan bf16 = lower_training(test::scenario(test::kSmallTraining, {{"system.gpu", "\"h100-sxm5-80gb\""}}));
-  CHECK(plan.ops.size() == bf16.ops.size() + 5);  // qkv, attn.out, ffn.up, ffn.down, logits
+  CHECK(seen);
+  const auto bf16 = micro_batch_ops(test::scenario(test::kSmallTraining, {{"system.gpu", "\"h100-sxm5-80gb\""}}));
+  CHECK(ops.size() == bf16.size() + 5);  // qkv, attn.out, ffn.up, ffn.down, logits
 }

@@ -1,18 +1,14 @@
-// gpusim-perf: speed of the model itself (README "Speed"). Times, in this process, the kernel
-// model per op, the whole estimate of a scenario (lowering, kernel model, memory, comm, power,
-// cost, advice) and the spec loading, each as the median of repeated runs. A benchmark, not a
-// test: it prints a table and exits 0.
+// gpusim-perf: speed of the model itself (README "Speed", run by scripts/bench-speed). Times, in
+// this process, the kernel model per op, a whole estimate, a sweep point, validation, calibration
+// and the layout search, each the median of repeated runs. A benchmark, not a test: it prints a
+// table and exits 0.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <string>
 #include <vector>
 
-#include "gpusim/model/estimate.hpp"
-#include "gpusim/model/kernel.hpp"
-#include "gpusim/spec/catalog.hpp"
-#include "gpusim/workload/ops.hpp"
-#include "gpusim/workload/scenario.hpp"
+#include "gpusim/gpusim.hpp"
 
 namespace {
 
@@ -35,32 +31,76 @@ volatile double sink = 0;
 }  // namespace
 
 int main(int argc, char** argv) {
+  using namespace gpusim;
   const std::string root = argc > 1 ? argv[1] : ".";
-  const gpusim::Catalog catalog = gpusim::Catalog::builtin();
-  std::printf("%-44s %14s %s\n", "what", "median", "per");
+  const Catalog catalog = Catalog::builtin();
+  std::printf("%-52s %14s  %s\n", "what", "median", "per");
 
-  const double load = median_seconds(20, [&] { sink = sink + catalog.gpu("h100-sxm5-80gb").sm_count; });
-  std::printf("%-44s %11.1f us  GPU spec parse + validate\n", "load h100-sxm5-80gb spec", load * 1e6);
+  const double load = median_seconds(20, [&] { sink = sink + Catalog::builtin().gpu("h100-sxm5-80gb").sm_count; });
+  std::printf("%-52s %11.1f us  GPU spec parse + validate (fresh catalog)\n", "load h100-sxm5-80gb spec", load * 1e6);
 
   for (const char* s : {"scenarios/llama2-7b-pretrain-a100.toml", "scenarios/llama3-8b-8xh100.toml",
                         "scenarios/gpt2-124m-rtx4090.toml"}) {
-    const gpusim::Scenario sc = gpusim::load_scenario_file(catalog, root + "/" + s);
-    const double t = median_seconds(20, [&] { sink = sink + gpusim::estimate(sc, catalog).step.time.value(); });
-    const double core = median_seconds(20, [&] { sink = sink + gpusim::estimate_core(sc).step.time.value(); });
-    std::printf("%-44s %11.2f ms  estimate with advice (%.2f ms without)\n", s + 10, t * 1e3, core * 1e3);
+    const Scenario sc = scenario::load_scenario_file(catalog, root + "/" + s);
+    const double with = median_seconds(20, [&] { sink = sink + answer::estimate(sc).eval.step.time.value(); });
+    const double step = median_seconds(20, [&] { sink = sink + step::evaluate(sc).step.time.value(); });
+    std::printf("%-52s %11.3f ms  estimate with advice (evaluator alone %.3f ms)\n", s + 10, with * 1e3, step * 1e3);
   }
 
-  const gpusim::Scenario sc = gpusim::load_scenario_file(catalog, root + "/scenarios/llama2-7b-pretrain-a100.toml");
-  const gpusim::StepPlan plan = gpusim::lower_training(sc);
-  const int reps = 2000;
-  const double per_plan = median_seconds(9, [&] {
-    for (int i = 0; i < reps; ++i) {
-      for (const auto& op : plan.ops) {
-        sink = sink + gpusim::kernel_time(op, sc.system.gpu).time.value();
+  {
+    const Scenario sc = scenario::load_scenario_file(catalog, root + "/scenarios/llama2-7b-pretrain-a100.toml");
+    const auto ops = lowering::lower_training(sc.job.model, *sc.job.training, sc.layout, sc.runtime);
+    const int reps = 2000;
+    const double per_pass = median_seconds(9, [&] {
+      for (int i = 0; i < reps; ++i) {
+        for (const auto& op : ops) {
+          sink = sink + physics::kernel_time(op, sc.system.gpu).time.value();
+        }
       }
-    }
-  });
-  std::printf("%-44s %11.1f ns  per op (%zu ops of a Llama-2-7B step)\n", "kernel model",
-              per_plan / (reps * static_cast<double>(plan.ops.size())) * 1e9, plan.ops.size());
+    });
+    std::printf("%-52s %11.1f ns  per op (%zu ops of a Llama-2-7B micro-batch)\n", "kernel model",
+                per_pass / (reps * static_cast<double>(ops.size())) * 1e9, ops.size());
+  }
+
+  {
+    // sweep in process: the file parsed once, every point resolved and estimated (no advice).
+    const ParsedScenario parsed = scenario::parse_scenario_file(root + "/scenarios/scaling-llama2-7b.toml");
+    const std::vector<search::Axis> axes = {search::parse_axis("system.gpus=8,16,32,64,128,256,512,1024"),
+                                            search::parse_axis("training.micro_batch=1,2,4"),
+                                            search::parse_axis("parallelism.zero=0,1,2,3")};
+    std::size_t points = 0;
+    const double t = median_seconds(5, [&] {
+      const auto rows = search::sweep(catalog, parsed, {}, axes);
+      points = rows.size();
+      sink = sink + static_cast<double>(rows.size());
+    });
+    std::printf("%-52s %11.1f us  per point (%zu points, scaling-llama2-7b)\n", "sweep", t / static_cast<double>(points) * 1e6, points);
+  }
+
+  {
+    const std::vector<validation::Measurement> rows = validation::load_measurements(catalog, {root + "/measurements"});
+    const double v = median_seconds(5, [&] {
+      sink = sink + validation::validate(validation::resolve(rows, catalog)).all.median;
+    });
+    std::printf("%-52s %11.1f ms  %zu rows (resolve + predict + summarize)\n", "validate measurements/", v * 1e3,
+                rows.size());
+    const double c = median_seconds(5, [&] {
+      sink = sink + static_cast<double>(validation::calibrate(rows, catalog).params.size());
+    });
+    std::printf("%-52s %11.1f ms  least squares on the fit rows, judged per parameter\n", "calibrate measurements/",
+                c * 1e3);
+  }
+
+  {
+    const Scenario sc = scenario::load_scenario_file(catalog, root + "/scenarios/gpt3-175b-1024xa100.toml");
+    search::PlanOptions o;
+    o.max_gpus = 4096;
+    search::PlanResult r;
+    const double t = median_seconds(5, [&] { r = search::plan(sc, o); });
+    std::printf("%-52s %11.1f ms  %llu sized (%.1f M/s), %llu timed (%.2f M/s)\n",
+                "plan GPT-3 175B, 1,024-4,096 A100s", t * 1e3, static_cast<unsigned long long>(r.sized),
+                static_cast<double>(r.sized) / t / 1e6, static_cast<unsigned long long>(r.timed),
+                static_cast<double>(r.timed) / t / 1e6);
+  }
   return 0;
 }

@@ -1,8 +1,9 @@
-#include "gpusim/spec/diagnostics.hpp"
-
+// Diagnostics and input errors (contract in include/gpusim/base.hpp).
 #include <utility>
 
-namespace gpusim {
+#include "gpusim/base.hpp"
+
+namespace gpusim::base {
 namespace {
 std::string join(const std::vector<Diagnostic>& ds) {
   std::string out;
@@ -31,6 +32,14 @@ std::string Diagnostic::format() const {
 InputError::InputError(std::vector<Diagnostic> diagnostics)
     : std::runtime_error(join(diagnostics)), diagnostics_(std::move(diagnostics)) {}
 
+std::string InputError::first_message() const {
+  if (diagnostics_.empty()) {
+    return what();
+  }
+  const Diagnostic& d = diagnostics_.front();
+  return d.key.empty() ? d.message : d.key + ": " + d.message;
+}
+
 void Diagnostics::add(SourcePos pos, std::string key, std::string message) {
   list_.push_back(Diagnostic{std::move(pos), std::move(key), std::move(message)});
 }
@@ -43,4 +52,4 @@ void Diagnostics::throw_if_any() const {
   }
 }
 
-}  // namespace gpusim
+}  // namespace gpusim::base

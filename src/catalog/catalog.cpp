@@ -1,16 +1,15 @@
-// Spec catalog: embedded files, --specs overrides, `base =` inheritance, architecture defaults.
-#include "gpusim/spec/catalog.hpp"
-
+// Spec catalog: embedded files, --specs overrides, `base =` inheritance, architecture defaults
+// (contract in include/gpusim/catalog.hpp).
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <mutex>
 
-#include "spec/readers.hpp"
-#include "spec/toml_reader.hpp"
+#include "gpusim/catalog.hpp"
+#include "parse/parse.hpp"
 
-namespace gpusim {
-namespace detail {
+namespace gpusim::catalog {
+namespace embedded {
+// Generated at build time by cmake/embed_specs.cmake from specs/.
 struct EmbeddedSpec {
   const char* kind;
   const char* id;
@@ -19,60 +18,28 @@ struct EmbeddedSpec {
 };
 extern const EmbeddedSpec kEmbeddedSpecs[];
 extern const std::size_t kEmbeddedSpecCount;
-}  // namespace detail
+}  // namespace embedded
+
+using hardware::GpuSpec;
+using hardware::LinkSpec;
+using workload::ModelShape;
+
+// Specs already resolved, by id; emptied whenever a file is added.
+struct Catalog::Memo {
+  std::mutex mutex;
+  std::map<std::string, GpuSpec> gpus;
+  std::map<std::string, LinkSpec> links;
+  std::map<std::string, ModelShape> models;
+};
 
 namespace {
 
 constexpr int kMaxBaseDepth = 8;
 
-const char* kind_name(SpecKind k) {
-  switch (k) {
-    case SpecKind::kGpu:
-      return "GPU";
-    case SpecKind::kLink:
-      return "link";
-    case SpecKind::kModel:
-      return "model";
-    case SpecKind::kArch:
-      return "architecture";
-  }
-  return "spec";
-}
-
-}  // namespace
-
-std::optional<SpecKind> spec_kind_from_folder(std::string_view folder) {
-  if (folder == "gpus") {
-    return SpecKind::kGpu;
-  }
-  if (folder == "links") {
-    return SpecKind::kLink;
-  }
-  if (folder == "models") {
-    return SpecKind::kModel;
-  }
-  if (folder == "arch") {
-    return SpecKind::kArch;
-  }
-  return std::nullopt;
-}
-
-namespace {
-
-std::string read_text(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) {
-    throw InputError({Diagnostic{SourcePos{p.string()}, "", "cannot read file"}});
-  }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 [[noreturn]] void unknown_id(const Catalog& c, SpecKind kind, const std::string& id) {
   throw InputError({Diagnostic{
       SourcePos{}, "",
-      std::string("unknown ") + kind_name(kind) + " id \"" + id + "\" (known: " + c.known_ids(kind) + ")"}});
+      "unknown id \"" + id + "\" in " + base::name_in(kSpecFolders, kind) + "/ (known: " + c.known_ids(kind) + ")"}});
 }
 
 // Parses layer `layer` of a file and resolves `base =` chains into one merged table. A file whose
@@ -80,7 +47,7 @@ std::string read_text(const std::filesystem::path& p) {
 toml::table merged_table(const Catalog& c, SpecKind kind, const std::string& id, std::size_t layer, Diagnostics& diags,
                          int depth) {
   const SpecFile& f = c.file_layer(kind, id, layer);
-  auto parsed = detail::parse_toml(f.text, f.path, diags);
+  auto parsed = parse::parse_toml(f.text, f.path, diags);
   if (!parsed) {
     return {};
   }
@@ -90,25 +57,25 @@ toml::table merged_table(const Catalog& c, SpecKind kind, const std::string& id,
     return table;
   }
   if (!base->is_string()) {
-    diags.add(detail::pos_of(*base), "base", "expected the id of another spec file as a string");
+    diags.add(parse::pos_of(*base), "base", "expected the id of another spec file as a string");
     return table;
   }
   const std::string base_id = base->as_string()->get();
   if (depth >= kMaxBaseDepth) {
-    diags.add(detail::pos_of(*base), "base", "inheritance deeper than 8 levels (a cycle?) at \"" + base_id + "\"");
+    diags.add(parse::pos_of(*base), "base", "inheritance deeper than 8 levels (a cycle?) at \"" + base_id + "\"");
     return table;
   }
   const bool patch = base_id == id;
   if (patch ? layer == 0 : !c.has(kind, base_id)) {
-    diags.add(detail::pos_of(*base), "base",
+    diags.add(parse::pos_of(*base), "base",
               patch ? std::string("a file may name its own id as base only to patch a built-in file")
-                    : std::string("unknown ") + kind_name(kind) + " id \"" + base_id + "\"");
+                    : "unknown id \"" + base_id + "\" in " + base::name_in(kSpecFolders, kind) + "/");
     return table;
   }
   const std::size_t base_layer = patch ? layer - 1 : c.layers(kind, base_id) - 1;
   toml::table merged = merged_table(c, kind, base_id, base_layer, diags, depth + 1);
   merged.erase("meta");  // a child's sources and assumptions are its own
-  detail::merge_into(merged, std::move(table));
+  parse::merge_into(merged, std::move(table));
   return merged;
 }
 
@@ -128,27 +95,45 @@ GpuSpec load_gpu(const Catalog& c, const std::string& id, const SpecFile& f, Dia
   if (const auto* arch = table.get_as<std::string>("architecture");
       arch != nullptr && c.has(SpecKind::kArch, arch->get())) {
     toml::table at = merged_table(c, SpecKind::kArch, arch->get(), diags);
-    detail::Reader ar(at, "", diags);
+    parse::Reader ar(at, "", diags);
     ar.allow({"efficiency", "power", "memory", "meta", "name", "base"});
     ar.finish();
     at.erase("meta");
     at.erase("name");
     at.erase("base");
-    detail::merge_into(at, std::move(table));
+    parse::merge_into(at, std::move(table));
     table = std::move(at);
   }
-  detail::Reader r(table, "", diags);
-  detail::read_gpu(r, g);
+  parse::Reader r(table, "", diags);
+  parse::read_gpu(r, g);
   return g;
 }
 
 }  // namespace
 
+Catalog::Catalog() : memo_(std::make_unique<Memo>()) {}
+Catalog::Catalog(const Catalog& other) : files_(other.files_), memo_(std::make_unique<Memo>()) {
+  const std::lock_guard lock(other.memo_->mutex);
+  memo_->gpus = other.memo_->gpus;
+  memo_->links = other.memo_->links;
+  memo_->models = other.memo_->models;
+}
+Catalog& Catalog::operator=(const Catalog& other) {
+  if (this != &other) {
+    Catalog copy(other);
+    *this = std::move(copy);
+  }
+  return *this;
+}
+Catalog::Catalog(Catalog&&) noexcept = default;
+Catalog& Catalog::operator=(Catalog&&) noexcept = default;
+Catalog::~Catalog() = default;
+
 Catalog Catalog::builtin() {
   Catalog c;
-  for (std::size_t i = 0; i < detail::kEmbeddedSpecCount; ++i) {
-    const auto& e = detail::kEmbeddedSpecs[i];
-    if (auto kind = spec_kind_from_folder(e.kind)) {
+  for (std::size_t i = 0; i < embedded::kEmbeddedSpecCount; ++i) {
+    const auto& e = embedded::kEmbeddedSpecs[i];
+    if (auto kind = base::value_in(kSpecFolders, e.kind)) {
       c.add_file(*kind, e.id, SpecFile{e.path, e.text});
     }
   }
@@ -165,7 +150,7 @@ void Catalog::add_directory(const std::string& dir) {
     std::error_code e2;
     for (const auto& entry : fs::directory_iterator(folder, e2)) {
       if (entry.is_regular_file() && entry.path().extension() == ".toml") {
-        add_file(kind, entry.path().stem().string(), SpecFile{entry.path().string(), read_text(entry.path())});
+        add_file(kind, entry.path().stem().string(), SpecFile{entry.path().string(), parse::read_file(entry.path().string(), "spec file")});
       }
     }
   };
@@ -173,13 +158,18 @@ void Catalog::add_directory(const std::string& dir) {
   for (const char* sub : {"gpus", "links", "models", "arch"}) {
     const fs::path p = fs::path(dir) / sub;
     if (fs::is_directory(p, ec)) {
-      add_toml_files(p, *spec_kind_from_folder(sub));
+      add_toml_files(p, *base::value_in(kSpecFolders, sub));
     }
   }
 }
 
 void Catalog::add_file(SpecKind kind, const std::string& id, SpecFile file) {
   files_[kind][id].push_back(std::move(file));
+  // A file may be the base or the architecture of specs already resolved: forget them all.
+  const std::lock_guard lock(memo_->mutex);
+  memo_->gpus.clear();
+  memo_->links.clear();
+  memo_->models.clear();
 }
 
 std::size_t Catalog::layers(SpecKind kind, const std::string& id) const {
@@ -227,13 +217,27 @@ const SpecFile& Catalog::file(SpecKind kind, const std::string& id) const {
 }
 
 GpuSpec Catalog::gpu(const std::string& id) const {
+  {
+    const std::lock_guard lock(memo_->mutex);
+    if (auto it = memo_->gpus.find(id); it != memo_->gpus.end()) {
+      return it->second;
+    }
+  }
   Diagnostics diags;
   GpuSpec g = load_gpu(*this, id, file(SpecKind::kGpu, id), diags);
   diags.throw_if_any();
+  const std::lock_guard lock(memo_->mutex);
+  memo_->gpus.emplace(id, g);
   return g;
 }
 
 LinkSpec Catalog::link(const std::string& id) const {
+  {
+    const std::lock_guard lock(memo_->mutex);
+    if (auto it = memo_->links.find(id); it != memo_->links.end()) {
+      return it->second;
+    }
+  }
   Diagnostics diags;
   const SpecFile& f = file(SpecKind::kLink, id);
   LinkSpec l;
@@ -241,28 +245,36 @@ LinkSpec Catalog::link(const std::string& id) const {
   l.origin = f.path;
   toml::table t = merged_table(*this, SpecKind::kLink, id, diags);
   if (diags.empty()) {
-    detail::Reader r(t, "", diags);
+    parse::Reader r(t, "", diags);
     r.allow({"base"});
-    detail::read_link(r, l);
+    parse::read_link(r, l);
   }
   diags.throw_if_any();
+  const std::lock_guard lock(memo_->mutex);
+  memo_->links.emplace(id, l);
   return l;
 }
 
 ModelShape Catalog::model(const std::string& id) const {
+  {
+    const std::lock_guard lock(memo_->mutex);
+    if (auto it = memo_->models.find(id); it != memo_->models.end()) {
+      return it->second;
+    }
+  }
   Diagnostics diags;
   (void)file(SpecKind::kModel, id);  // unknown ids throw here
   ModelShape m;
   toml::table t = merged_table(*this, SpecKind::kModel, id, diags);
   if (diags.empty()) {
-    detail::Reader r(t, "", diags);
+    parse::Reader r(t, "", diags);
     r.allow({"base"});
-    if (auto v = r.string("name", detail::Need::kRequired)) {
+    if (auto v = r.string("name", parse::Need::kRequired)) {
       m.name = *v;
     }
-    detail::read_model_keys(r, m, detail::Need::kRequired);
-    detail::check_model(r, m);
-    if (auto meta = r.table("meta", detail::Need::kOptional)) {
+    parse::read_model_keys(r, m, parse::Need::kRequired);
+    parse::check_model(r, m);
+    if (auto meta = r.table("meta", parse::Need::kOptional)) {
       meta->string_list("sources");
       meta->string_list("assumptions");
       meta->finish();
@@ -270,6 +282,8 @@ ModelShape Catalog::model(const std::string& id) const {
     r.finish();
   }
   diags.throw_if_any();
+  const std::lock_guard lock(memo_->mutex);
+  memo_->models.emplace(id, m);
   return m;
 }
 
@@ -310,7 +324,7 @@ std::vector<Diagnostic> check_file(const Catalog& catalog, SpecKind kind, const 
   Catalog c = catalog;
   const std::string id = std::filesystem::path(path).stem().string();
   try {
-    c.add_file(kind, id, SpecFile{path, read_text(path)});
+    c.add_file(kind, id, SpecFile{path, parse::read_file(path, "spec file")});
     switch (kind) {
       case SpecKind::kGpu:
         (void)c.gpu(id);
@@ -322,6 +336,13 @@ std::vector<Diagnostic> check_file(const Catalog& catalog, SpecKind kind, const 
         (void)c.model(id);
         break;
       case SpecKind::kArch:
+        // An architecture file holds defaults: check it under every GPU of that architecture.
+        for (const auto& gpu_id : c.ids(SpecKind::kGpu)) {
+          const GpuSpec g = catalog.gpu(gpu_id);
+          if (hardware::to_string(g.arch) == id) {
+            (void)c.gpu(gpu_id);
+          }
+        }
         break;
     }
   } catch (const InputError& e) {
@@ -330,4 +351,4 @@ std::vector<Diagnostic> check_file(const Catalog& catalog, SpecKind kind, const 
   return {};
 }
 
-}  // namespace gpusim
+}  // namespace gpusim::catalog

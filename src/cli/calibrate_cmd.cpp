@@ -1,16 +1,10 @@
-// gpusim calibrate MEASUREMENTS... -o DIR: fit efficiency parameters, write an overlay of spec
-// files, and report the validation error before and after.
-#include <cstdio>
-#include <iostream>
+// gpusim calibrate MEASUREMENTS... -o DIR: fit efficiency parameters on the fit rows, write an
+// overlay of spec files, and report the validation error before and after, fit and check rows apart.
+#include <filesystem>
 
 #include "cli/options.hpp"
-#include "common/strfmt.hpp"
-#include "gpusim/validate/calibrate.hpp"
-#include "gpusim/validate/validate.hpp"
 
 namespace gpusim::cli {
-
-using detail::strfmt;
 
 int run_calibrate(const std::vector<std::string>& args) {
   Common c;
@@ -25,44 +19,38 @@ int run_calibrate(const std::vector<std::string>& args) {
   po::variables_map vm;
   if (!parse(args, d, pos, vm,
              "usage: gpusim calibrate MEASUREMENTS... -o DIR\n"
-             "Fits each GPU's efficiency parameters (and its architecture's defaults) by least squares and\n"
-             "writes DIR/gpus/<id>.toml and DIR/arch/<arch>.toml, patches over the built-in files that\n"
-             "`--specs DIR` loads. Prints the fitted values and the validation error before and after.")) {
+             "Fits each GPU's efficiency parameters (and its architecture's defaults) by least squares on the\n"
+             "rows marked role = \"fit\", and writes DIR/gpus/<id>.toml and DIR/arch/<arch>.toml, patches over\n"
+             "the built-in files that `--specs DIR` loads. Prints the fitted values and the validation error\n"
+             "before and after, on fit rows and on the held-out check rows.")) {
     return 0;
   }
   if (inputs.empty() || out_dir.empty()) {
     throw UsageError("needs measurement files and -o DIR (see gpusim calibrate --help)");
   }
-  const Catalog before = load_catalog(c.specs);
-  const std::vector<Measurement> rows = load_measurements(before, inputs);
-  const CalibrationResult fit = calibrate(rows, before);
-  write_overlay(fit, out_dir);
-
-  Catalog after = before;
-  after.add_directory(out_dir);
-  const ValidationReport v0 = validate(rows, before);
-  const ValidationReport v1 = validate(rows, after);
-
-  std::string text = strfmt("%-22s %-28s %12s %12s  %s\n", "scope", "parameter", "prior", "fitted", "rows");
-  for (const auto& p : fit.params) {
-    const double k = p.is_time ? 1e6 : 1.0;
-    text += strfmt("%-22s %-28s %12.4g %12.4g  %zu%s\n", p.scope.c_str(), (p.table + "." + p.key).c_str(), p.prior * k,
-                   p.value * k, p.rows.size(), p.is_time ? " (us)" : "");
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(out_dir, ec) && !fs::is_directory(out_dir, ec)) {
+    throw InputError({Diagnostic{SourcePos{out_dir}, "-o", "exists and is not a directory"}});
   }
-  if (!fit.kept.empty()) {
-    text += "\nkept at their prior values:\n";
-    for (const auto& k : fit.kept) {
-      text += "  " + k + "\n";
+  const Catalog before = load_catalog_with_env(c.specs);
+  const std::vector<validation::Measurement> rows = validation::load_measurements(before, inputs);
+  const validation::CalibrationResult fit = validation::calibrate(rows, before);
+  const Catalog after = validation::with_overlay(before, fit.params);
+  const validation::ValidationReport v0 = validation::validate(validation::resolve(rows, before));
+  const validation::ValidationReport v1 = validation::validate(validation::resolve(rows, after));
+
+  std::vector<std::pair<std::string, std::string>> outputs;
+  for (const auto& f : validation::overlay_files(fit.params)) {
+    const fs::path path = fs::path(out_dir) / f.relative_path;
+    fs::create_directories(path.parent_path(), ec);
+    if (ec) {
+      throw InputError({Diagnostic{SourcePos{path.parent_path().string()}, "-o", "cannot create: " + ec.message()}});
     }
+    outputs.emplace_back(path.string(), f.text);
   }
-  text += strfmt("\n%-16s %8s %16s %16s\n", "category", "rows", "median before", "median after");
-  for (std::size_t i = 0; i < v0.by_category.size() && i < v1.by_category.size(); ++i) {
-    text += strfmt("%-16s %8d %15.1f%% %15.1f%%\n", v0.by_category[i].group.c_str(), v0.by_category[i].count,
-                   100 * v0.by_category[i].median, 100 * v1.by_category[i].median);
-  }
-  text += strfmt("%-16s %8d %15.1f%% %15.1f%%\n", "all", v0.all.count, 100 * v0.all.median, 100 * v1.all.median);
-  text += "overlay written to " + out_dir + " (use --specs " + out_dir + ")\n";
-  std::cout << text;
+  outputs.emplace_back("", report::calibration_text(fit, v0, v1, out_dir));
+  write_outputs(outputs);
   return 0;
 }
 

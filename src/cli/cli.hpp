@@ -1,24 +1,32 @@
-// Subcommands of the gpusim CLI. Each returns the process exit code; library errors propagate as
-// exceptions and are mapped to exit codes by main (InputError and UsageError -> 2).
+// The command line: parsing options, calling the library through its public face, writing what it
+// returns. Each subcommand returns its exit code; errors propagate as exceptions that main maps
+// to exit codes.
 #pragma once
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include "gpusim/spec/catalog.hpp"
+#include "gpusim/gpusim.hpp"
 
 namespace gpusim::cli {
+
+// Exit codes: 0 success, 1 internal error, 2 bad input (or usage), 3 a threshold exceeded.
+enum ExitCode : int { kOk = 0, kInternalError = 1, kBadInput = 2, kThresholdExceeded = 3 };
 
 class UsageError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
 
-// The catalog with --specs directories and GPUSIM_SPECS applied.
-Catalog load_catalog(const std::vector<std::string>& spec_dirs);
-// Writes to -o FILE or stdout; called only once everything was computed (no partial output).
-void emit(const std::string& text, const std::string& out_file);
+// The catalog with GPUSIM_SPECS directories (colon-separated) and then --specs directories.
+Catalog load_catalog_with_env(const std::vector<std::string>& spec_dirs);
+
+// Writes each (path, text) in full, or none of them: every file goes to a temporary sibling first
+// and is renamed into place once all were written. An empty path or "-" means standard output,
+// written last. Throws InputError (exit 2) naming the file that cannot be written.
+void write_outputs(const std::vector<std::pair<std::string, std::string>>& outputs);
 
 int run_estimate(const std::vector<std::string>& args);
 int run_compare(const std::vector<std::string>& args);

@@ -2,24 +2,8 @@
 #include <sstream>
 
 #include "cli/options.hpp"
-#include "gpusim/cost/defaults.hpp"
-#include "gpusim/model/estimate.hpp"
-#include "gpusim/report/report.hpp"
-#include "gpusim/workload/scenario.hpp"
 
 namespace gpusim::cli {
-
-std::vector<Override> parse_overrides(const std::vector<std::string>& sets) {
-  std::vector<Override> out;
-  for (const auto& s : sets) {
-    const auto eq = s.find('=');
-    if (eq == std::string::npos || eq == 0) {
-      throw UsageError("--set expects KEY=VALUE (e.g. training.micro_batch=4), got \"" + s + "\"");
-    }
-    out.push_back(Override{s.substr(0, eq), s.substr(eq + 1)});
-  }
-  return out;
-}
 
 int run_estimate(const std::vector<std::string>& args) {
   Common c;
@@ -28,7 +12,7 @@ int run_estimate(const std::vector<std::string>& args) {
   std::vector<std::string> sets;
   po::options_description d("options");
   add_common(d, c, true);
-  d.add_options()("scenario", po::value<std::string>(&scenario), "scenario TOML file")(
+  d.add_options()("scenario", po::value<std::string>(&scenario), "scenario TOML file (format: docs/scenarios.md)")(
       "gpu", po::value<std::string>(&gpu), "run on this GPU id instead of system.gpu")(
       "set", po::value<std::vector<std::string>>(&sets)->composing(),
       "override a scenario key, e.g. --set training.micro_batch=4 (repeatable)");
@@ -37,11 +21,12 @@ int run_estimate(const std::vector<std::string>& args) {
   po::variables_map vm;
   std::ostringstream usage;
   usage << "usage: gpusim estimate SCENARIO [--gpu ID] [--set KEY=VALUE]... [--format text|json|csv] [-o FILE]\n"
-        << "Defaults of [cost]: electricity " << defaults::kElectricityUsdPerKwh << " USD/kWh, utilization "
-        << defaults::kUtilization << ", pue " << defaults::kPue << ", lifetime " << defaults::kLifetimeYears
-        << " years, carbon " << defaults::kCarbonKgPerKwh << " kg/kWh, host power " << defaults::kDesktopHostWatts
-        << " W (desktop) / " << defaults::kServerHostWatts << " W (SXM server) per node, cloud rate and purchase from "
-        << "the GPU spec (+ host share).\n";
+        << "Step time, throughput, MFU, memory, time to train, power, energy, cost, the bottleneck and advice.\n"
+        << "Defaults of [cost]: electricity " << cost::kElectricityUsdPerKwh << " USD/kWh, utilization "
+        << cost::kUtilization << ", pue " << cost::kPue << ", lifetime " << cost::kLifetimeYears << " years, carbon "
+        << cost::kCarbonKgPerKwh << " kg/kWh, host power " << cost::kDesktopHostWatts << " W (desktop) / "
+        << cost::kServerHostWatts << " W (SXM server) per node, cloud rate and purchase from "
+        << "the GPU spec (+ host share). Report keys: docs/report.md.\n";
   if (!parse(args, d, pos, vm, usage.str().c_str())) {
     return 0;
   }
@@ -49,18 +34,12 @@ int run_estimate(const std::vector<std::string>& args) {
     throw UsageError("missing SCENARIO (see gpusim estimate --help)");
   }
   check_format(c.format);
-  const Catalog catalog = load_catalog(c.specs);
-  const Scenario sc = load_scenario_file(catalog, scenario, parse_overrides(sets), gpu);
-  const Estimate e = estimate(sc, catalog);
-  std::string text;
-  if (c.format == "json") {
-    text = report_json(e);
-  } else if (c.format == "csv") {
-    text = report_csv({e});
-  } else {
-    text = report_text(e);
-  }
-  emit(text, c.out);
+  const Catalog catalog = load_catalog_with_env(c.specs);
+  const Estimate e = estimate_file(catalog, scenario, scenario::parse_overrides(sets), gpu);
+  const std::string text = c.format == "json"  ? report::estimate_json(e)
+                           : c.format == "csv" ? report::estimate_csv({e})
+                                               : report::estimate_text(e);
+  write_outputs({{c.out, text}});
   return 0;
 }
 

@@ -1,6 +1,8 @@
-// gpusim: analytical GPU performance and cost simulator. Maps errors to exit codes:
-// 0 success, 2 bad input or usage (message on stderr, nothing on stdout), 1 internal error.
+// gpusim: analytical GPU performance and cost simulator. Maps errors to exit codes: 0 success,
+// 1 internal error, 2 bad input or usage (message on stderr, nothing on stdout), 3 a threshold
+// exceeded (`validate --fail-above`).
 #include <boost/program_options/errors.hpp>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -8,20 +10,19 @@
 #include <utility>
 
 #include "cli/cli.hpp"
-#include "gpusim/spec/diagnostics.hpp"
 
 namespace gpusim::cli {
 
-Catalog load_catalog(const std::vector<std::string>& spec_dirs) {
-  Catalog c = Catalog::builtin();
+Catalog load_catalog_with_env(const std::vector<std::string>& spec_dirs) {
+  std::vector<std::string> dirs;
   if (const char* env = std::getenv("GPUSIM_SPECS"); env != nullptr && *env != '\0') {
-    std::string all(env);
+    const std::string all(env);
     std::size_t start = 0;
     while (start <= all.size()) {
       const std::size_t end = all.find(':', start);
       const std::string dir = all.substr(start, end == std::string::npos ? std::string::npos : end - start);
       if (!dir.empty()) {
-        c.add_directory(dir);
+        dirs.push_back(dir);
       }
       if (end == std::string::npos) {
         break;
@@ -29,22 +30,69 @@ Catalog load_catalog(const std::vector<std::string>& spec_dirs) {
       start = end + 1;
     }
   }
-  for (const auto& d : spec_dirs) {
-    c.add_directory(d);
-  }
-  return c;
+  dirs.insert(dirs.end(), spec_dirs.begin(), spec_dirs.end());
+  return load_catalog(dirs);
 }
 
-void emit(const std::string& text, const std::string& out_file) {
-  if (out_file.empty() || out_file == "-") {
-    std::cout << text;
-    return;
+void write_outputs(const std::vector<std::pair<std::string, std::string>>& outputs) {
+  namespace fs = std::filesystem;
+  std::vector<std::pair<fs::path, fs::path>> staged;  // temporary, final
+  auto discard = [&staged] {
+    for (const auto& [tmp, final_path] : staged) {
+      std::error_code ec;
+      fs::remove(tmp, ec);
+    }
+  };
+  const std::string* to_stdout = nullptr;
+  std::vector<const std::pair<std::string, std::string>*> special;  // devices and pipes: written in place
+  for (const auto& output : outputs) {
+    const auto& [path, text] = output;
+    if (path.empty() || path == "-") {
+      to_stdout = &text;
+      continue;
+    }
+    const fs::path final_path(path);
+    std::error_code ec;
+    if (fs::exists(final_path, ec) && !fs::is_regular_file(final_path, ec)) {
+      special.push_back(&output);
+      continue;
+    }
+    fs::path tmp = final_path;
+    tmp += ".gpusim-partial";
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.flush();
+    const bool ok = out.good();
+    out.close();
+    staged.emplace_back(tmp, final_path);
+    if (!ok) {
+      discard();
+      throw InputError({Diagnostic{SourcePos{path}, "", "cannot write the output file"}});
+    }
   }
-  std::ofstream out(out_file, std::ios::binary);
-  if (!out) {
-    throw InputError({Diagnostic{SourcePos{out_file}, "-o", "cannot open for writing"}});
+  for (const auto* output : special) {
+    std::ofstream out(output->first, std::ios::binary);
+    out << output->second;
+    out.flush();
+    if (!out.good()) {
+      discard();
+      throw InputError({Diagnostic{SourcePos{output->first}, "", "cannot write the output file"}});
+    }
   }
-  out << text;
+  for (const auto& [tmp, final_path] : staged) {
+    std::error_code ec;
+    fs::rename(tmp, final_path, ec);
+    if (ec) {
+      discard();
+      throw InputError({Diagnostic{SourcePos{final_path.string()}, "", "cannot write the output file: " + ec.message()}});
+    }
+  }
+  if (to_stdout != nullptr) {
+    std::cout << *to_stdout << std::flush;
+    if (!std::cout) {
+      throw InputError({Diagnostic{SourcePos{"<stdout>"}, "", "cannot write to standard output"}});
+    }
+  }
 }
 
 }  // namespace gpusim::cli
@@ -61,29 +109,32 @@ constexpr const char* kUsage =
     "  gpusim plan     SCENARIO [--top N] [--objective time|cost] [--max-gpus N]\n"
     "  gpusim breakeven SCENARIO [--svg FILE] [--format text|json]\n"
     "  gpusim roofline --gpu ID [SCENARIO] [--dtype D] [--svg FILE] [--format text|json]\n"
-    "  gpusim validate MEASUREMENTS... [--format text|json|csv] [--fail-above PCT]\n"
+    "  gpusim validate MEASUREMENTS... [--role check|fit|all] [--format text|json|csv] [--fail-above PCT]\n"
     "  gpusim calibrate MEASUREMENTS... -o DIR\n"
     "  gpusim specs    list | show ID | check [FILES...]\n"
     "\n"
     "Every subcommand takes --specs DIR (also GPUSIM_SPECS=DIR[:DIR]) to add or override spec files,\n"
-    "and --help for its own options. Exit codes: 0 success, 2 bad input, 1 internal error.\n";
+    "and --help for its own options. Formats: docs/scenarios.md (scenarios), docs/report.md (reports),\n"
+    "docs/measurements.md (measurements), specs/README.md (spec files).\n"
+    "Exit codes: 0 success, 1 internal error, 2 bad input, 3 a threshold exceeded.\n";
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  using gpusim::cli::kBadInput;
+  using gpusim::cli::kInternalError;
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     std::cout << kUsage;
-    return args.empty() ? 2 : 0;
+    return args.empty() ? kBadInput : 0;
   }
   if (args[0] == "--version") {
-    std::cout << "gpusim 0.1.0\n";
+    std::cout << "gpusim 0.2.0\n";
     return 0;
   }
   const std::string cmd = args[0];
   args.erase(args.begin());
   try {
-    // The closed set of subcommands (DESIGN §7).
     using Command = int (*)(const std::vector<std::string>&);
     static const std::pair<const char*, Command> kCommands[] = {
         {"estimate", gpusim::cli::run_estimate}, {"compare", gpusim::cli::run_compare},
@@ -98,20 +149,20 @@ int main(int argc, char** argv) {
       }
     }
     std::cerr << "gpusim: unknown command \"" << cmd << "\"\n\n" << kUsage;
-    return 2;
+    return kBadInput;
   } catch (const gpusim::InputError& e) {
     for (const auto& d : e.diagnostics()) {
       std::cerr << d.format() << '\n';
     }
-    return 2;
+    return kBadInput;
   } catch (const gpusim::cli::UsageError& e) {
     std::cerr << "gpusim " << cmd << ": " << e.what() << '\n';
-    return 2;
+    return kBadInput;
   } catch (const boost::program_options::error& e) {
     std::cerr << "gpusim " << cmd << ": " << e.what() << '\n';
-    return 2;
+    return kBadInput;
   } catch (const std::exception& e) {
     std::cerr << "gpusim " << cmd << ": internal error: " << e.what() << '\n';
-    return 1;
+    return kInternalError;
   }
 }

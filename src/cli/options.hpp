@@ -1,4 +1,4 @@
-// Private: option parsing shared by the subcommands (boost::program_options).
+// Private to src/cli/: option parsing shared by the subcommands (boost::program_options).
 #pragma once
 
 #include <boost/program_options.hpp>
@@ -40,10 +40,16 @@ inline bool parse(const std::vector<std::string>& args, const po::options_descri
   return true;
 }
 
-inline void check_format(const std::string& f) {
-  if (f != "text" && f != "json" && f != "csv") {
-    throw UsageError("--format must be text, json or csv, got \"" + f + "\"");
+// `f` must be one of `allowed`.
+inline void check_format(const std::string& f, std::initializer_list<const char*> allowed = {"text", "json", "csv"}) {
+  std::string list;
+  for (const char* a : allowed) {
+    if (f == a) {
+      return;
+    }
+    list += (list.empty() ? "" : ", ") + std::string(a);
   }
+  throw UsageError("--format must be one of " + list + ", got \"" + f + "\"");
 }
 
 }  // namespace gpusim::cli

@@ -1,15 +1,7 @@
 // gpusim roofline --gpu ID [SCENARIO]: the teaching picture, as a table and an SVG.
-#include <algorithm>
-#include <fstream>
-
 #include "cli/options.hpp"
-#include "gpusim/model/roofline.hpp"
-#include "gpusim/report/report.hpp"
-#include "gpusim/workload/scenario.hpp"
 
 namespace gpusim::cli {
-
-std::vector<Override> parse_overrides(const std::vector<std::string>& sets);
 
 int run_roofline(const std::vector<std::string>& args) {
   Common c;
@@ -38,44 +30,33 @@ int run_roofline(const std::vector<std::string>& args) {
   if (gpu.empty() && scenario.empty()) {
     throw UsageError("needs --gpu ID or a SCENARIO (see gpusim roofline --help)");
   }
-  if (c.format == "csv") {
-    throw UsageError("--format must be text or json for roofline");
+  check_format(c.format, {"text", "json"});
+  const std::vector<DType> roofs = {DType::kFp64, DType::kFp32, DType::kTf32, DType::kFp16, DType::kBf16, DType::kFp8};
+  const auto highlight = base::value_in(units::kDTypeNames, dtype);
+  if (!highlight || std::find(roofs.begin(), roofs.end(), *highlight) == roofs.end()) {
+    throw UsageError("--dtype must be one of " + base::quoted_names(units::kDTypeNames, roofs) + ", got \"" + dtype +
+                     "\"");
   }
-  check_format(c.format);
-  const Catalog catalog = load_catalog(c.specs);
-  const std::vector<std::string> dtypes = {"fp64", "fp32", "tf32", "fp16", "bf16", "fp8"};
-  if (std::find(dtypes.begin(), dtypes.end(), dtype) == dtypes.end()) {
-    throw UsageError("--dtype must be one of fp64, fp32, tf32, fp16, bf16, fp8, got \"" + dtype + "\"");
-  }
-  const DType highlight = dtype == "fp64"   ? DType::kFp64
-                          : dtype == "fp32" ? DType::kFp32
-                          : dtype == "tf32" ? DType::kTf32
-                          : dtype == "fp16" ? DType::kFp16
-                          : dtype == "fp8"  ? DType::kFp8
-                                            : DType::kBf16;
-  std::optional<Estimate> est;
-  GpuSpec g;
+  const Catalog catalog = load_catalog_with_env(c.specs);
+  std::optional<step::Evaluation> eval;
+  hardware::GpuSpec g;
   if (!scenario.empty()) {
-    const Scenario sc = load_scenario_file(catalog, scenario, parse_overrides(sets), gpu);
-    est = estimate(sc, catalog);
+    const Scenario sc = scenario::load_scenario_file(catalog, scenario, scenario::parse_overrides(sets), gpu);
+    eval = step::evaluate(sc, step::Options{true});
     g = sc.system.gpu;
   } else {
     g = catalog.gpu(gpu);
   }
-  if (!g.supports(highlight)) {
+  if (!g.supports(*highlight)) {
     throw UsageError("the " + g.name + " has no " + dtype + " support");
   }
-  const Roofline r = make_roofline(g, est ? &*est : nullptr, highlight);
-  const std::string text = c.format == "json" ? roofline_json(r) : roofline_text(r);
+  const explain::Roofline r = explain::make_roofline(g, eval ? &*eval : nullptr, *highlight);
+  std::vector<std::pair<std::string, std::string>> outputs{
+      {c.out, c.format == "json" ? report::roofline_json(r) : report::roofline_text(r)}};
   if (!svg.empty()) {
-    const std::string picture = roofline_svg(r);
-    std::ofstream out(svg, std::ios::binary);
-    if (!out) {
-      throw InputError({Diagnostic{SourcePos{svg}, "--svg", "cannot open for writing"}});
-    }
-    out << picture;
+    outputs.emplace_back(svg, report::roofline_svg(r));
   }
-  emit(text, c.out);
+  write_outputs(outputs);
   return 0;
 }
 

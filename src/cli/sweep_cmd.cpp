@@ -1,53 +1,14 @@
 // gpusim sweep SCENARIO --vary KEY=V1,V2,...: a grid over scenario keys, one CSV (or JSON) row per
 // point; points that cannot run say why in their row. --shard I/N runs every N-th point from I.
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
-#include <sstream>
 
 #include "cli/options.hpp"
-#include "common/strfmt.hpp"
-#include "gpusim/model/estimate.hpp"
-#include "gpusim/report/report.hpp"
-#include "report/json_writer.hpp"
 
 namespace gpusim::cli {
-
-using detail::strfmt;
-
-std::vector<Override> parse_overrides(const std::vector<std::string>& sets);
-
-namespace {
-
-struct Axis {
-  std::string key;
-  std::vector<std::string> values;
-};
-
-Axis parse_axis(const std::string& s) {
-  const auto eq = s.find('=');
-  if (eq == std::string::npos || eq == 0 || eq + 1 == s.size()) {
-    throw UsageError("--vary expects KEY=V1,V2,... (e.g. system.gpus=8,16,32), got \"" + s + "\"");
-  }
-  Axis a{s.substr(0, eq), {}};
-  std::stringstream ss(s.substr(eq + 1));
-  for (std::string v; std::getline(ss, v, ',');) {
-    if (!v.empty()) {
-      a.values.push_back(v);
-    }
-  }
-  return a;
-}
-
-std::string csv_quote(std::string s) {
-  for (auto& ch : s) {
-    if (ch == '"') {
-      ch = '\'';
-    }
-  }
-  return "\"" + s + "\"";
-}
-
-}  // namespace
 
 int run_sweep(const std::vector<std::string>& args) {
   Common c;
@@ -68,7 +29,8 @@ int run_sweep(const std::vector<std::string>& args) {
   po::variables_map vm;
   if (!parse(args, d, pos, vm,
              "usage: gpusim sweep SCENARIO --vary KEY=V1,V2,... [--vary ...] [--format csv|json] [--shard I/N]\n"
-             "Estimates every point of the grid; default output CSV, one row per point.")) {
+             "Estimates every point of the grid; default output CSV, one row per point. Exit 2 when no point\n"
+             "can run (the reasons on stderr).")) {
     return 0;
   }
   if (scenario.empty() || varies.empty()) {
@@ -77,77 +39,44 @@ int run_sweep(const std::vector<std::string>& args) {
   if (c.format == "text") {
     c.format = "csv";
   }
-  check_format(c.format);
-  int shard_i = 0, shard_n = 1;
-  if (std::sscanf(shard.c_str(), "%d/%d", &shard_i, &shard_n) != 2 || shard_n < 1 || shard_i < 0 ||
-      shard_i >= shard_n) {
+  check_format(c.format, {"csv", "json"});
+  search::SweepOptions opt;
+  if (std::sscanf(shard.c_str(), "%d/%d", &opt.shard, &opt.shards) != 2 || opt.shards < 1 || opt.shard < 0 ||
+      opt.shard >= opt.shards) {
     throw UsageError("--shard expects I/N with 0 <= I < N, got \"" + shard + "\"");
   }
-  std::vector<Axis> axes;
-  std::size_t points = 1;
+  std::vector<search::Axis> axes;
   for (const auto& v : varies) {
-    axes.push_back(parse_axis(v));
-    points *= axes.back().values.size();
+    axes.push_back(search::parse_axis(v));
   }
-  const Catalog catalog = load_catalog(c.specs);
-  const std::vector<Override> fixed = parse_overrides(sets);
-  (void)load_scenario_file(catalog, scenario, fixed);  // the base scenario itself must be valid (exit 2)
-
-  std::string header;
-  for (const auto& a : axes) {
-    header += a.key + ",";
+  const Catalog catalog = load_catalog_with_env(c.specs);
+  const std::vector<Override> fixed = scenario::parse_overrides(sets);
+  const ParsedScenario file = scenario::parse_scenario_file(scenario);
+  (void)scenario::resolve(catalog, file, fixed);  // the base scenario itself must be valid (exit 2)
+  if (isatty(STDERR_FILENO) != 0) {
+    opt.progress = [](std::size_t done, std::size_t total) {
+      if (total > 50 && (done % 50 == 0 || done == total)) {
+        std::cerr << "\rsweep: " << done << " of " << total << " points" << (done == total ? "\n" : "") << std::flush;
+      }
+    };
   }
-  std::string out = header + "status," + report_csv({}).substr(0, report_csv({}).find('\n') + 1);
-  detail::JsonWriter w;
-  w.begin_array();
-  std::size_t done = 0;
-  for (std::size_t i = static_cast<std::size_t>(shard_i); i < points; i += static_cast<std::size_t>(shard_n)) {
-    std::vector<Override> o = fixed;
-    std::size_t rest = i;
-    std::string values;
-    for (const auto& a : axes) {
-      const std::string& v = a.values[rest % a.values.size()];
-      rest /= a.values.size();
-      o.push_back(Override{a.key, v});
-      values += v + ",";
-    }
-    std::string status = "ok";
-    std::optional<Estimate> e;
-    try {
-      e = estimate(load_scenario_file(catalog, scenario, o), catalog);
-    } catch (const InputError& err) {
-      status = err.diagnostics().empty() ? err.what() : err.diagnostics().front().message;
-    }
-    if (c.format == "json") {
-      w.begin_object();
+  const std::vector<search::SweepPoint> points = search::sweep(catalog, file, fixed, axes, opt);
+  const bool any_ran = std::any_of(points.begin(), points.end(), [](const auto& p) { return p.estimate.has_value(); });
+  if (!points.empty() && !any_ran) {
+    std::vector<Diagnostic> problems;
+    for (const auto& p : points) {
+      std::string where;
       for (std::size_t k = 0; k < axes.size(); ++k) {
-        w.value(axes[k].key.c_str(), o[fixed.size() + k].value);
+        where += (k == 0 ? "" : ", ") + axes[k].key + "=" + p.values[k];
       }
-      w.value("status", status);
-      if (e) {
-        w.value("step_time_s", e->step.time.value());
-        w.value("tokens_per_s", e->tokens_per_s);
-        w.value("mfu", e->mfu);
-        w.value("memory_per_gpu_bytes", e->memory.total().value());
-        w.value("fits", e->memory.fits());
-        w.value("train_time_s", e->train_time.value());
-        w.value("cloud_usd", e->cost.cloud.value());
-        w.value("bottleneck", to_string(e->bottleneck));
+      problems.push_back(Diagnostic{SourcePos{scenario}, "", "no point can run; " + where + ": " + p.problem});
+      if (problems.size() >= 5) {
+        break;
       }
-      w.end_object();
-    } else {
-      const std::string row = e ? report_csv({*e}) : std::string();
-      out += values + csv_quote(status) + "," + (e ? row.substr(row.find('\n') + 1) : std::string("\n"));
     }
-    ++done;
-    if (points > 50 && done % 50 == 0) {
-      std::cerr << strfmt(
-          "sweep: %zu of %zu points\n", done,
-          (points - static_cast<std::size_t>(shard_i) + shard_n - 1) / static_cast<std::size_t>(shard_n));
-    }
+    throw InputError(problems);
   }
-  w.end_array();
-  emit(c.format == "json" ? w.str() + "\n" : out, c.out);
+  write_outputs({{c.out, c.format == "json" ? report::sweep_json(axes, points) : report::sweep_csv(axes, points)}});
   return 0;
 }
 

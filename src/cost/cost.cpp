@@ -1,17 +1,39 @@
-// Cloud versus owned cost and break-even (equations in cost.hpp).
-#include "gpusim/cost/cost.hpp"
+// Cloud versus owned cost, energy and break-even (equations in include/gpusim/cost.hpp).
+#include "gpusim/cost.hpp"
 
-namespace gpusim {
+namespace gpusim::cost {
 
-std::optional<double> breakeven_days(Usd purchase, double utilization, UsdPerSecond cloud_rate_total,
-                                     double speed_ratio, Watts system_power, UsdPerJoule electricity) {
+Energy job_energy(Watts gpu_avg_power, int gpus, int nodes, Seconds job_time, const CostConfig& c) {
+  Energy e;
+  e.system_power = gpu_avg_power * static_cast<double>(gpus) + c.host_power * static_cast<double>(nodes);
+  e.energy = e.system_power * job_time * c.pue;
+  e.carbon = c.carbon_intensity * e.energy;
+  return e;
+}
+
+CostInputs cost_inputs(const CostConfig& c, Seconds job_time, Seconds cloud_job_time, int gpus, Watts system_power) {
+  CostInputs in;
+  in.job_time = job_time;
+  in.cloud_job_time = cloud_job_time;
+  in.gpus = gpus;
+  in.cloud_rate = c.cloud_rate;
+  in.system_power = system_power;
+  in.pue = c.pue;
+  in.electricity = c.electricity;
+  in.purchase = c.purchase;
+  in.lifetime = c.lifetime;
+  in.utilization = c.utilization;
+  return in;
+}
+
+std::optional<Seconds> breakeven_time(Usd purchase, double utilization, UsdPerSecond cloud_rate_total,
+                                      double speed_ratio, Watts system_power, UsdPerJoule electricity) {
   // Saving per busy second: rent avoided minus electricity paid.
   const double saving_per_s = cloud_rate_total.value() * speed_ratio - system_power.value() * electricity.value();
   if (saving_per_s <= 0 || utilization <= 0) {
     return std::nullopt;
   }
-  const double saving_per_day = saving_per_s * units::kSecondsPerDay * utilization;
-  return purchase.value() / saving_per_day;
+  return Seconds(purchase.value() / (saving_per_s * utilization));
 }
 
 namespace {
@@ -32,8 +54,8 @@ std::vector<BreakevenPoint> breakeven_curve(const CostInputs& in, const std::vec
     p.utilization = u;
     p.owned_per_busy_hour = Usd(in.purchase.value() / (lifetime_h * u) + electricity_per_hour(in));
     p.cloud_per_busy_hour = Usd(cloud_per_hour(in));
-    p.days = breakeven_days(in.purchase, u, in.cloud_rate * static_cast<double>(in.gpus), speed_ratio(in),
-                            in.system_power * in.pue, in.electricity);
+    p.breakeven = breakeven_time(in.purchase, u, in.cloud_rate * static_cast<double>(in.gpus), speed_ratio(in),
+                                 in.system_power * in.pue, in.electricity);
     out.push_back(p);
   }
   return out;
@@ -49,14 +71,13 @@ std::optional<double> crossover_utilization(const CostInputs& in) {
 
 CostResult compute_cost(const CostInputs& in) {
   CostResult r;
-  r.cloud = in.cloud_rate * in.cloud_job_time * static_cast<double>(in.gpus);
+  r.cloud = cloud_cost(in.cloud_rate, in.cloud_job_time, in.gpus);
   r.owned_electricity = in.electricity * (in.system_power * in.job_time * in.pue);
   const double busy_lifetime = in.lifetime.value() * in.utilization;
   r.owned_hardware = busy_lifetime > 0 ? in.purchase * (in.job_time.value() / busy_lifetime) : Usd(0);
-  const double k = in.job_time.value() > 0 ? in.cloud_job_time / in.job_time : 1.0;
-  r.breakeven_days = breakeven_days(in.purchase, in.utilization, in.cloud_rate * static_cast<double>(in.gpus), k,
-                                    in.system_power * in.pue, in.electricity);
+  r.breakeven = breakeven_time(in.purchase, in.utilization, in.cloud_rate * static_cast<double>(in.gpus),
+                               speed_ratio(in), in.system_power * in.pue, in.electricity);
   return r;
 }
 
-}  // namespace gpusim
+}  // namespace gpusim::cost

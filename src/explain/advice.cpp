@@ -1,74 +1,89 @@
-// Bottleneck explanation and advice: each suggestion is a modified scenario run through the
-// same model, so every number in the advice comes from the model, not from a rule of thumb.
-#include "model/advice.hpp"
-
+// Advice: each suggestion is the scenario with one change run through the same evaluator (see
+// include/gpusim/explain.hpp); the report stage words it.
 #include <cmath>
-#include "common/strfmt.hpp"
 
-namespace gpusim {
+#include "gpusim/explain.hpp"
+
+namespace gpusim::explain {
 namespace {
 
-using detail::strfmt;
+using scenario::Override;
+using scenario::Scenario;
+using step::Evaluation;
+using workload::Recompute;
 
-double gb(Bytes b) { return units::to_gibibytes(b); }  // memory is quoted in GiB, as devices report it
-double pct(double x) { return 100.0 * x; }
-
-std::string step_change(const Estimate& base, const Estimate& v) {
-  // Per token, since a variant may change the tokens per step.
-  const double before = base.step.time.value() / base.tokens_per_step;
-  const double after = v.step.time.value() / v.tokens_per_step;
-  return strfmt("%+.0f %% time per token", pct(after / before - 1.0));
+Advice of(AdviceKind kind) {
+  Advice a;
+  a.kind = kind;
+  return a;
 }
 
-void capacity_advice(const Scenario& sc, const Estimate& e, std::vector<std::string>& out) {
-  if (!sc.training) {
+Effect effect_of(const Evaluation& e) {
+  return Effect{e.step.time, e.step.time / e.tokens_per_step, e.tokens_per_s, e.mfu, e.memory};
+}
+
+// A variant: the scenario with `change` applied to its structs by `apply`, evaluated.
+struct Variant {
+  std::vector<Override> change;
+  Scenario sc;
+};
+
+Effect run(const Scenario& v) { return effect_of(step::evaluate(v)); }
+
+double gain(const Effect& before, const Effect& after) { return 1.0 - after.time_per_token / before.time_per_token; }
+
+const char* quoted(Recompute r) { return r == Recompute::kFull ? "\"full\"" : (r == Recompute::kNone ? "\"none\"" : "\"selective\""); }
+
+void capacity_advice(const Scenario& sc, const Evaluation& e, std::vector<Advice>& out) {
+  const Effect before = effect_of(e);
+  if (!sc.job.training) {
     Scenario v = sc;
-    v.inference->weight_bytes = 0.5;
-    const Estimate ve = estimate_core(v);
-    out.push_back(
-        strfmt("weights need %.1f GiB; 4-bit weights (weight_precision = \"int4\") bring the total to %.1f of %.1f GiB",
-               gb(e.memory.weights), gb(ve.memory.total()), gb(ve.memory.capacity)));
+    v.job.inference->weight_bytes = units::bytes_per_element(DType::kInt4);
+    Advice a = of(AdviceKind::kQuantizeWeights);
+    a.change = {{"inference.weight_precision", "\"int4\""}};
+    a.before = before;
+    a.after = run(v);
+    out.push_back(a);
     return;
   }
-  struct Variant {
-    std::string label;
-    Scenario sc;
-  };
   std::vector<Variant> variants;
-  if (sc.training->recompute != Recompute::kFull) {
+  if (sc.layout.recompute != Recompute::kFull) {
     Scenario v = sc;
-    v.training->recompute = Recompute::kFull;
-    variants.push_back({"recompute = \"full\"", v});
+    v.layout.recompute = Recompute::kFull;
+    variants.push_back({{{"training.recompute", quoted(Recompute::kFull)}}, v});
   }
-  if (sc.parallel.data > 1 && sc.parallel.zero < 3) {
+  if (sc.layout.data > 1 && sc.layout.zero < 3) {
     Scenario v = sc;
-    v.parallel.zero = 3;
-    variants.push_back({"zero = 3", v});
+    v.layout.zero = 3;
+    variants.push_back({{{"parallelism.zero", "3"}}, v});
   }
-  if (sc.training->micro_batch > 1) {
+  if (sc.layout.micro_batch > 1) {
     Scenario v = sc;
-    v.training->micro_batch = 1;
-    variants.push_back({"micro_batch = 1", v});
+    v.layout.micro_batch = 1;
+    variants.push_back({{{"training.micro_batch", "1"}}, v});
   }
   {
-    Scenario v = sc;
-    v.training->recompute = Recompute::kFull;
-    v.training->micro_batch = 1;
-    if (sc.parallel.data > 1) {
-      v.parallel.zero = 3;
+    Variant all;
+    all.sc = sc;
+    if (sc.layout.data > 1) {
+      all.sc.layout.zero = 3;
+      all.change.push_back({"parallelism.zero", "3"});
     }
-    variants.push_back({sc.parallel.data > 1 ? "zero = 3, recompute = \"full\", micro_batch = 1"
-                                             : "recompute = \"full\", micro_batch = 1",
-                        v});
+    all.sc.layout.recompute = Recompute::kFull;
+    all.sc.layout.micro_batch = 1;
+    all.change.push_back({"training.recompute", quoted(Recompute::kFull)});
+    all.change.push_back({"training.micro_batch", "1"});
+    variants.push_back(all);
   }
   bool any = false;
   for (const auto& var : variants) {
-    const Estimate ve = estimate_core(var.sc);
-    if (ve.memory.fits()) {
-      out.push_back(strfmt(
-          "%s: %.1f of %.1f GiB per GPU (activations %.1f -> %.1f GiB, optimizer %.1f -> %.1f GiB), %s",
-          var.label.c_str(), gb(ve.memory.total()), gb(ve.memory.capacity), gb(e.memory.activations),
-          gb(ve.memory.activations), gb(e.memory.optimizer), gb(ve.memory.optimizer), step_change(e, ve).c_str()));
+    const Effect after = run(var.sc);
+    if (after.memory.fits()) {
+      Advice a = of(AdviceKind::kFitsWith);
+      a.change = var.change;
+      a.before = before;
+      a.after = after;
+      out.push_back(a);
       any = true;
       if (out.size() >= 3) {
         return;
@@ -77,228 +92,176 @@ void capacity_advice(const Scenario& sc, const Estimate& e, std::vector<std::str
   }
   if (!any) {
     // Model states shard over data-parallel ranks with ZeRO-3; solve for the ranks that fit.
-    const Estimate tightest = estimate_core(variants.back().sc);
-    const MemoryBreakdown& m = tightest.memory;
-    const double states = (m.weights + m.gradients + m.optimizer).value() * sc.parallel.data;
-    const double room = (m.capacity - m.activations - m.other).value();
-    if (room > 0) {
-      const int need = static_cast<int>(std::ceil(states / room));
-      out.push_back(
-          strfmt("even with ZeRO-3, full recompute and micro_batch 1 one GPU needs %.1f of %.1f GiB; the model "
-                 "states (%.0f GiB in all) need at least %d GPUs with ZeRO-3, or a GPU with more memory",
-                 gb(m.total()), gb(m.capacity), states / units::kGibi, need));
-    } else {
-      out.push_back(
-          strfmt("activations and runtime alone need %.1f of %.1f GiB per GPU: shorten seq_len or use a GPU "
-                 "with more memory (tensor/pipeline parallelism arrive with the scale-out issue)",
-                 gb(m.activations + m.other), gb(m.capacity)));
+    const Effect tightest = run(variants.back().sc);
+    const physics::MemoryBreakdown& m = tightest.memory;
+    const Bytes states = (m.weights + m.gradients + m.optimizer) * static_cast<double>(sc.layout.data);
+    const Bytes room = m.capacity - m.activations - m.other;
+    Advice a = of(room.value() > 0 ? AdviceKind::kNeedsMoreGpus : AdviceKind::kActivationsTooLarge);
+    a.change = variants.back().change;
+    a.before = before;
+    a.after = tightest;
+    a.states = states;
+    if (room.value() > 0) {
+      a.gpus_needed = static_cast<int>(std::ceil(states / room));
     }
+    out.push_back(a);
   }
 }
 
-void try_micro_batch(const Scenario& sc, const Estimate& e, std::vector<std::string>& out) {
-  if (!sc.training) {
+void try_micro_batch(const Scenario& sc, const Evaluation& e, std::vector<Advice>& out) {
+  if (!sc.job.training) {
     return;
   }
-  const auto mb = sc.training->micro_batch;
-  if (sc.training->global_batch % (2 * mb * sc.parallel.data) != 0) {
+  const auto mb = sc.layout.micro_batch;
+  if (sc.job.training->global_batch % (2 * mb * sc.layout.data) != 0) {
     return;
   }
   Scenario v = sc;
-  v.training->micro_batch = 2 * mb;
-  const Estimate ve = estimate_core(v);
-  const double gain = 1.0 - (ve.step.time.value() / ve.tokens_per_step) / (e.step.time.value() / e.tokens_per_step);
-  if (ve.memory.fits() && gain >= 0.01) {  // only advice that changes something
-    out.push_back(strfmt("micro_batch %lld -> %lld: MFU %.0f -> %.0f %%, %s, fits in %.1f GiB",
-                         static_cast<long long>(mb), static_cast<long long>(2 * mb), pct(e.mfu), pct(ve.mfu),
-                         step_change(e, ve).c_str(), gb(ve.memory.total())));
+  v.layout.micro_batch = 2 * mb;
+  const Effect before = effect_of(e);
+  const Effect after = run(v);
+  if (after.memory.fits() && gain(before, after) >= 0.01) {  // only advice that changes something
+    Advice a = of(AdviceKind::kMicroBatch);
+    a.change = {{"training.micro_batch", std::to_string(2 * mb)}};
+    a.before = before;
+    a.after = after;
+    a.from = static_cast<double>(mb);
+    a.to = static_cast<double>(2 * mb);
+    out.push_back(a);
   }
 }
 
-void compute_advice(const Scenario& sc, const Estimate& e, std::vector<std::string>& out) {
-  try_micro_batch(sc, e, out);
-  if (sc.training) {
-    const GpuSpec& g = sc.system.gpu;
-    if (sc.training->precision != DType::kFp8 && g.supports(DType::kFp8)) {
-      Scenario v = sc;
-      v.training->precision = DType::kFp8;
-      const Estimate ve = estimate_core(v);
-      out.push_back(strfmt("precision = \"fp8\" (Transformer Engine): %s, if the model trains stably in fp8",
-                           step_change(e, ve).c_str()));
-    }
-    if (!sc.training->flash_attention) {
-      Scenario v = sc;
-      v.training->flash_attention = true;
-      const Estimate ve = estimate_core(v);
-      out.push_back(strfmt("flash_attention = true: %s", step_change(e, ve).c_str()));
-    }
-  } else if (sc.inference) {
-    out.push_back("prefill is compute-bound: a faster GPU or fp8 weights shorten time to first token");
-  }
+// A variant that changes one key, reported with its effect on time per token.
+void try_variant(AdviceKind kind, const Override& change, const Scenario& v, const Evaluation& e,
+                 std::vector<Advice>& out) {
+  Advice a = of(kind);
+  a.change = {change};
+  a.before = effect_of(e);
+  a.after = run(v);
+  out.push_back(a);
 }
 
-void memory_advice(const Scenario& sc, const Estimate& e, std::vector<std::string>& out) {
-  if (sc.inference) {
-    Scenario v = sc;
-    v.inference->batch = sc.inference->batch * 4;
-    const Estimate ve = estimate_core(v);
-    if (ve.memory.fits()) {
-      out.push_back(
-          strfmt("decode reads all weights per step: batch %lld -> %lld raises output to %.0f tokens/s "
-                 "(from %.0f) at %.1f ms per token",
-                 static_cast<long long>(sc.inference->batch), static_cast<long long>(v.inference->batch),
-                 ve.tokens_per_s, e.tokens_per_s, units::to_ms(ve.inference->time_per_output_token)));
-    }
-    if (sc.inference->weight_bytes > 1.0) {
-      Scenario q = sc;
-      q.inference->weight_bytes = 1.0;
-      const Estimate qe = estimate_core(q);
-      out.push_back(strfmt("8-bit weights (weight_precision = \"int8\") read half the bytes: %.0f tokens/s (from %.0f)",
-                           qe.tokens_per_s, e.tokens_per_s));
-    }
-    return;
-  }
-  out.push_back(
-      strfmt("%.0f %% of the step is bandwidth-bound kernels (norms, activations, residuals, optimizer); fusing "
-             "them (torch.compile, fused kernels) cuts their DRAM traffic",
-             pct(e.step.memory_bound / e.step.time)));
-  try_micro_batch(sc, e, out);
-}
+// The batch an inference evaluation ran at (batch = "max" resolved).
+std::int64_t batch_of(const Evaluation& e) { return static_cast<std::int64_t>(e.inference->batch); }
 
-void communication_advice(const Scenario& sc, const Estimate& e, std::vector<std::string>& out) {
-  if (!sc.training) {
-    return;
-  }
-  const Fabric f = make_fabric(sc.system);
-  out.push_back(strfmt("%.0f ms of %.0f ms gradient traffic per step is exposed over %s",
-                       units::to_ms(e.step.communication), units::to_ms(e.step.communication_total),
-                       f.intra_desc.c_str()));
-  const auto gb_ = sc.training->global_batch;
+void inference_batch(AdviceKind kind, const Scenario& sc, const Evaluation& e, std::vector<Advice>& out) {
   Scenario v = sc;
-  v.training->global_batch = 2 * gb_;
-  const Estimate ve = estimate_core(v);
-  out.push_back(
-      strfmt("global_batch %lld -> %lld (more gradient accumulation) spreads the same traffic over twice the "
-             "tokens: %s",
-             static_cast<long long>(gb_), static_cast<long long>(2 * gb_), step_change(e, ve).c_str()));
-  if (f.host_staged) {
-    out.push_back(
-        "this GPU has no peer-to-peer over PCIe on the stock driver: every collective is staged through host "
-        "memory; NVLink GPUs avoid it");
+  v.job.inference->batch_max = false;
+  v.job.inference->batch = batch_of(e) * 4;
+  const Effect after = run(v);
+  if (after.memory.fits()) {
+    Advice a = of(kind);
+    a.change = {{"inference.batch", std::to_string(v.job.inference->batch)}};
+    a.before = effect_of(e);
+    a.after = after;
+    a.from = static_cast<double>(batch_of(e));
+    a.to = static_cast<double>(v.job.inference->batch);
+    out.push_back(a);
   }
 }
 
-void latency_advice(const Scenario& sc, const Estimate& e, std::vector<std::string>& out) {
-  const Seconds gpu_work = e.step.compute;
-  if (e.step.launch_stall.value() > 0) {
-    out.push_back(
-        strfmt("launch-bound: %.0f kernels x %.1f us = %.1f ms of host time per step against %.1f ms of GPU "
-               "work",
-               e.step.kernels, units::to_us(e.step.host_launch) / e.step.kernels, units::to_ms(e.step.host_launch),
-               units::to_ms(gpu_work)));
-    const bool graphs = sc.training ? sc.training->cuda_graphs : sc.inference->cuda_graphs;
-    if (!graphs) {
+void compute_advice(const Scenario& sc, const Evaluation& e, std::vector<Advice>& out) {
+  try_micro_batch(sc, e, out);
+  if (sc.job.training) {
+    if (sc.job.training->precision != DType::kFp8 && sc.system.gpu.supports(DType::kFp8)) {
       Scenario v = sc;
-      (sc.training ? v.training->cuda_graphs : v.inference->cuda_graphs) = true;
-      const Estimate ve = estimate_core(v);
-      out.push_back(strfmt("cuda_graphs = true (capture the step in a CUDA graph): %s", step_change(e, ve).c_str()));
+      v.job.training->precision = DType::kFp8;
+      try_variant(AdviceKind::kFp8, {"training.precision", "\"fp8\""}, v, e, out);
+    }
+    if (!sc.runtime.flash_attention) {
+      Scenario v = sc;
+      v.runtime.flash_attention = true;
+      try_variant(AdviceKind::kFlashAttention, {"training.flash_attention", "true"}, v, e, out);
     }
   } else {
-    out.push_back(
-        strfmt("%.0f kernels per step x %.1f us of gap between kernels = %.1f ms against %.1f ms of kernel "
-               "time",
-               e.step.kernels, units::to_us(sc.system.gpu.efficiency.kernel_overhead),
-               units::to_ms(sc.system.gpu.efficiency.kernel_overhead * e.step.kernels), units::to_ms(gpu_work)));
-  }
-  try_micro_batch(sc, e, out);
-  if (sc.inference) {
-    Scenario v = sc;
-    v.inference->batch = sc.inference->batch * 4;
-    const Estimate ve = estimate_core(v);
-    if (ve.memory.fits()) {
-      out.push_back(strfmt("batch %lld -> %lld amortizes the launches: %.0f tokens/s (from %.0f)",
-                           static_cast<long long>(sc.inference->batch), static_cast<long long>(v.inference->batch),
-                           ve.tokens_per_s, e.tokens_per_s));
-    }
+    out.push_back(of(AdviceKind::kPrefillComputeBound));
   }
 }
 
-void input_advice(const Scenario& sc, const Estimate& e, std::vector<std::string>& out) {
+void memory_advice(const Scenario& sc, const Evaluation& e, std::vector<Advice>& out) {
+  if (sc.job.inference) {
+    inference_batch(AdviceKind::kDecodeBatch, sc, e, out);
+    if (sc.job.inference->weight_bytes > 1.0) {
+      Scenario v = sc;
+      v.job.inference->weight_bytes = units::bytes_per_element(DType::kInt8);
+      try_variant(AdviceKind::kInt8Weights, {"inference.weight_precision", "\"int8\""}, v, e, out);
+    }
+    return;
+  }
+  Advice a = of(AdviceKind::kFuseElementwise);
+  a.share = e.step.memory_bound / e.step.time;
+  out.push_back(a);
+  try_micro_batch(sc, e, out);
+}
+
+void communication_advice(const Scenario& sc, const Evaluation& e, std::vector<Advice>& out) {
+  if (!sc.job.training) {
+    return;
+  }
+  Advice exposed = of(AdviceKind::kExposedComm);
+  exposed.exposed = e.step.communication;
+  exposed.total = e.step.communication_total;
+  out.push_back(exposed);
+  const auto gb = sc.job.training->global_batch;
+  Scenario v = sc;
+  v.job.training->global_batch = 2 * gb;
+  try_variant(AdviceKind::kGlobalBatch, {"training.global_batch", std::to_string(2 * gb)}, v, e, out);
+  out.back().from = static_cast<double>(gb);
+  out.back().to = static_cast<double>(2 * gb);
+  if (physics::make_fabric(sc.system).host_staged) {
+    out.push_back(of(AdviceKind::kHostStaged));
+  }
+}
+
+void latency_advice(const Scenario& sc, const Evaluation& e, std::vector<Advice>& out) {
+  const step::StepBreakdown& s = e.step;
+  if (s.launch_stall.value() > 0) {
+    Advice a = of(AdviceKind::kLaunchBound);
+    a.kernels = s.kernels;
+    a.per_kernel = s.host_launch / s.kernels;
+    a.exposed = s.host_launch;
+    a.total = s.compute;
+    out.push_back(a);
+    if (!sc.runtime.cuda_graphs) {
+      Scenario v = sc;
+      v.runtime.cuda_graphs = true;
+      try_variant(AdviceKind::kCudaGraphs, {sc.job.training ? "training.cuda_graphs" : "inference.cuda_graphs", "true"},
+                  v, e, out);
+    }
+  } else {
+    Advice a = of(AdviceKind::kKernelGaps);
+    a.kernels = s.kernels;
+    a.per_kernel = sc.system.gpu.efficiency.kernel_overhead;
+    a.total = s.compute;
+    out.push_back(a);
+  }
+  try_micro_batch(sc, e, out);
+  if (sc.job.inference) {
+    inference_batch(AdviceKind::kBatchAmortizesLaunch, sc, e, out);
+  }
+}
+
+void input_advice(const Scenario& sc, const Evaluation& e, std::vector<Advice>& out) {
   const Seconds gpu_step = e.step.time - e.step.input_stall;
-  if (e.step.input_stave == "cpu") {
-    const double need = std::ceil(sc.input->workers * (e.step.time / gpu_step));
-    out.push_back(
-        strfmt("host preprocessing is the slowest stage: workers %d -> %.0f removes the %.0f ms stall per step",
-               sc.input->workers, need, units::to_ms(e.step.input_stall)));
-  } else if (e.step.input_stave == "storage") {
-    out.push_back(
-        strfmt("storage bandwidth is the slowest stage: %.1fx faster storage (or caching) removes the %.0f ms "
-               "stall per step",
-               e.step.time / gpu_step, units::to_ms(e.step.input_stall)));
-  } else {
-    out.push_back("host-to-device copies are the slowest stage: use pinned memory and overlap copies with compute");
+  Advice a = of(AdviceKind::kInputPcie);
+  a.exposed = e.step.input_stall;
+  if (e.step.input_stave == step::Stave::kCpu) {
+    a.kind = AdviceKind::kInputWorkers;
+    a.from = sc.job.input->workers;
+    a.to = std::ceil(sc.job.input->workers * (e.step.time / gpu_step));
+    a.change = {{"input.workers", std::to_string(static_cast<long long>(a.to))}};
+  } else if (e.step.input_stave == step::Stave::kStorage) {
+    a.kind = AdviceKind::kInputStorage;
+    a.share = e.step.time / gpu_step;
   }
+  out.push_back(a);
 }
 
 }  // namespace
 
-std::string explain_bottleneck(const Scenario& sc, const Estimate& e) {
-  const StepBreakdown& s = e.step;
-  const double share = [&] {
-    switch (e.bottleneck) {
-      case Bottleneck::kCompute:
-        return s.gemm / s.time;
-      case Bottleneck::kMemory:
-        return s.memory_bound / s.time;
-      case Bottleneck::kCommunication:
-        return s.communication / s.time;
-      case Bottleneck::kInput:
-        return s.input_stall / s.time;
-      case Bottleneck::kLatency:
-        return s.overhead / s.time;
-      case Bottleneck::kCapacity:
-        return 0.0;
-    }
-    return 0.0;
-  }();
-  switch (e.bottleneck) {
-    case Bottleneck::kCompute: {
-      Flop flops;
-      for (const auto& op : e.ops) {
-        if (op.compute_bound) {
-          flops += op.flops;
-        }
-      }
-      return strfmt("%.0f %% of step time in compute-bound GEMM and attention kernels at %.0f %% of the %s peak",
-                    pct(share), pct((flops / s.gemm) / e.peak), to_string(e.dtype));
-    }
-    case Bottleneck::kMemory:
-      return strfmt("%.0f %% of step time in bandwidth-bound kernels (%s)", pct(share),
-                    e.training ? "norms, activations, residuals, optimizer" : "weights and KV cache read every token");
-    case Bottleneck::kCommunication:
-      return strfmt("%.0f %% of step time waiting on data-parallel collectives over %s", pct(share), e.fabric.c_str());
-    case Bottleneck::kInput:
-      return strfmt("%.0f %% of step time waiting on the input pipeline (%s is the slowest stage)", pct(share),
-                    s.input_stave.c_str());
-    case Bottleneck::kLatency:
-      if (s.launch_stall.value() > 0) {
-        return strfmt(
-            "launch-bound: %.0f kernels x %.1f us = %.2f ms of host time per step against %.2f ms of GPU "
-            "work",
-            s.kernels, units::to_us(s.host_launch) / s.kernels, units::to_ms(s.host_launch), units::to_ms(s.compute));
-      }
-      return strfmt("%.0f %% of step time in kernel gaps and framework overhead (%.0f kernels per step)", pct(share),
-                    s.kernels);
-    case Bottleneck::kCapacity:
-      return strfmt("needs %.1f GiB per GPU but the %s has %.1f GiB", gb(e.memory.total()), sc.system.gpu.name.c_str(),
-                    gb(e.memory.capacity));
-  }
-  return {};
-}
-
-std::vector<std::string> make_advice(const Scenario& sc, const Estimate& e) {
-  std::vector<std::string> out;
-  switch (e.bottleneck) {
+std::vector<Advice> advise(const Scenario& sc, const Evaluation& e, const Diagnosis& d) {
+  std::vector<Advice> out;
+  switch (d.bottleneck) {
     case Bottleneck::kCapacity:
       capacity_advice(sc, e, out);
       break;
@@ -319,12 +282,14 @@ std::vector<std::string> make_advice(const Scenario& sc, const Estimate& e) {
       break;
   }
   if (out.empty()) {
-    out.push_back(strfmt("no cheaper variant found: the step already runs at %.0f %% MFU", pct(e.mfu)));
+    Advice a = of(AdviceKind::kNoCheaperVariant);
+    a.before = effect_of(e);
+    out.push_back(a);
   }
-  if (sc.training && sc.system.gpus > 1 && e.bottleneck != Bottleneck::kInput) {
-    out.push_back("`gpusim plan` searches every tensor/pipeline/data/ZeRO/micro-batch layout of this job");
+  if (sc.job.training && sc.system.gpus > 1 && d.bottleneck != Bottleneck::kInput) {
+    out.push_back(of(AdviceKind::kPlan));
   }
   return out;
 }
 
-}  // namespace gpusim
+}  // namespace gpusim::explain

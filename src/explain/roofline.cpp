@@ -1,20 +1,11 @@
-// Roofline construction (equations in roofline.hpp).
-#include "gpusim/model/roofline.hpp"
-
+// The roofline of a GPU and the ops of a step on it (see include/gpusim/explain.hpp).
 #include <algorithm>
 
-namespace gpusim {
+#include "gpusim/explain.hpp"
 
-double Roofline::ridge(DType dtype) const {
-  for (const auto& c : compute) {
-    if (c.dtype == dtype && !memory.empty()) {
-      return c.achievable.value() / memory.front().achievable.value();
-    }
-  }
-  return 0;
-}
+namespace gpusim::explain {
 
-Roofline make_roofline(const GpuSpec& g, const Estimate* e, DType highlight) {
+Roofline make_roofline(const hardware::GpuSpec& g, const step::Evaluation* e, DType highlight) {
   Roofline r;
   r.gpu_id = g.id;
   r.gpu_name = g.name;
@@ -23,19 +14,17 @@ Roofline make_roofline(const GpuSpec& g, const Estimate* e, DType highlight) {
     if (!g.supports(d)) {
       continue;
     }
-    // The kernel model's GEMM efficiency per dtype (fp8 may have its own).
-    const double eta = d == DType::kFp8 ? g.efficiency.gemm_fp8.value_or(g.efficiency.gemm) : g.efficiency.gemm;
-    r.compute.push_back({d, g.peak_for(d), g.peak_for(d) * eta});
+    r.compute.push_back({d, g.peak_for(d), g.peak_for(d) * physics::gemm_efficiency(g, d), physics::ridge_intensity(g, d)});
   }
-  std::sort(r.compute.begin(), r.compute.end(),
-            [](const ComputeRoof& a, const ComputeRoof& b) { return a.paper > b.paper; });
-  r.memory.push_back({"DRAM", g.memory_bandwidth, g.memory_bandwidth * g.efficiency.dram});
+  std::stable_sort(r.compute.begin(), r.compute.end(),
+                   [](const ComputeRoof& a, const ComputeRoof& b) { return a.paper > b.paper; });
+  r.memory.push_back({"DRAM", g.memory_bandwidth, physics::dram_bandwidth(g)});
   r.memory.push_back({"L2", g.l2_bandwidth, g.l2_bandwidth * g.efficiency.l2});
   if (e == nullptr) {
     return r;
   }
-  const double total = e->step.compute.value();
-  for (const OpShare& op : e->ops) {
+  const Seconds total = e->step.compute;
+  for (const step::OpShare& op : e->ops) {
     if (op.bytes.value() <= 0 || op.time.value() <= 0) {
       continue;
     }
@@ -47,10 +36,10 @@ Roofline make_roofline(const GpuSpec& g, const Estimate* e, DType highlight) {
     p.intensity = op.flops.value() / op.bytes.value();
     p.attained = op.flops / op.time;
     p.compute_bound = op.compute_bound;
-    p.share = total > 0 ? op.time.value() / total : 0;
+    p.share = total.value() > 0 ? op.time / total : 0;
     r.points.push_back(p);
   }
   return r;
 }
 
-}  // namespace gpusim
+}  // namespace gpusim::explain

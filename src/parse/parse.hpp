@@ -1,12 +1,15 @@
-// Validated reading of one TOML table (private to src/: toml++ types never leave the parsers).
-// Contract: every accessor records its key as known; a missing required key, a value of the
-// wrong type, a quantity with a wrong or missing unit, or a value out of range adds a
-// Diagnostic with file:line:col, the full key path and the bad value, and returns nullopt.
-// finish() reports every key that no accessor asked for (typos never become silent defaults).
+// Validated reading of TOML tables: the one place toml++ types are used (library-internal; they
+// never leave the loaders). Contract: every accessor records its key as known; a missing
+// required key, a value of the wrong type, a quantity with a wrong or missing unit, or a value out
+// of range adds a Diagnostic with file:line:col, the full key path and the bad value, and returns
+// nullopt. finish() reports every key that no accessor asked for, so typos never become silent
+// defaults; it suggests a close spelling, or the table where the key belongs.
 #pragma once
 
 #include <toml++/toml.h>
+
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <optional>
 #include <set>
@@ -14,39 +17,71 @@
 #include <string_view>
 #include <vector>
 
-#include "gpusim/spec/diagnostics.hpp"
-#include "gpusim/units/parse.hpp"
+#include "gpusim/base.hpp"
+#include "gpusim/hardware.hpp"
+#include "gpusim/units.hpp"
+#include "gpusim/workload.hpp"
 
-namespace gpusim::detail {
+namespace gpusim::parse {
 
 SourcePos pos_of(const toml::source_region& r);
 SourcePos pos_of(const toml::node& n);
 
-// Parses TOML text; syntax errors become one Diagnostic each (toml++ stops at the first).
+// Parses TOML text; a syntax error becomes one Diagnostic (toml++ stops at the first).
 std::optional<toml::table> parse_toml(std::string_view text, const std::string& path, Diagnostics& diags);
+// Reads a whole file; throws InputError naming the file when it cannot be read.
+std::string read_file(const std::string& path, const char* what);
+// Deep merge: keys of `over` replace those of `base`; nested tables merge recursively. Nodes are
+// moved, never copied, so source positions survive.
+void merge_into(toml::table& base, toml::table&& over);
 
 enum class Need { kRequired, kOptional };
 enum class Range { kAny, kPositive, kNonNegative, kFraction };  // kFraction: 0 < x <= 1
+
+// For an unknown key: the table (e.g. "parallelism") where a key of that name belongs, or "".
+using Elsewhere = std::function<std::string(std::string_view table_path, std::string_view key)>;
 
 class Reader {
  public:
   Reader(const toml::table& table, std::string prefix, Diagnostics& diags);
 
-  std::optional<double> quantity(std::string_view key, Dim dim, Need need, Range range = Range::kPositive);
+  std::optional<double> quantity(std::string_view key, units::Dim dim, Need need, Range range = Range::kPositive);
   std::optional<double> number(std::string_view key, Need need, Range range = Range::kPositive);
   std::optional<std::int64_t> integer(std::string_view key, Need need, std::int64_t min = 1);
   std::optional<bool> boolean(std::string_view key, Need need);
   std::optional<std::string> string(std::string_view key, Need need);
-  // A string from a closed set; the message lists the choices.
-  std::optional<std::string> choice(std::string_view key, std::initializer_list<std::string_view> options, Need need);
+  // A string naming one of `allowed` (every value of the enum's table when empty); the message
+  // lists the choices.
+  template <class E, std::size_t N>
+  std::optional<E> choice(std::string_view key, const base::Named<E> (&table)[N], Need need,
+                          const std::vector<E>& allowed = {}) {
+    const auto s = string(key, need);
+    if (!s) {
+      return std::nullopt;
+    }
+    if (const auto v = base::value_in(table, *s)) {
+      for (const E a : allowed) {
+        if (a == *v) {
+          return v;
+        }
+      }
+      if (allowed.empty()) {
+        return v;
+      }
+    }
+    error(key, "expected one of " + base::quoted_names(table, allowed) + ", got \"" + *s + "\"");
+    return std::nullopt;
+  }
   std::vector<std::string> string_list(std::string_view key);
-  // A latency given either in time units or in cycles; cycles are converted with `clock`.
+  // A latency given either in time units or in cycles; cycles are converted with `clock_hz`.
   std::optional<double> latency_seconds(std::string_view key, double clock_hz, Need need);
   // A nested table; nullopt (with a diagnostic if required) when absent.
   std::optional<Reader> table(std::string_view key, Need need);
   // Mark keys as known without reading them (e.g. "base", "meta").
   void allow(std::initializer_list<std::string_view> keys);
   void finish();
+  // Used by finish() for unknown keys; inherited by nested tables.
+  void set_elsewhere(Elsewhere f) { elsewhere_ = std::move(f); }
 
   [[nodiscard]] bool has(std::string_view key) const { return table_->contains(key); }
   // Whether `key` holds exactly this string (for keys that take a number or a keyword).
@@ -67,6 +102,20 @@ class Reader {
   std::string prefix_;
   Diagnostics* diags_;
   std::set<std::string, std::less<>> known_;
+  Elsewhere elsewhere_;
 };
 
-}  // namespace gpusim::detail
+// --- Spec tables (formats in specs/README.md) ---
+// Each reader reports every problem through the Reader's diagnostics and leaves defaults where a
+// value was bad; the caller throws.
+
+// GPU spec from a fully merged table (base resolved, architecture defaults merged).
+void read_gpu(Reader& r, hardware::GpuSpec& out);
+void read_link(Reader& r, hardware::LinkSpec& out);
+// Model-shape keys. With Need::kRequired every key must be present (spec files); with kOptional
+// only present keys overwrite `out` (a scenario's [model] over a preset).
+void read_model_keys(Reader& r, workload::ModelShape& out, Need need);
+// Cross-field checks (heads divide hidden, kv_heads divide heads).
+void check_model(Reader& r, const workload::ModelShape& m);
+
+}  // namespace gpusim::parse

@@ -1,10 +1,16 @@
-#include "spec/toml_reader.hpp"
-
+// TOML reading with positions (contract in parse.hpp).
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <sstream>
 
-namespace gpusim::detail {
+#include "parse/parse.hpp"
+
+namespace gpusim::parse {
+
+using units::Dim;
+using units::ParsedQuantity;
+using units::UnitError;
 
 SourcePos pos_of(const toml::source_region& r) {
   SourcePos p;
@@ -27,6 +33,27 @@ std::optional<toml::table> parse_toml(std::string_view text, const std::string& 
   } catch (const toml::parse_error& e) {
     diags.add(pos_of(e.source()), "", "TOML syntax error: " + std::string(e.description()));
     return std::nullopt;
+  }
+}
+
+std::string read_file(const std::string& path, const char* what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw InputError({Diagnostic{SourcePos{path}, "", std::string("cannot read ") + what}});
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void merge_into(toml::table& base, toml::table&& over) {
+  for (auto&& [k, v] : over) {
+    toml::node* existing = base.get(k.str());
+    if (existing != nullptr && existing->is_table() && v.is_table()) {
+      merge_into(*existing->as_table(), std::move(*v.as_table()));
+      continue;
+    }
+    v.visit([&base, &k](auto&& x) { base.insert_or_assign(k, std::move(x)); });
   }
 }
 
@@ -180,25 +207,6 @@ std::optional<std::string> Reader::string(std::string_view key, Need need) {
   return n->as_string()->get();
 }
 
-std::optional<std::string> Reader::choice(std::string_view key, std::initializer_list<std::string_view> options,
-                                          Need need) {
-  auto v = string(key, need);
-  if (!v) {
-    return std::nullopt;
-  }
-  for (auto o : options) {
-    if (*v == o) {
-      return v;
-    }
-  }
-  std::string list;
-  for (auto o : options) {
-    list += (list.empty() ? "\"" : ", \"") + std::string(o) + "\"";
-  }
-  error(key, "expected one of " + list + ", got \"" + *v + "\"");
-  return std::nullopt;
-}
-
 std::vector<std::string> Reader::string_list(std::string_view key) {
   std::vector<std::string> out;
   const toml::node* n = get(key, Need::kOptional);
@@ -230,7 +238,7 @@ std::optional<double> Reader::latency_seconds(std::string_view key, double clock
     return std::nullopt;
   }
   try {
-    const ParsedQuantity q = parse_quantity(n->as_string()->get());
+    const ParsedQuantity q = units::parse_quantity(n->as_string()->get());
     double seconds = 0;
     if (q.dim == Dim::kTime) {
       seconds = q.si;
@@ -260,7 +268,9 @@ std::optional<Reader> Reader::table(std::string_view key, Need need) {
     error(key, "expected a table, got " + show(*n));
     return std::nullopt;
   }
-  return Reader(*n->as_table(), path(key), *diags_);
+  Reader child(*n->as_table(), path(key), *diags_);
+  child.elsewhere_ = elsewhere_;
+  return child;
 }
 
 void Reader::allow(std::initializer_list<std::string_view> keys) {
@@ -302,9 +312,14 @@ void Reader::finish() {
         message = "unknown key (did you mean \"" + cand + "\"?)";
       }
     }
+    if (elsewhere_) {
+      if (const std::string there = elsewhere_(prefix_, k.str()); !there.empty()) {
+        message = "unknown key here: \"" + std::string(k.str()) + "\" belongs in " + there;
+      }
+    }
     // Keys inserted by --set carry no position of their own; their value does.
     diags_->add(k.source().begin.line > 0 ? pos_of(k.source()) : pos_of(v), path(k.str()), message);
   }
 }
 
-}  // namespace gpusim::detail
+}  // namespace gpusim::parse

@@ -1,19 +1,10 @@
-// Readers for GPU, link and model-shape files (formats: DESIGN §3, specs/README.md).
-#include "spec/readers.hpp"
+// Readers of GPU, link and model-shape tables (formats in specs/README.md).
+#include "parse/parse.hpp"
 
-namespace gpusim::detail {
+namespace gpusim::parse {
 
-void merge_into(toml::table& base, toml::table&& over) {
-  // Nodes are moved, never copied: toml++ copies drop source positions, moves keep them.
-  for (auto&& [k, v] : over) {
-    toml::node* existing = base.get(k.str());
-    if (existing != nullptr && existing->is_table() && v.is_table()) {
-      merge_into(*existing->as_table(), std::move(*v.as_table()));
-      continue;
-    }
-    v.visit([&base, &k](auto&& x) { base.insert_or_assign(k, std::move(x)); });
-  }
-}
+using hardware::LinkKind;
+using units::Dim;
 
 namespace {
 
@@ -25,7 +16,7 @@ void set_q(Reader& r, std::string_view key, Dim dim, Q& out, Need need = Need::k
   }
 }
 
-void read_efficiency(Reader& r, Efficiency& e) {
+void read_efficiency(Reader& r, hardware::Efficiency& e) {
   auto frac = [&r](std::string_view key, double& out, Range range = Range::kFraction) {
     if (auto v = r.number(key, Need::kRequired, range)) {
       out = *v;
@@ -60,21 +51,16 @@ void read_efficiency(Reader& r, Efficiency& e) {
 
 }  // namespace
 
-void read_gpu(Reader& r, GpuSpec& g) {
+void read_gpu(Reader& r, hardware::GpuSpec& g) {
   r.allow({"base", "meta"});
   if (auto v = r.string("name", Need::kRequired)) {
     g.name = *v;
   }
-  if (auto v = r.choice("architecture", {"volta", "ampere", "ada", "hopper", "blackwell"}, Need::kRequired)) {
-    const std::string& a = *v;
-    g.arch = a == "volta"    ? Arch::kVolta
-             : a == "ampere" ? Arch::kAmpere
-             : a == "ada"    ? Arch::kAda
-             : a == "hopper" ? Arch::kHopper
-                             : Arch::kBlackwell;
+  if (auto v = r.choice("architecture", hardware::kArchNames, Need::kRequired)) {
+    g.arch = *v;
   }
-  if (auto v = r.choice("form_factor", {"sxm", "pcie"}, Need::kRequired)) {
-    g.form_factor = *v == "sxm" ? FormFactor::kSxm : FormFactor::kPcie;
+  if (auto v = r.choice("form_factor", hardware::kFormFactorNames, Need::kRequired)) {
+    g.form_factor = *v;
   }
   if (auto v = r.integer("sm_count", Need::kRequired)) {
     g.sm_count = static_cast<int>(*v);
@@ -82,10 +68,7 @@ void read_gpu(Reader& r, GpuSpec& g) {
   set_q(r, "boost_clock", Dim::kFrequency, g.boost_clock);
 
   if (auto c = r.table("compute", Need::kRequired)) {
-    static constexpr std::pair<const char*, DType> kKeys[] = {
-        {"fp64", DType::kFp64}, {"fp32", DType::kFp32}, {"tf32", DType::kTf32}, {"fp16", DType::kFp16},
-        {"bf16", DType::kBf16}, {"fp8", DType::kFp8},   {"int8", DType::kInt8}, {"int4", DType::kInt4}};
-    for (const auto& [key, dt] : kKeys) {
+    for (const auto& [dt, key] : units::kDTypeNames) {
       const Need need = (dt == DType::kFp32 || dt == DType::kFp16) ? Need::kRequired : Need::kOptional;
       if (auto v = c->quantity(key, Dim::kFlopRate, need)) {
         g.peak[static_cast<std::size_t>(dt)] = FlopPerSecond(*v);
@@ -184,15 +167,12 @@ void read_gpu(Reader& r, GpuSpec& g) {
   r.finish();
 }
 
-void read_link(Reader& r, LinkSpec& l) {
+void read_link(Reader& r, hardware::LinkSpec& l) {
   if (auto v = r.string("name", Need::kRequired)) {
     l.name = *v;
   }
-  if (auto v = r.choice("kind", {"pcie", "nvlink", "infiniband", "ethernet"}, Need::kRequired)) {
-    l.kind = *v == "pcie"         ? LinkKind::kPcie
-             : *v == "nvlink"     ? LinkKind::kNvlink
-             : *v == "infiniband" ? LinkKind::kInfiniband
-                                  : LinkKind::kEthernet;
+  if (auto v = r.choice("kind", hardware::kLinkKindNames, Need::kRequired)) {
+    l.kind = *v;
   }
   set_q(r, "bandwidth", Dim::kBandwidth, l.bandwidth);
   set_q(r, "latency", Dim::kTime, l.latency);
@@ -212,7 +192,7 @@ void read_link(Reader& r, LinkSpec& l) {
   r.finish();
 }
 
-void read_model_keys(Reader& r, ModelShape& m, Need need) {
+void read_model_keys(Reader& r, workload::ModelShape& m, Need need) {
   auto count = [&](std::string_view key, std::int64_t& out) {
     if (auto v = r.integer(key, need)) {
       out = *v;
@@ -233,23 +213,23 @@ void read_model_keys(Reader& r, ModelShape& m, Need need) {
   if (auto v = r.integer("ffn_hidden", need)) {
     m.ffn_hidden = *v;
   }
-  if (auto v = r.choice("ffn", {"gelu", "swiglu"}, need)) {
-    m.ffn = *v == "gelu" ? FfnKind::kGelu : FfnKind::kSwiglu;
+  if (auto v = r.choice("ffn", workload::kFfnNames, need)) {
+    m.ffn = *v;
   }
   count("vocab", m.vocab);
   flag("tied_embeddings", m.tied_embeddings);
   flag("causal", m.causal);
-  if (auto v = r.choice("norm", {"layernorm", "rmsnorm"}, need)) {
-    m.norm = *v == "layernorm" ? NormKind::kLayerNorm : NormKind::kRmsNorm;
+  if (auto v = r.choice("norm", workload::kNormNames, need)) {
+    m.norm = *v;
   }
   flag("bias", m.bias);
-  if (auto v = r.choice("position", {"learned", "rope"}, need)) {
-    m.position = *v == "learned" ? PositionKind::kLearned : PositionKind::kRope;
+  if (auto v = r.choice("position", workload::kPositionNames, need)) {
+    m.position = *v;
   }
   count("max_seq", m.max_seq);
 }
 
-void check_model(Reader& r, const ModelShape& m) {
+void check_model(Reader& r, const workload::ModelShape& m) {
   if (m.heads > 0 && m.hidden % m.heads != 0) {
     r.error("heads", "heads (" + std::to_string(m.heads) + ") must divide hidden (" + std::to_string(m.hidden) + ")");
   }
@@ -259,4 +239,4 @@ void check_model(Reader& r, const ModelShape& m) {
   }
 }
 
-}  // namespace gpusim::detail
+}  // namespace gpusim::parse

@@ -1,29 +1,38 @@
-// Alpha–beta collectives over a two-level fabric (equations in comm.hpp).
-#include "gpusim/model/comm.hpp"
-
+// Collective communication: an alpha-beta model per link level [thakur-2005], with NCCL's
+// bus-bandwidth convention [nccl-tests-performance].
+//   ring all-reduce over n ranks:   2(n-1)/n · S / B + 2(n-1) · α
+//   reduce-scatter / all-gather:     (n-1)/n · S / B +  (n-1) · α
+// B is the achievable bus bandwidth of the level: the per-direction link bandwidth times the
+// measured efficiency. Multi-node collectives are hierarchical: reduce-scatter inside the node,
+// the 1/g shard across nodes over the GPU's share of the NICs (the faster of ring and double
+// binary tree [sanders-2009], as NCCL's "auto" picks), all-gather inside. GPUs without PCIe
+// peer-to-peer stage through host memory (staged efficiency and latency). Across nodes each GPU
+// uses its share of the node's NICs (rail-optimized), divided by the fabric's oversubscription.
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
-#include "gpusim/spec/diagnostics.hpp"
+#include "gpusim/physics.hpp"
 
-namespace gpusim {
+namespace gpusim::physics {
 
-Fabric make_fabric(const SystemConfig& sys) {
+using base::strfmt;
+using hardware::LinkKind;
+using hardware::LinkSpec;
+
+Fabric make_fabric(const hardware::System& sys) {
   Fabric f;
   f.gpus_per_node = sys.gpus_per_node;
   f.nodes = sys.nodes();
-  const GpuSpec& g = sys.gpu;
+  const hardware::GpuSpec& g = sys.gpu;
   const LinkSpec& intra = sys.intra_node;
   // An NVLink bridge joins pairs only; a larger node rings over PCIe.
   const bool bridge_only_pairs = intra.id.find("bridge") != std::string::npos && sys.gpus_per_node > 2;
-  char buf[160];
   if (intra.kind == LinkKind::kNvlink && !bridge_only_pairs) {
     const BytesPerSecond link = g.peer_bandwidth.value() > 0 ? g.peer_bandwidth : intra.bandwidth;
     f.intra_bus = link * g.efficiency.peer_link;
+    f.intra_p2p = link * intra.efficiency;
     f.intra_alpha = intra.latency;
-    std::snprintf(buf, sizeof buf, "%s (%.0f GB/s per direction)", intra.name.c_str(),
-                  units::to_gigabytes_per_second(link));
+    f.intra_desc = strfmt("%s (%.0f GB/s per direction)", intra.name.c_str(), units::to_gigabytes_per_second(link));
   } else {
     // PCIe between GPUs: the intra-node link if it is PCIe, else (bridged pairs in a larger node)
     // the GPU's own host link.
@@ -31,18 +40,19 @@ Fabric make_fabric(const SystemConfig& sys) {
     const BytesPerSecond link = pcie.bandwidth;
     if (g.p2p_over_pcie) {
       f.intra_bus = link * g.efficiency.peer_link;
+      f.intra_p2p = link * pcie.efficiency;
       f.intra_alpha = pcie.latency;
-      std::snprintf(buf, sizeof buf, "%s peer-to-peer (%.1f GB/s per direction)", pcie.name.c_str(),
-                    units::to_gigabytes_per_second(link));
+      f.intra_desc = strfmt("%s peer-to-peer (%.1f GB/s per direction)", pcie.name.c_str(),
+                            units::to_gigabytes_per_second(link));
     } else {
       f.host_staged = true;
       f.intra_bus = link * pcie.staged_efficiency;
+      f.intra_p2p = f.intra_bus;
       f.intra_alpha = pcie.staged_latency;
-      std::snprintf(buf, sizeof buf, "%s, no P2P: staged through host memory (%.1f GB/s achievable)", pcie.name.c_str(),
-                    units::to_gigabytes_per_second(f.intra_bus));
+      f.intra_desc = strfmt("%s, no P2P: staged through host memory (%.1f GB/s achievable)", pcie.name.c_str(),
+                            units::to_gigabytes_per_second(f.intra_bus));
     }
   }
-  f.intra_desc = buf;
   if (g.efficiency.peer_latency.value() > 0 && !f.host_staged) {
     f.intra_alpha = g.efficiency.peer_latency;  // calibrated from collective measurements
   }
@@ -58,25 +68,28 @@ Fabric make_fabric(const SystemConfig& sys) {
   return f;
 }
 
-BytesPerSecond host_copy_bandwidth(const SystemConfig& sys, bool pinned) {
-  constexpr double kPageableFraction = 0.5;  // assumption, see comm.hpp
+BytesPerSecond host_copy_bandwidth(const hardware::System& sys, bool pinned) {
+  // Pageable copies go through a pinned bounce buffer [pytorch-cuda-semantics]: assumed half the
+  // pinned rate (no measured row yet; gpusim-bench measures both).
+  constexpr double kPageableFraction = 0.5;
   return sys.pcie.bandwidth * (sys.gpu.efficiency.host_link * (pinned ? 1.0 : kPageableFraction));
 }
 
-Seconds ring_allreduce(Bytes size, int ranks, BytesPerSecond bus, Seconds alpha) {
+RingCost ring_cost(Collective c, int ranks) {
   if (ranks <= 1) {
-    return Seconds(0);
+    return {};
   }
   const double n = ranks;
-  return size * (2.0 * (n - 1.0) / n) / bus + alpha * (2.0 * (n - 1.0));
+  const RingCost half{(n - 1.0) / n, n - 1.0};
+  return c == Collective::kAllReduce ? RingCost{2.0 * half.bytes_factor, 2.0 * half.steps} : half;
 }
 
-Seconds ring_reduce_scatter(Bytes size, int ranks, BytesPerSecond bus, Seconds alpha) {
-  if (ranks <= 1) {
+Seconds ring_time(Collective c, Bytes size, int ranks, BytesPerSecond bus, Seconds alpha) {
+  const RingCost r = ring_cost(c, ranks);
+  if (r.steps == 0) {
     return Seconds(0);
   }
-  const double n = ranks;
-  return size * ((n - 1.0) / n) / bus + alpha * (n - 1.0);
+  return size * r.bytes_factor / bus + alpha * r.steps;
 }
 
 Seconds tree_allreduce(Bytes size, int ranks, BytesPerSecond bus, Seconds alpha) {
@@ -86,24 +99,20 @@ Seconds tree_allreduce(Bytes size, int ranks, BytesPerSecond bus, Seconds alpha)
   return size * 2.0 / bus + alpha * (2.0 * std::ceil(std::log2(static_cast<double>(ranks))));
 }
 
-namespace {
-// NCCL's "auto" across nodes: the faster of ring and tree for the size (Sanders et al. 2009 double
-// binary tree).
-Seconds best_allreduce(Bytes size, int ranks, BytesPerSecond bus, Seconds alpha) {
-  return std::min(ring_allreduce(size, ranks, bus, alpha), tree_allreduce(size, ranks, bus, alpha));
-}
-}  // namespace
-
-Seconds allreduce_time(const Fabric& f, Bytes size, int ranks) {
+Seconds collective_time(const Fabric& f, Collective c, Bytes size, int ranks) {
   const int local = std::min(ranks, f.gpus_per_node);
   const int nodes = (ranks + local - 1) / local;
   if (nodes <= 1) {  // inside a node NCCL rings (or NVLS) over NVLink/NVSwitch
-    return ring_allreduce(size, local, f.intra_bus, f.intra_alpha);
+    return ring_time(c, size, local, f.intra_bus, f.intra_alpha);
   }
   const Bytes shard = size / static_cast<double>(local);
-  return ring_reduce_scatter(size, local, f.intra_bus, f.intra_alpha) +
-         best_allreduce(shard, nodes, f.inter_bus, f.inter_alpha) +
-         ring_reduce_scatter(size, local, f.intra_bus, f.intra_alpha);
+  const Seconds in_node = ring_time(Collective::kReduceScatter, size, local, f.intra_bus, f.intra_alpha);
+  if (c != Collective::kAllReduce) {
+    return in_node + ring_time(Collective::kReduceScatter, shard, nodes, f.inter_bus, f.inter_alpha);
+  }
+  const Seconds across = std::min(ring_time(Collective::kAllReduce, shard, nodes, f.inter_bus, f.inter_alpha),
+                                  tree_allreduce(shard, nodes, f.inter_bus, f.inter_alpha));
+  return in_node + across + in_node;
 }
 
 Seconds all_to_all_time(const Fabric& f, Bytes size, int ranks) {
@@ -133,15 +142,4 @@ Seconds broadcast_time(const Fabric& f, Bytes size, int ranks) {
 
 Seconds p2p_time(Bytes size, BytesPerSecond bus, Seconds alpha) { return size / bus + alpha; }
 
-Seconds reduce_scatter_time(const Fabric& f, Bytes size, int ranks) {
-  const int local = std::min(ranks, f.gpus_per_node);
-  const int nodes = (ranks + local - 1) / local;
-  if (nodes <= 1) {
-    return ring_reduce_scatter(size, local, f.intra_bus, f.intra_alpha);
-  }
-  const Bytes shard = size / static_cast<double>(local);
-  return ring_reduce_scatter(size, local, f.intra_bus, f.intra_alpha) +
-         ring_reduce_scatter(shard, nodes, f.inter_bus, f.inter_alpha);
-}
-
-}  // namespace gpusim
+}  // namespace gpusim::physics

@@ -1,14 +1,31 @@
-// Roofline kernel model with GEMM wave quantization and split-K (equations in kernel.hpp).
-#include "gpusim/model/kernel.hpp"
-
+// Kernel time on one GPU: a roofline [williams-2009] with wave quantization for GEMMs.
+//   t = max(FLOPs / (peak · η_compute · clock_scale), bytes / (BW_dram · η_dram))
+// GEMMs: the output is cut into tm x tn tiles spread over the SMs in waves; a partial last wave
+// still takes a whole wave: t_compute = ⌈tiles / SMs⌉ · 2·tm·tn·k / (peak/SMs · η_gemm) + t_fixed,
+// with t_fixed the calibrated per-GEMM latency (pipeline fill and drain) and η_gemm per dtype.
+// Outputs with too few tiles to fill the SMs use split-K [cutlass]: s K-slices in parallel
+// (s ∈ 1..16, at least 256 of K each), paying 2·s·M·N·4 bytes of fp32 partials; the fastest s is
+// taken. GEMV-like GEMMs (M <= 16) stream at most SMs × bytes-in-flight-per-SM / DRAM latency
+// (Little's law [little-1961]). GEMM DRAM traffic after L2 reuse: an operand that fits in half the
+// L2 is read once; otherwise the other operand is re-read once per L2-sized panel (the better loop
+// order; C written once). Attention uses η_attention (measured FlashAttention throughput);
+// memory-bound kernels only the bandwidth term: L2 bandwidth when the kernel's whole working set
+// fits in L2, else DRAM. Launch and framework overheads belong to the step model.
 #include <algorithm>
 #include <cmath>
 
-namespace gpusim {
+#include "gpusim/physics.hpp"
+
+namespace gpusim::physics {
+
+using hardware::GpuSpec;
+using lowering::Op;
+using lowering::OpKind;
+
 namespace {
 
 // Smallest tile a GEMM kernel uses along a dimension: the m16n8k16 shape of the tensor-core mma
-// instruction (PTX ISA, "Matrix shape" of mma.sync). Skinny GEMMs (decode, M = batch) run
+// instruction [nvidia-ptx-isa, "Matrix shape" of mma.sync]. Skinny GEMMs (decode, M = batch) run
 // GEMV-like kernels with tiles shrunk to the problem, not a 128-wide tile mostly empty.
 constexpr double kMinTile = 16.0;
 // Split-K keeps at least this much of K per slice: one K-block of CUTLASS's 128x128x32 and
@@ -55,18 +72,32 @@ Bytes gemm_traffic(const Op& op, const GpuSpec& gpu) {
 
 }  // namespace
 
+bool l2_resident(const Op& op, const GpuSpec& gpu) {
+  return op.kind == OpKind::kMemoryBound && op.bytes <= gpu.l2_size;
+}
+
 double wave_efficiency(double m, double n, double batch, const GpuSpec& gpu) {
   return split_efficiency(m, n, batch, gpu, 1.0);
 }
 
+double gemm_efficiency(const GpuSpec& gpu, DType dtype) {
+  return dtype == DType::kFp8 ? gpu.efficiency.gemm_fp8.value_or(gpu.efficiency.gemm) : gpu.efficiency.gemm;
+}
+
+BytesPerSecond dram_bandwidth(const GpuSpec& gpu) { return gpu.memory_bandwidth * gpu.efficiency.dram; }
+
+double ridge_intensity(const GpuSpec& gpu, DType dtype) {
+  return (gpu.peak_for(dtype) * gemm_efficiency(gpu, dtype)).value() / dram_bandwidth(gpu).value();
+}
+
 KernelTime kernel_time(const Op& op, const GpuSpec& gpu, double clock_scale) {
-  const BytesPerSecond bw = gpu.memory_bandwidth * gpu.efficiency.dram;
+  const BytesPerSecond bw = dram_bandwidth(gpu);
   KernelTime kt;
   kt.memory = op.bytes / bw;
   if (op.kind == OpKind::kMemoryBound || op.flops.value() <= 0) {
     // An elementwise kernel reads what the previous kernel just wrote: when its whole working set
     // fits in L2 it runs at L2 bandwidth (the RTX 4090's 72 MB L2 effect).
-    if (op.kind == OpKind::kMemoryBound && op.bytes <= gpu.l2_size) {
+    if (l2_resident(op, gpu)) {
       kt.memory = op.bytes / (gpu.l2_bandwidth * gpu.efficiency.l2);
     }
     kt.time = kt.memory;
@@ -80,7 +111,7 @@ KernelTime kernel_time(const Op& op, const GpuSpec& gpu, double clock_scale) {
     kt.time = std::max(kt.compute, kt.memory);
     return kt;
   }
-  const double eta = dt == DType::kFp8 ? gpu.efficiency.gemm_fp8.value_or(gpu.efficiency.gemm) : gpu.efficiency.gemm;
+  const double eta = gemm_efficiency(gpu, dt);
   // A GEMV-like kernel (M no larger than one mma tile: decode at small batch) streams its weights
   // with limited memory-level parallelism; by Little's law it cannot exceed
   // SMs x bytes in flight per SM / DRAM latency.
@@ -117,4 +148,4 @@ KernelTime kernel_time(const Op& op, const GpuSpec& gpu, double clock_scale) {
   return kt;
 }
 
-}  // namespace gpusim
+}  // namespace gpusim::physics

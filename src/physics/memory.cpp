@@ -1,10 +1,28 @@
-// Memory per GPU (equations and sources in memory.hpp).
-#include "gpusim/model/memory.hpp"
-
+// Memory per GPU.
+// Training, mixed precision [rajbhandari-2020, §3]: 16-bit weights 2N, 16-bit gradients 2N, fp32
+// optimizer states K·N (AdamW: master + m + v = 12N; SGD with momentum 8N; Adafactor 4N), i.e. 16
+// bytes per parameter for AdamW; fp32/tf32 training: 4N + 4N + 8N. ZeRO-1 shards the optimizer
+// states over the data-parallel ranks, ZeRO-2 also the gradients, ZeRO-3 also the weights (and
+// keeps two gathered layers). Tensor (t) and pipeline (p) parallelism give each rank N/(t·p).
+// Pipeline: the first stage holds min(p, m) micro-batches of activations in flight (1F1B).
+// Activations per layer [korthikanti-2022], generalised to GQA and swiglu, no dropout:
+// bytes = e·s·b·(6h + 2·kv_dim + ffn_in + ffn) + (without flash attention) e·a·s²·b; with tensor
+// parallelism the norms' 4h stay replicated unless sequence parallelism splits them; full
+// recompute keeps only the layer inputs e·s·b·h plus one layer's working set. The logits and their
+// gradient (2·e·s·b·V) are live at the loss.
+// Inference: weights N·w, KV cache 2·L·kv_dim·(prompt + output)·batch·kv_bytes.
+// Plus the CUDA context/workspace reserve and allocator fragmentation from the spec.
 #include <algorithm>
 #include <cmath>
 
-namespace gpusim {
+#include "gpusim/physics.hpp"
+
+namespace gpusim::physics {
+
+using hardware::GpuSpec;
+using workload::ModelShape;
+using workload::FfnKind;
+using workload::Recompute;
 
 Bytes layer_activation_bytes(const ModelShape& m, double seq, double micro_batch, double e, bool flash,
                              Recompute recompute, double tp, bool sp) {
@@ -30,27 +48,23 @@ Bytes layer_activation_bytes(const ModelShape& m, double seq, double micro_batch
   return Bytes(bytes);
 }
 
-MemoryBreakdown training_memory(const Scenario& sc) {
-  return training_memory(sc.model, *sc.training, sc.parallel, sc.system.gpu);
-}
-
-MemoryBreakdown training_memory(const ModelShape& m, const TrainingConfig& t, const ParallelConfig& par,
-                                const GpuSpec& g) {
+MemoryBreakdown training_memory(const ModelShape& m, const workload::Training& t, const workload::Layout& par,
+                                const workload::Runtime& rt, const GpuSpec& g) {
   const double tp = par.tensor;
   const double pp = par.pipeline;
-  const double n = total_params(m) / (tp * pp);  // parameters of one rank's shard
-  const bool wide = t.precision == DType::kFp32 || t.precision == DType::kTf32;
+  const double n = workload::total_params(m) / (tp * pp);  // parameters of one rank's shard
+  const bool wide = units::is_wide(t.precision);
   const double w_bytes = wide ? 4.0 : 2.0;
   const double g_bytes = wide ? 4.0 : 2.0;
   double o_bytes = 0;
   switch (t.optimizer) {
-    case Optimizer::kAdamW:
+    case workload::Optimizer::kAdamW:
       o_bytes = wide ? 8.0 : 12.0;
       break;
-    case Optimizer::kSgd:
+    case workload::Optimizer::kSgd:
       o_bytes = wide ? 4.0 : 8.0;
       break;
-    case Optimizer::kAdafactor:
+    case workload::Optimizer::kAdafactor:
       o_bytes = wide ? 0.0 : 4.0;
       break;
   }
@@ -63,12 +77,12 @@ MemoryBreakdown training_memory(const ModelShape& m, const TrainingConfig& t, co
   mb.optimizer = Bytes(n * o_bytes / (zero >= 1 ? dp : 1.0));
   if (zero >= 3 && dp > 1) {
     // Gathered full weights of the layer being computed and the one prefetched.
-    mb.weights += Bytes(2.0 * count_params(m).per_layer / tp * w_bytes);
+    mb.weights += Bytes(2.0 * workload::count_params(m).per_layer / tp * w_bytes);
   }
 
   const double e = wide ? 4.0 : 2.0;
   const double s = static_cast<double>(t.seq_len);
-  const double b = static_cast<double>(t.micro_batch);
+  const double b = static_cast<double>(par.micro_batch);
   const double layers = std::ceil(static_cast<double>(m.layers) / pp);
   const double micro = static_cast<double>(t.global_batch) / (b * dp);
   // 1F1B: the first stage holds the activations of up to p micro-batches; the last stage one,
@@ -76,9 +90,9 @@ MemoryBreakdown training_memory(const ModelShape& m, const TrainingConfig& t, co
   const double in_flight = std::min(pp, micro);
   auto stage_activations = [&](double micro_batches) {
     Bytes act =
-        layer_activation_bytes(m, s, b, e, t.flash_attention, t.recompute, tp, par.sequence) * (layers * micro_batches);
-    if (t.recompute == Recompute::kFull) {
-      act += layer_activation_bytes(m, s, b, e, t.flash_attention, Recompute::kNone, tp, par.sequence);
+        layer_activation_bytes(m, s, b, e, rt.flash_attention, par.recompute, tp, par.sequence) * (layers * micro_batches);
+    if (par.recompute == Recompute::kFull) {
+      act += layer_activation_bytes(m, s, b, e, rt.flash_attention, Recompute::kNone, tp, par.sequence);
     }
     return act;
   };
@@ -89,13 +103,10 @@ MemoryBreakdown training_memory(const ModelShape& m, const TrainingConfig& t, co
   return mb;
 }
 
-MemoryBreakdown inference_memory(const Scenario& sc) {
-  const InferenceConfig& inf = *sc.inference;
-  const GpuSpec& g = sc.system.gpu;
-  const ModelShape& m = sc.model;
+MemoryBreakdown inference_memory(const ModelShape& m, const workload::Inference& inf, const GpuSpec& g) {
   MemoryBreakdown mb;
   mb.capacity = g.memory_capacity;
-  mb.weights = Bytes(total_params(m) * inf.weight_bytes);
+  mb.weights = Bytes(workload::total_params(m) * inf.weight_bytes);
   const double ctx = static_cast<double>(inf.prompt_tokens + inf.output_tokens);
   const double batch = static_cast<double>(inf.batch);
   mb.kv_cache =
@@ -109,4 +120,4 @@ MemoryBreakdown inference_memory(const Scenario& sc) {
   return mb;
 }
 
-}  // namespace gpusim
+}  // namespace gpusim::physics

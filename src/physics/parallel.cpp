@@ -1,12 +1,22 @@
-// Tensor, pipeline and data-parallel communication (equations and placement in parallel.hpp).
-#include "gpusim/model/parallel.hpp"
-
+// Communication of tensor, pipeline and data parallelism in one training step [narayanan-2021].
+// Placement: tensor-parallel ranks innermost (inside a node), then data-parallel, then pipeline
+// stages outermost, as Megatron-LM orders its process groups.
+//   tensor:   per layer and micro-batch, 2 all-reduces of b·s·h elements forward and 2 backward
+//             (+2 when the forward is recomputed); with sequence parallelism the same volume as
+//             reduce-scatter + all-gather pairs [korthikanti-2022]. Not overlapped with compute.
+//   pipeline: per micro-batch and virtual stage, the activation forward and its gradient back,
+//             b·s·h/t elements each over the link between stages (scatter-gather optimization).
+//   data:     gradients of the rank's N/(t·p) parameters, all-reduced (ZeRO-1/2: reduce-scatter
+//             + all-gather; ZeRO-3: also parameter all-gathers per micro-batch) [rajbhandari-2020]
+//             over the d ranks of the same shard, d_node of them per node.
 #include <algorithm>
 #include <cmath>
 
-namespace gpusim {
+#include "gpusim/physics.hpp"
 
-Fabric data_parallel_fabric(const Fabric& node, int gpus_per_node, const ParallelConfig& p) {
+namespace gpusim::physics {
+
+Fabric data_parallel_fabric(const Fabric& node, int gpus_per_node, const workload::Layout& p) {
   Fabric f = node;
   const int per_node = std::max(1, gpus_per_node / p.tensor);
   f.gpus_per_node = std::min(per_node, p.data);
@@ -14,51 +24,49 @@ Fabric data_parallel_fabric(const Fabric& node, int gpus_per_node, const Paralle
   return f;
 }
 
-ParallelComm parallel_comm(const Scenario& sc) {
-  return parallel_comm(make_fabric(sc.system), sc.system.gpus_per_node, sc.model, *sc.training, sc.parallel);
-}
-
-ParallelComm parallel_comm(const Fabric& node, int gpus_per_node, const ModelShape& m, const TrainingConfig& t,
-                           const ParallelConfig& p) {
+ParallelComm parallel_comm(const Fabric& node, int gpus_per_node, const workload::ModelShape& m,
+                           const workload::Training& t, const workload::Layout& p) {
   ParallelComm c;
-  const bool wide = t.precision == DType::kFp32 || t.precision == DType::kTf32;
-  const double e = wide ? 4.0 : 2.0;
+  const double e = units::is_wide(t.precision) ? 4.0 : 2.0;
   const double activation =
-      static_cast<double>(t.micro_batch) * static_cast<double>(t.seq_len) * static_cast<double>(m.hidden) * e;
+      static_cast<double>(p.micro_batch) * static_cast<double>(t.seq_len) * static_cast<double>(m.hidden) * e;
   const double layers = std::ceil(static_cast<double>(m.layers) / p.pipeline);
 
   if (p.tensor > 1) {
-    const double per_layer = 4.0 + (t.recompute == Recompute::kFull ? 2.0 : 0.0);
-    // A tensor group larger than a node spans nodes: the hierarchical collective of comm.hpp.
-    c.tensor_per_microbatch = allreduce_time(node, Bytes(activation), p.tensor) * (per_layer * layers);
+    const double per_layer = 4.0 + (p.recompute == workload::Recompute::kFull ? 2.0 : 0.0);
+    // A tensor group larger than a node spans nodes: the hierarchical collective.
+    c.tensor_per_microbatch =
+        collective_time(node, Collective::kAllReduce, Bytes(activation), p.tensor) * (per_layer * layers);
   }
   if (p.pipeline > 1) {
     // Neighbouring stages sit in different nodes once a stage fills a node (pipeline outermost).
     const bool across_nodes = p.tensor * p.data >= gpus_per_node;
-    const BytesPerSecond bw = across_nodes ? node.inter_bus : node.intra_bus;
+    const BytesPerSecond bw = across_nodes ? node.inter_bus : node.intra_p2p;
     const Seconds alpha = across_nodes ? node.inter_alpha : node.intra_alpha;
     const Bytes send(activation / p.tensor);
     c.pipeline_per_microbatch = p2p_time(send, bw, alpha) * (2.0 * p.virtual_stages);
   }
   if (p.data > 1) {
     const Fabric f = data_parallel_fabric(node, gpus_per_node, p);
-    const Bytes grads(total_params(m) / (static_cast<double>(p.tensor) * p.pipeline) * e);
+    const Bytes grads(workload::total_params(m) / (static_cast<double>(p.tensor) * p.pipeline) * e);
     switch (p.zero) {
       case 0:
-        c.data_total = allreduce_time(f, grads, p.data);
+        c.data_total = collective_time(f, Collective::kAllReduce, grads, p.data);
         c.data_overlappable = c.data_total;
         break;
       case 1:
       case 2:
         // Reduce-scatter overlaps the last backward; the all-gather of updated weights follows the
         // optimizer step and is exposed (DeepSpeed ZeRO-1/2 schedule).
-        c.data_overlappable = reduce_scatter_time(f, grads, p.data);
-        c.data_total = c.data_overlappable + all_gather_time(f, grads, p.data);
+        c.data_overlappable = collective_time(f, Collective::kReduceScatter, grads, p.data);
+        c.data_total = c.data_overlappable + collective_time(f, Collective::kAllGather, grads, p.data);
         break;
       default: {
         // ZeRO-3 / FSDP: gather weights for forward and backward, reduce-scatter gradients, per micro-batch.
-        const double micro = static_cast<double>(t.global_batch) / (static_cast<double>(t.micro_batch) * p.data);
-        c.data_total = (all_gather_time(f, grads, p.data) * 2.0 + reduce_scatter_time(f, grads, p.data)) * micro;
+        const double micro = static_cast<double>(t.global_batch) / (static_cast<double>(p.micro_batch) * p.data);
+        c.data_total = (collective_time(f, Collective::kAllGather, grads, p.data) * 2.0 +
+                        collective_time(f, Collective::kReduceScatter, grads, p.data)) *
+                       micro;
         c.data_overlappable = c.data_total;
         c.data_hides_behind_all = true;
         break;
@@ -68,4 +76,4 @@ ParallelComm parallel_comm(const Fabric& node, int gpus_per_node, const ModelSha
   return c;
 }
 
-}  // namespace gpusim
+}  // namespace gpusim::physics

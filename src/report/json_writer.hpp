@@ -1,4 +1,4 @@
-// Private: a minimal streaming JSON writer. Non-finite numbers are written as null so a report
+// Private to src/report/: a minimal streaming JSON writer. Non-finite numbers are written as null so a report
 // never contains NaN or Infinity.
 #pragma once
 
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace gpusim::detail {
+namespace gpusim::report {
 
 class JsonWriter {
  public:
@@ -112,4 +112,4 @@ class JsonWriter {
   int depth_ = 0;
 };
 
-}  // namespace gpusim::detail
+}  // namespace gpusim::report

@@ -3,14 +3,15 @@
 #include <algorithm>
 #include <cmath>
 
-#include "common/strfmt.hpp"
-#include "gpusim/report/report.hpp"
+#include "gpusim/report.hpp"
+#include "report/format.hpp"
 #include "report/json_writer.hpp"
 #include "report/svg.hpp"
 
-namespace gpusim {
+namespace gpusim::report {
 
-using detail::strfmt;
+using explain::Roofline;
+using explain::RooflinePoint;
 
 namespace {
 
@@ -28,8 +29,8 @@ std::string roofline_text(const Roofline& r) {
   std::string out = "Roofline of the " + r.gpu_name + "\n";
   out += strfmt("  %-6s %16s %16s %22s\n", "roof", "paper", "achievable", "ridge vs DRAM (FLOP/B)");
   for (const auto& c : r.compute) {
-    out += strfmt("  %-6s %9.1f TFLOP/s %9.1f TFLOP/s %22.0f\n", to_string(c.dtype), units::to_teraflops(c.paper),
-                  units::to_teraflops(c.achievable), r.ridge(c.dtype));
+    out += strfmt("  %-6s %9.1f TFLOP/s %9.1f TFLOP/s %22.0f\n", units::to_string(c.dtype), units::to_teraflops(c.paper),
+                  units::to_teraflops(c.achievable), c.ridge);
   }
   for (const auto& m : r.memory) {
     out +=
@@ -42,7 +43,7 @@ std::string roofline_text(const Roofline& r) {
   out += strfmt("  %-22s %-9s %12s %12s %9s %10s %-8s %6s\n", "op", "phase", "GFLOP", "MB", "FLOP/B", "TFLOP/s",
                 "bound", "share");
   for (const auto& p : r.points) {
-    out += strfmt("  %-22s %-9s %12.1f %12.1f %9.1f %10.1f %-8s %5.1f%%\n", p.name.c_str(), to_string(p.phase),
+    out += strfmt("  %-22s %-9s %12.1f %12.1f %9.1f %10.1f %-8s %5.1f%%\n", p.name.c_str(), lowering::to_string(p.phase),
                   p.flops.value() / 1e9, p.bytes.value() / 1e6, p.intensity, units::to_teraflops(p.attained),
                   p.compute_bound ? "compute" : "memory", 100 * p.share);
   }
@@ -50,16 +51,16 @@ std::string roofline_text(const Roofline& r) {
 }
 
 std::string roofline_json(const Roofline& r) {
-  detail::JsonWriter w;
+  JsonWriter w;
   w.begin_object();
   w.value("gpu", r.gpu_id);
   w.begin_array("compute_roofs");
   for (const auto& c : r.compute) {
     w.begin_object();
-    w.value("dtype", to_string(c.dtype));
+    w.value("dtype", units::to_string(c.dtype));
     w.value("paper_flops", c.paper.value());
     w.value("achievable_flops", c.achievable.value());
-    w.value("ridge_flop_per_byte", r.ridge(c.dtype));
+    w.value("ridge_flop_per_byte", c.ridge);
     w.end_object();
   }
   w.end_array();
@@ -76,7 +77,7 @@ std::string roofline_json(const Roofline& r) {
   for (const auto& p : r.points) {
     w.begin_object();
     w.value("name", p.name);
-    w.value("phase", to_string(p.phase));
+    w.value("phase", lowering::to_string(p.phase));
     w.value("flops", p.flops.value());
     w.value("bytes", p.bytes.value());
     w.value("intensity", p.intensity);
@@ -101,7 +102,7 @@ std::string roofline_svg(const Roofline& r) {
     const double v = std::clamp(std::log10(flops / 1e12), y_lo, y_hi);
     return kBottom - (v - y_lo) / (y_hi - y_lo) * (kBottom - kTop);
   };
-  detail::Svg svg(kW, kH);
+  Svg svg(kW, kH);
   svg.text(kLeft, 28, "Roofline: " + r.gpu_name, 15);
   for (double d = x_lo; d <= x_hi; d += 1) {
     svg.line(X(std::pow(10, d)), kTop, X(std::pow(10, d)), kBottom, "#e5e5e5", 1);
@@ -135,20 +136,20 @@ std::string roofline_svg(const Roofline& r) {
   // Roofs with the same achievable rate (fp16 and bf16) share one line and one label.
   for (std::size_t i = 0; i < r.compute.size(); ++i) {
     const auto& c = r.compute[i];
-    std::string names = to_string(c.dtype);
+    std::string names = units::to_string(c.dtype);
     bool hi = c.dtype == r.highlight;
     bool drawn_before = false;
     for (std::size_t j = 0; j < r.compute.size(); ++j) {
       if (j != i && r.compute[j].achievable == c.achievable) {
         drawn_before = drawn_before || j < i;
-        names += std::string("/") + to_string(r.compute[j].dtype);
+        names += std::string("/") + units::to_string(r.compute[j].dtype);
         hi = hi || r.compute[j].dtype == r.highlight;
       }
     }
     if (drawn_before) {
       continue;
     }
-    const double ridge = c.achievable.value() / dram.value();
+    const double ridge = c.ridge;
     const char* color = hi ? "#d62728" : "#999";
     svg.line(X(std::max(ridge, i_lo)), Y(c.achievable.value()), X(i_hi), Y(c.achievable.value()), color,
              hi ? 2.5 : 1.2);
@@ -186,7 +187,7 @@ std::string roofline_svg(const Roofline& r) {
     if (i + 4 >= pts.size()) {  // the four largest, staggered so their labels do not overlap
       const double dy = 12.0 * static_cast<double>(pts.size() - i);
       svg.line(x, y, x - 40, y + dy, "#999", 0.6);
-      svg.text(x - 42, y + dy + 3, p.name + " " + to_string(p.phase), 9, "end", "#333");
+      svg.text(x - 42, y + dy + 3, p.name + " " + lowering::to_string(p.phase), 9, "end", "#333");
     }
   }
   const double lx = kLeft + 10, ly = kTop + 10;
@@ -202,4 +203,4 @@ std::string roofline_svg(const Roofline& r) {
   return svg.str();
 }
 
-}  // namespace gpusim
+}  // namespace gpusim::report

@@ -1,12 +1,14 @@
-// Private: a minimal SVG writer (elements, escaping, fixed-precision coordinates so golden files
+// Private to src/report/: a minimal SVG writer (elements, escaping, fixed-precision coordinates so golden files
 // are stable) for the plots gpusim draws.
 #pragma once
 
 #include <string>
 
-#include "common/strfmt.hpp"
+#include "gpusim/base.hpp"
 
-namespace gpusim::detail {
+namespace gpusim::report {
+
+using base::strfmt;
 
 class Svg {
  public:
@@ -71,4 +73,4 @@ class Svg {
   std::string body_;
 };
 
-}  // namespace gpusim::detail
+}  // namespace gpusim::report

@@ -1,22 +1,48 @@
-// Scenario loading (DESIGN §4): TOML + overrides -> validated Scenario with defaults resolved.
-#include "gpusim/workload/scenario.hpp"
-
-#include <fstream>
+// Scenario loading: TOML + overrides -> a validated Scenario with every default resolved (the
+// format and its defaults are documented in docs/scenarios.md; schema.cpp lists the keys).
+#include <mutex>
 #include <sstream>
 
-#include "common/strfmt.hpp"
-#include "gpusim/cost/defaults.hpp"
-#include "spec/readers.hpp"
-#include "spec/toml_reader.hpp"
+#include "gpusim/scenario.hpp"
+#include "parse/parse.hpp"
 
-namespace gpusim {
+namespace gpusim::scenario {
+
+// The parsed file. toml++ drops source positions when it copies a node, so each resolve applies
+// its overrides to this one tree, reads it, and puts the tree back as it was (under the lock).
+struct ParsedScenario::Tree {
+  toml::table root;
+  std::mutex mutex;
+};
+
 namespace {
 
-using detail::Need;
-using detail::Range;
-using detail::Reader;
+using base::strfmt;
+using hardware::FormFactor;
+using hardware::GpuSpec;
+using hardware::LinkKind;
+using hardware::LinkSpec;
+using hardware::System;
+using parse::Need;
+using parse::Range;
+using parse::Reader;
+using units::Dim;
+using workload::FfnKind;
+using workload::NormKind;
+using workload::PositionKind;
 
-void apply_override(toml::table& root, const Override& o, Diagnostics& diags) {
+constexpr std::int64_t kMaxInt = 2147483647;  // counts held in `int`
+
+// What an override replaced, to put back: a table it created, or the node it replaced (moved,
+// so its position survives), or nothing when the key was new.
+struct Undo {
+  toml::table* table = nullptr;
+  std::string key;
+  toml::table saved;  // holds the replaced node under "v"
+  bool had_value = false;
+};
+
+void apply_override(toml::table& root, const Override& o, Diagnostics& diags, std::vector<Undo>& undo) {
   const std::string where = "--set " + o.key + "=" + o.value;
   std::vector<std::string> parts;
   std::stringstream ss(o.key);
@@ -32,6 +58,7 @@ void apply_override(toml::table& root, const Override& o, Diagnostics& diags) {
     toml::node* n = t->get(parts[i]);
     if (n == nullptr) {
       t->insert(parts[i], toml::table{});
+      undo.push_back(Undo{t, parts[i], {}, false});
       n = t->get(parts[i]);
     }
     if (!n->is_table()) {
@@ -47,51 +74,61 @@ void apply_override(toml::table& root, const Override& o, Diagnostics& diags) {
     parsed = toml::parse("value = \"\"", where);
     parsed.insert_or_assign("value", o.value);
   }
+  Undo u{t, parts.back(), {}, false};
+  if (toml::node* old = t->get(parts.back())) {
+    old->visit([&u](auto&& x) { u.saved.insert_or_assign("v", std::move(x)); });
+    u.had_value = true;
+  }
+  undo.push_back(std::move(u));
   parsed.get("value")->visit([&](auto&& x) { t->insert_or_assign(parts.back(), std::move(x)); });
 }
 
-DType precision_from(const std::string& s) {
-  if (s == "fp32") {
-    return DType::kFp32;
+// Puts the tree back as the file had it, last change first.
+void revert(std::vector<Undo>& undo) {
+  for (auto it = undo.rbegin(); it != undo.rend(); ++it) {
+    if (it->had_value) {
+      it->saved.get("v")->visit([&](auto&& x) { it->table->insert_or_assign(it->key, std::move(x)); });
+    } else {
+      it->table->erase(it->key);
+    }
   }
-  if (s == "tf32") {
-    return DType::kTf32;
-  }
-  if (s == "fp16") {
-    return DType::kFp16;
-  }
-  if (s == "fp8") {
-    return DType::kFp8;
-  }
-  return DType::kBf16;
+  undo.clear();
 }
 
-void read_system(Reader& r, const Catalog& cat, Scenario& sc) {
-  SystemConfig& s = sc.system;
+// A count that must fit the `int` the model holds it in.
+std::optional<int> count(Reader& r, std::string_view key, Need need, std::int64_t min = 1) {
+  const auto v = r.integer(key, need, min);
+  if (v && *v > kMaxInt) {
+    r.error(key, strfmt("must be at most %lld, got %lld", static_cast<long long>(kMaxInt), static_cast<long long>(*v)));
+    return std::nullopt;
+  }
+  return v ? std::optional<int>(static_cast<int>(*v)) : std::nullopt;
+}
+
+void read_system(Reader& r, const catalog::Catalog& cat, System& s) {
   if (auto id = r.string("gpu", Need::kRequired)) {
-    if (!cat.has(SpecKind::kGpu, *id)) {
-      r.error("gpu", "unknown GPU id \"" + *id + "\" (known: " + cat.known_ids(SpecKind::kGpu) + ")");
+    if (!cat.has(catalog::SpecKind::kGpu, *id)) {
+      r.error("gpu", "unknown GPU id \"" + *id + "\" (known: " + cat.known_ids(catalog::SpecKind::kGpu) + ")");
     } else {
       try {
         s.gpu = cat.gpu(*id);
-        s.gpu_id = *id;
       } catch (const InputError& e) {
         r.diagnostics().append(e.diagnostics());
       }
     }
   }
-  if (auto v = r.integer("gpus", Need::kRequired)) {
-    s.gpus = static_cast<int>(*v);
+  if (auto v = count(r, "gpus", Need::kRequired)) {
+    s.gpus = *v;
   }
   const bool sxm = s.gpu.form_factor == FormFactor::kSxm;
-  s.gpus_per_node = static_cast<int>(r.integer("gpus_per_node", Need::kOptional).value_or(sxm ? 8 : 1));
+  s.gpus_per_node = count(r, "gpus_per_node", Need::kOptional).value_or(sxm ? 8 : 1);
   if (s.gpus < s.gpus_per_node) {
     s.gpus_per_node = s.gpus;
   } else if (s.gpus % s.gpus_per_node != 0) {
     r.error("gpus", "gpus (" + std::to_string(s.gpus) + ") must be a multiple of gpus_per_node (" +
                         std::to_string(s.gpus_per_node) + ")");
   }
-  s.nics_per_node = static_cast<int>(r.integer("nics_per_node", Need::kOptional).value_or(sxm ? s.gpus_per_node : 1));
+  s.nics_per_node = count(r, "nics_per_node", Need::kOptional).value_or(sxm ? s.gpus_per_node : 1);
   s.oversubscription = r.number("oversubscription", Need::kOptional, Range::kPositive).value_or(1.0);
   if (s.oversubscription < 1.0) {
     r.error("oversubscription", "a fabric's oversubscription is at least 1 (1 = non-blocking)");
@@ -99,8 +136,8 @@ void read_system(Reader& r, const Catalog& cat, Scenario& sc) {
 
   auto load_link = [&](std::string_view key, const std::string& fallback, LinkSpec& out) {
     const std::string id = r.string(key, Need::kOptional).value_or(fallback);
-    if (!cat.has(SpecKind::kLink, id)) {
-      r.error(key, "unknown link id \"" + id + "\"");
+    if (!cat.has(catalog::SpecKind::kLink, id)) {
+      r.error(key, "unknown link id \"" + id + "\" (known: " + cat.known_ids(catalog::SpecKind::kLink) + ")");
       return;
     }
     try {
@@ -109,30 +146,29 @@ void read_system(Reader& r, const Catalog& cat, Scenario& sc) {
       r.diagnostics().append(e.diagnostics());
     }
   };
-  if (s.gpu_id.empty()) {  // the GPU was bad: link defaults would only add noise
+  if (s.gpu.id.empty()) {  // the GPU was bad: link defaults would only add noise
     r.allow({"intra_node", "inter_node", "power_limit"});
     r.finish();
     return;
   }
   const std::string pcie = "pcie" + std::to_string(s.gpu.pcie_gen);
   load_link("intra_node", s.gpu.has_nvlink() ? s.gpu.peer_link : pcie, s.intra_node);
-  if (cat.has(SpecKind::kLink, pcie)) {
+  if (cat.has(catalog::SpecKind::kLink, pcie)) {
     s.pcie = cat.link(pcie);
   } else {
     r.error("gpu", "no link spec \"" + pcie + "\" for the GPU's host link");
   }
-  const bool hopper_or_later = s.gpu.arch == Arch::kHopper || s.gpu.arch == Arch::kBlackwell;
+  const bool hopper_or_later = s.gpu.arch == hardware::Arch::kHopper || s.gpu.arch == hardware::Arch::kBlackwell;
   const std::string inter =
-      sxm && hopper_or_later ? "ib-ndr" : (s.gpu.arch == Arch::kAmpere && sxm ? "ib-hdr" : "eth-25g");
+      sxm && hopper_or_later ? "ib-ndr" : (s.gpu.arch == hardware::Arch::kAmpere && sxm ? "ib-hdr" : "eth-25g");
   load_link("inter_node", inter, s.inter_node);
   s.power_limit = s.gpu.tdp;
   if (auto v = r.quantity("power_limit", Dim::kPower, Need::kOptional)) {
     if (*v > s.gpu.tdp.value()) {
-      r.error("power_limit", "power_limit above the TDP (" + std::to_string(static_cast<int>(s.gpu.tdp.value())) +
-                                 " W) is not modelled");
+      r.error("power_limit", strfmt("power_limit above the TDP (%.0f W) is not modelled", s.gpu.tdp.value()));
     } else if (*v <= s.gpu.idle_power.value()) {
-      r.error("power_limit", "power_limit must be above the GPU's idle power (" +
-                                 std::to_string(static_cast<int>(s.gpu.idle_power.value())) + " W)");
+      r.error("power_limit",
+              strfmt("power_limit must be above the GPU's idle power (%.0f W)", s.gpu.idle_power.value()));
     } else {
       s.power_limit = Watts(*v);
     }
@@ -140,7 +176,7 @@ void read_system(Reader& r, const Catalog& cat, Scenario& sc) {
   r.finish();
 }
 
-void read_model(Reader& r, const Catalog& cat, ModelShape& m) {
+void read_model(Reader& r, const catalog::Catalog& cat, workload::ModelShape& m) {
   const auto preset = r.string("preset", Need::kOptional);
   const auto params = r.number("params", Need::kOptional);
   if (preset && params) {
@@ -148,18 +184,19 @@ void read_model(Reader& r, const Catalog& cat, ModelShape& m) {
   }
   bool have_base = false;
   if (preset) {
-    if (!cat.has(SpecKind::kModel, *preset)) {
-      r.error("preset", "unknown model preset \"" + *preset + "\" (known: " + cat.known_ids(SpecKind::kModel) + ")");
+    if (!cat.has(catalog::SpecKind::kModel, *preset)) {
+      r.error("preset", "unknown model preset \"" + *preset + "\" (known: " +
+                            cat.known_ids(catalog::SpecKind::kModel) + ")");
     } else {
       m = cat.model(*preset);
       have_base = true;
     }
   } else if (params) {
     const auto vocab = r.integer("vocab", Need::kOptional).value_or(32000);
-    if (auto shape = shape_from_params(*params, vocab)) {
+    if (auto shape = workload::shape_from_params(*params, vocab)) {
       m = *shape;
     } else {
-      r.error("params", "no standard shape (head_dim 128, hidden ~ 128 x layers) has " + detail::strfmt("%g", *params) +
+      r.error("params", "no standard shape (head_dim 128, hidden ~ 128 x layers) has " + strfmt("%g", *params) +
                             " parameters within 10 %; give layers, hidden, heads and ffn instead");
     }
     have_base = true;
@@ -180,7 +217,7 @@ void read_model(Reader& r, const Catalog& cat, ModelShape& m) {
   }
   const bool had_ffn_hidden = r.has("ffn_hidden");
   const bool had_norm = r.has("norm");
-  read_model_keys(r, m, Need::kOptional);
+  parse::read_model_keys(r, m, Need::kOptional);
   if (!have_base) {
     if (m.kv_heads == 0) {
       m.kv_heads = m.heads;
@@ -193,80 +230,86 @@ void read_model(Reader& r, const Catalog& cat, ModelShape& m) {
     }
   }
   if (!had_ffn_hidden && (!have_base || r.has("hidden") || r.has("ffn"))) {
-    // DESIGN §4: 4h for gelu; 8/3 h rounded up to a multiple of 256 for swiglu (Llama convention).
+    // 4h for gelu (GPT-2); 8/3 h rounded up to a multiple of 256 for swiglu (Llama [touvron-2023]).
     m.ffn_hidden = m.ffn == FfnKind::kGelu ? 4 * m.hidden : ((8 * m.hidden / 3 + 255) / 256) * 256;
   }
-  detail::check_model(r, m);
+  parse::check_model(r, m);
   r.finish();
 }
 
 void read_training(Reader& r, Scenario& sc) {
-  TrainingConfig t;
+  workload::Training t;
   if (auto v = r.number("tokens", Need::kRequired)) {
     t.tokens = *v;
   }
   t.seq_len = r.integer("seq_len", Need::kRequired).value_or(0);
   t.global_batch = r.integer("global_batch", Need::kRequired).value_or(0);
-  t.micro_batch = r.integer("micro_batch", Need::kOptional).value_or(1);
-  if (auto v = r.choice("precision", {"fp32", "tf32", "fp16", "bf16", "fp8"}, Need::kOptional)) {
-    t.precision = precision_from(*v);
+  sc.layout.micro_batch = r.integer("micro_batch", Need::kOptional).value_or(1);
+  if (auto v = r.choice("precision", units::kDTypeNames, Need::kOptional,
+                        {DType::kFp32, DType::kTf32, DType::kFp16, DType::kBf16, DType::kFp8})) {
+    t.precision = *v;
   }
-  if (auto v = r.choice("optimizer", {"adamw", "sgd", "adafactor"}, Need::kOptional)) {
-    t.optimizer = *v == "adamw" ? Optimizer::kAdamW : (*v == "sgd" ? Optimizer::kSgd : Optimizer::kAdafactor);
+  if (auto v = r.choice("optimizer", workload::kOptimizerNames, Need::kOptional)) {
+    t.optimizer = *v;
   }
-  if (auto v = r.choice("recompute", {"none", "selective", "full"}, Need::kOptional)) {
-    t.recompute = *v == "none" ? Recompute::kNone : (*v == "selective" ? Recompute::kSelective : Recompute::kFull);
+  if (auto v = r.choice("recompute", workload::kRecomputeNames, Need::kOptional)) {
+    sc.layout.recompute = *v;
   }
-  t.flash_attention = r.boolean("flash_attention", Need::kOptional).value_or(true);
-  // FlashAttention-2 kernels cover head dimensions up to 256 (Dao 2023); the model has no
+  sc.runtime.flash_attention = r.boolean("flash_attention", Need::kOptional).value_or(true);
+  // FlashAttention-2 kernels cover head dimensions up to 256 [dao-2023]; the model has no
   // efficiency for larger ones.
   constexpr std::int64_t kMaxFlashHeadDim = 256;
-  if (t.flash_attention && sc.model.heads > 0 && sc.model.head_dim() > kMaxFlashHeadDim) {
-    r.error("flash_attention", "head dimension " + std::to_string(sc.model.head_dim()) +
+  const workload::ModelShape& m = sc.job.model;
+  if (sc.runtime.flash_attention && m.heads > 0 && m.head_dim() > kMaxFlashHeadDim) {
+    r.error("flash_attention", "head dimension " + std::to_string(m.head_dim()) +
                                    " (hidden / heads) is above the 256 that flash attention covers; set "
                                    "flash_attention = false");
   }
-  t.cuda_graphs = r.boolean("cuda_graphs", Need::kOptional).value_or(false);
+  sc.runtime.cuda_graphs = r.boolean("cuda_graphs", Need::kOptional).value_or(false);
   const GpuSpec& g = sc.system.gpu;
   if (!g.id.empty() && !g.supports(t.precision)) {
-    r.error("precision", std::string("the ") + g.name + " has no " + to_string(t.precision) + " support");
+    r.error("precision", std::string("the ") + g.name + " has no " + units::to_string(t.precision) + " support");
   }
-  if (sc.model.position == PositionKind::kLearned && sc.model.max_seq > 0 && t.seq_len > sc.model.max_seq) {
+  if (m.position == PositionKind::kLearned && m.max_seq > 0 && t.seq_len > m.max_seq) {
     r.error("seq_len", "seq_len " + std::to_string(t.seq_len) + " exceeds the model's learned positions (" +
-                           std::to_string(sc.model.max_seq) + ")");
+                           std::to_string(m.max_seq) + ")");
   }
   r.finish();
-  sc.training = t;
+  sc.job.training = t;
 }
 
+// Stored weight and KV formats: int8/int4 weights are dequantized and multiplied in fp16.
+double stored_bytes(DType d) { return units::bytes_per_element(d); }
+
 void read_inference(Reader& r, Scenario& sc) {
-  InferenceConfig inf;
+  workload::Inference inf;
   if (r.has("batch") && r.string_value_is("batch", "max")) {
     r.allow({"batch"});
-    inf.batch_max = true;  // resolved against the memory model by estimate
+    inf.batch_max = true;  // resolved against the memory model by the evaluator
   } else {
     inf.batch = r.integer("batch", Need::kOptional).value_or(1);
   }
   inf.prompt_tokens = r.integer("prompt_tokens", Need::kOptional).value_or(512);
   inf.output_tokens = r.integer("output_tokens", Need::kOptional).value_or(128);
-  inf.cuda_graphs = r.boolean("cuda_graphs", Need::kOptional).value_or(false);
-  auto bytes_of = [](const std::string& p) { return p == "int4" ? 0.5 : (p == "int8" || p == "fp8" ? 1.0 : 2.0); };
-  if (auto v = r.choice("weight_precision", {"fp16", "bf16", "fp8", "int8", "int4"}, Need::kOptional)) {
-    inf.weight_bytes = bytes_of(*v);
-    inf.weight_precision = *v == "bf16" ? DType::kBf16 : (*v == "fp8" ? DType::kFp8 : DType::kFp16);
-    if (*v == "fp8" && !sc.system.gpu.id.empty() && !sc.system.gpu.supports(DType::kFp8)) {
+  sc.runtime.cuda_graphs = r.boolean("cuda_graphs", Need::kOptional).value_or(false);
+  if (auto v = r.choice("weight_precision", units::kDTypeNames, Need::kOptional,
+                        {DType::kFp16, DType::kBf16, DType::kFp8, DType::kInt8, DType::kInt4})) {
+    inf.weight_bytes = stored_bytes(*v);
+    inf.weight_precision = (*v == DType::kInt8 || *v == DType::kInt4) ? DType::kFp16 : *v;
+    if (*v == DType::kFp8 && !sc.system.gpu.id.empty() && !sc.system.gpu.supports(DType::kFp8)) {
       r.error("weight_precision", "the " + sc.system.gpu.name + " has no fp8 support");
     }
   }
-  if (auto v = r.choice("kv_precision", {"fp16", "bf16", "fp8", "int8"}, Need::kOptional)) {
-    inf.kv_bytes = bytes_of(*v);
+  if (auto v = r.choice("kv_precision", units::kDTypeNames, Need::kOptional,
+                        {DType::kFp16, DType::kBf16, DType::kFp8, DType::kInt8})) {
+    inf.kv_bytes = stored_bytes(*v);
   }
   r.finish();
-  sc.inference = inf;
+  sc.job.inference = inf;
 }
 
 // The constraints of a parallel layout, each with its failing numbers.
-void check_layout(Reader& r, const ModelShape& m, const ParallelConfig& p) {
+void check_layout(Reader& r, const workload::ModelShape& m, const workload::Layout& p) {
   auto n = [](auto v) { return std::to_string(v); };
   if (p.tensor > 1 && m.heads % p.tensor != 0) {
     r.error("tensor", "tensor (" + n(p.tensor) + ") must divide the attention heads (" + n(m.heads) + ")");
@@ -274,13 +317,12 @@ void check_layout(Reader& r, const ModelShape& m, const ParallelConfig& p) {
   if (p.tensor > 1 && m.ffn_hidden % p.tensor != 0) {
     r.error("tensor", "tensor (" + n(p.tensor) + ") must divide ffn_hidden (" + n(m.ffn_hidden) + ")");
   }
-  if (p.pipeline * p.virtual_stages > m.layers) {
-    r.error("pipeline", "pipeline x virtual_stages = " + n(p.pipeline * p.virtual_stages) + " exceeds the layers (" +
-                            n(m.layers) + ")");
-  } else if (!p.uneven_stages && m.layers % (static_cast<std::int64_t>(p.pipeline) * p.virtual_stages) != 0) {
+  const std::int64_t stages = static_cast<std::int64_t>(p.pipeline) * p.virtual_stages;
+  if (stages > m.layers) {
+    r.error("pipeline", "pipeline x virtual_stages = " + n(stages) + " exceeds the layers (" + n(m.layers) + ")");
+  } else if (!p.uneven_stages && m.layers % stages != 0) {
     r.error("pipeline", "pipeline x virtual_stages = " + n(p.pipeline) + " x " + n(p.virtual_stages) + " = " +
-                            n(p.pipeline * p.virtual_stages) + " must divide the layers (" + n(m.layers) +
-                            "), or set uneven_stages = true");
+                            n(stages) + " must divide the layers (" + n(m.layers) + "), or set uneven_stages = true");
   }
   if (p.sequence && p.tensor == 1) {
     r.error("sequence", "sequence parallelism splits along the tensor-parallel ranks: it needs tensor > 1");
@@ -291,73 +333,85 @@ void check_layout(Reader& r, const ModelShape& m, const ParallelConfig& p) {
 }
 
 void read_parallel(Reader* r, Scenario& sc) {
-  ParallelConfig& p = sc.parallel;
+  workload::Layout& p = sc.layout;
   const int gpus = sc.system.gpus;
   if (r == nullptr) {
     p.data = gpus;
     return;
   }
-  p.tensor = static_cast<int>(r->integer("tensor", Need::kOptional).value_or(1));
-  p.pipeline = static_cast<int>(r->integer("pipeline", Need::kOptional).value_or(1));
-  p.zero = static_cast<int>(r->integer("zero", Need::kOptional, 0).value_or(0));
+  p.tensor = count(*r, "tensor", Need::kOptional).value_or(1);
+  p.pipeline = count(*r, "pipeline", Need::kOptional).value_or(1);
+  p.zero = count(*r, "zero", Need::kOptional, 0).value_or(0);
   p.sequence = r->boolean("sequence", Need::kOptional).value_or(false);
-  p.virtual_stages = static_cast<int>(r->integer("virtual_stages", Need::kOptional).value_or(1));
+  p.virtual_stages = count(*r, "virtual_stages", Need::kOptional).value_or(1);
   p.uneven_stages = r->boolean("uneven_stages", Need::kOptional).value_or(false);
-  const int model_parallel = p.tensor * p.pipeline;
-  p.data = static_cast<int>(r->integer("data", Need::kOptional).value_or(gpus / std::max(1, model_parallel)));
+  const std::int64_t model_parallel = static_cast<std::int64_t>(p.tensor) * p.pipeline;
+  p.data = count(*r, "data", Need::kOptional).value_or(static_cast<int>(gpus / std::max<std::int64_t>(1, model_parallel)));
   if (p.zero > 3) {
     r->error("zero", "expected a ZeRO stage 0..3, got " + std::to_string(p.zero));
   }
-  check_layout(*r, sc.model, p);
-  if (p.tensor * p.pipeline * p.data != gpus) {
+  check_layout(*r, sc.job.model, p);
+  const std::int64_t product = model_parallel * p.data;
+  if (product != gpus) {
     r->error("data", "tensor x pipeline x data = " + std::to_string(p.tensor) + " x " + std::to_string(p.pipeline) +
-                         " x " + std::to_string(p.data) + " = " + std::to_string(p.tensor * p.pipeline * p.data) +
+                         " x " + std::to_string(p.data) + " = " + std::to_string(product) +
                          ", but system.gpus = " + std::to_string(gpus));
   }
   r->finish();
 }
 
 void read_input(Reader& r, Scenario& sc) {
-  InputConfig in;
+  workload::InputPipeline in;
   if (auto v = r.quantity("sample_bytes", Dim::kBytes, Need::kRequired)) {
     in.sample_bytes = Bytes(*v);
   }
   if (auto v = r.quantity("cpu_time_per_sample", Dim::kTime, Need::kRequired)) {
     in.cpu_time_per_sample = Seconds(*v);
   }
-  in.workers = static_cast<int>(r.integer("workers", Need::kOptional).value_or(1));
-  in.storage_bandwidth =
-      BytesPerSecond(r.quantity("storage_bandwidth", Dim::kBandwidth, Need::kOptional).value_or(3e9));
+  in.workers = count(r, "workers", Need::kOptional).value_or(1);
+  // A local NVMe SSD (assumption: PCIe 4 NVMe drives read ~3-7 GB/s; the low end is taken).
+  constexpr double kDefaultStorageBytesPerSecond = 3e9;
+  in.storage_bandwidth = BytesPerSecond(
+      r.quantity("storage_bandwidth", Dim::kBandwidth, Need::kOptional).value_or(kDefaultStorageBytesPerSecond));
   in.pinned_memory = r.boolean("pinned_memory", Need::kOptional).value_or(true);
   r.finish();
-  sc.input = in;
+  sc.job.input = in;
 }
 
 // `gpu_changed`: --gpu or --set replaced the file's GPU, so prices the file states for its own
 // hardware (purchase, and a cloud rate for the same GPU) no longer apply: the new GPU's catalog
 // prices are used instead.
-void read_cost(Reader* r, const Catalog& cat, Scenario& sc, bool gpu_changed) {
-  CostConfig& c = sc.cost;
-  const SystemConfig& s = sc.system;
+void read_cost(Reader* r, const catalog::Catalog& cat, Scenario& sc, bool gpu_changed) {
+  cost::CostConfig& c = sc.cost;
+  const System& s = sc.system;
   auto q = [r](std::string_view key, Dim dim, double fallback, Range range = Range::kPositive) {
     return r == nullptr ? fallback : r->quantity(key, dim, Need::kOptional, range).value_or(fallback);
   };
   auto num = [r](std::string_view key, double fallback, Range range) {
     return r == nullptr ? fallback : r->number(key, Need::kOptional, range).value_or(fallback);
   };
-  c.electricity = units::usd_per_kwh(defaults::kElectricityUsdPerKwh);
-  c.electricity = UsdPerJoule(q("electricity", Dim::kMoneyPerEnergy, c.electricity.value(), Range::kNonNegative));
-  c.utilization = num("utilization", defaults::kUtilization, Range::kFraction);
-  c.cloud_gpu = r == nullptr ? s.gpu_id : r->string("cloud_gpu", Need::kOptional).value_or(s.gpu_id);
+  c.electricity = UsdPerJoule(
+      q("electricity", Dim::kMoneyPerEnergy, units::usd_per_kwh(cost::kElectricityUsdPerKwh).value(), Range::kNonNegative));
+  c.utilization = num("utilization", cost::kUtilization, Range::kFraction);
+  c.cloud_gpu = r == nullptr ? s.gpu.id : r->string("cloud_gpu", Need::kOptional).value_or(s.gpu.id);
   double cloud_default = s.gpu.cloud_rate.value();
-  if (c.cloud_gpu != s.gpu_id) {
-    if (!cat.has(SpecKind::kGpu, c.cloud_gpu)) {
-      r->error("cloud_gpu", "unknown GPU id \"" + c.cloud_gpu + "\"");
+  if (c.cloud_gpu != s.gpu.id && !s.gpu.id.empty()) {
+    if (!cat.has(catalog::SpecKind::kGpu, c.cloud_gpu)) {
+      r->error("cloud_gpu",
+               "unknown GPU id \"" + c.cloud_gpu + "\" (known: " + cat.known_ids(catalog::SpecKind::kGpu) + ")");
     } else {
-      cloud_default = cat.gpu(c.cloud_gpu).cloud_rate.value();
+      // Equal work on the rented GPU: the same GPU count and node shape, at its TDP.
+      System cloud = make_system(cat, c.cloud_gpu, s.gpus, s.gpus_per_node);
+      cloud_default = cloud.gpu.cloud_rate.value();
+      const auto& t = sc.job.training;
+      if (t && !cloud.gpu.supports(t->precision)) {
+        r->error("cloud_gpu", "the cloud GPU " + cloud.gpu.name + " has no " + units::to_string(t->precision) +
+                                  " support for this job");
+      }
+      sc.cloud_system = std::move(cloud);
     }
   }
-  const bool same_gpu_cloud = c.cloud_gpu == s.gpu_id;
+  const bool same_gpu_cloud = c.cloud_gpu == s.gpu.id;
   c.cloud_rate = UsdPerSecond(q("cloud_rate", Dim::kMoneyPerTime, cloud_default));
   if (gpu_changed && same_gpu_cloud) {
     c.cloud_rate = UsdPerSecond(cloud_default);
@@ -365,51 +419,68 @@ void read_cost(Reader* r, const Catalog& cat, Scenario& sc, bool gpu_changed) {
   const bool server = s.gpu.form_factor == FormFactor::kSxm;
   const double gpu_total = s.gpu.purchase.value() * s.gpus;
   const double host_total =
-      server ? gpu_total * defaults::kServerHostFraction : defaults::kDesktopHostUsd * static_cast<double>(s.nodes());
+      server ? gpu_total * cost::kServerHostFraction : cost::kDesktopHostUsd * static_cast<double>(s.nodes());
   c.purchase = Usd(q("purchase", Dim::kMoney, gpu_total + host_total));
   if (gpu_changed) {
     c.purchase = Usd(gpu_total + host_total);
   }
-  c.host_power = Watts(q("host_power", Dim::kPower, server ? defaults::kServerHostWatts : defaults::kDesktopHostWatts,
-                         Range::kNonNegative));
-  c.pue = num("pue", defaults::kPue, Range::kPositive);
+  c.host_power = Watts(
+      q("host_power", Dim::kPower, server ? cost::kServerHostWatts : cost::kDesktopHostWatts, Range::kNonNegative));
+  c.pue = num("pue", cost::kPue, Range::kPositive);
   if (c.pue < 1.0 && r != nullptr) {
     r->error("pue", "power usage effectiveness is at least 1");
   }
-  c.lifetime = Seconds(q("lifetime", Dim::kTime, defaults::kLifetimeYears * units::kSecondsPerYear));
-  c.carbon_intensity = KgPerJoule(q("carbon_intensity", Dim::kMassPerEnergy,
-                                    units::kg_per_kwh(defaults::kCarbonKgPerKwh).value(), Range::kNonNegative));
+  c.lifetime = Seconds(q("lifetime", Dim::kTime, cost::kLifetimeYears * units::kSecondsPerYear));
+  c.carbon_intensity = units::KgPerJoule(q("carbon_intensity", Dim::kMassPerEnergy,
+                                           units::kg_per_kwh(cost::kCarbonKgPerKwh).value(), Range::kNonNegative));
   if (r != nullptr) {
     r->finish();
   }
 }
 
-}  // namespace
+// The table an unknown key belongs to, when it is a key of another table of the schema.
+std::string elsewhere(std::string_view table, std::string_view key) {
+  for (const TableKeys& t : schema()) {
+    if (t.table == table) {
+      continue;
+    }
+    for (const auto k : t.keys) {
+      if (k == key) {
+        return t.table.empty() ? std::string("the top level") : "[" + std::string(t.table) + "]";
+      }
+    }
+  }
+  return {};
+}
 
-Scenario load_scenario(const Catalog& catalog, const std::string& path, const std::string& text,
-                       const std::vector<Override>& overrides, const std::string& gpu_override) {
+// Reads `root` with the overrides applied; `root` is as it was when this returns or throws.
+Scenario resolve_tree(const catalog::Catalog& catalog, const std::string& path, toml::table& root,
+                      const std::vector<Override>& overrides, const std::string& gpu_override) {
+  std::vector<Undo> undo;
+  struct Reverter {
+    std::vector<Undo>& undo;
+    ~Reverter() { revert(undo); }
+  } reverter{undo};
   Diagnostics diags;
-  auto parsed = detail::parse_toml(text, path, diags);
-  diags.throw_if_any();
-  toml::table root = std::move(*parsed);
   const std::string file_gpu = root["system"]["gpu"].value_or(std::string());
   for (const auto& o : overrides) {
-    apply_override(root, o, diags);
+    apply_override(root, o, diags, undo);
   }
   if (!gpu_override.empty()) {
-    apply_override(root, Override{"system.gpu", "\"" + gpu_override + "\""}, diags);
+    apply_override(root, Override{"system.gpu", "\"" + gpu_override + "\""}, diags, undo);
   }
   diags.throw_if_any();
 
   Scenario sc;
   sc.origin = path;
   Reader r(root, "", diags);
+  r.set_elsewhere(elsewhere);
   sc.name = r.string("name", Need::kRequired).value_or("");
   if (auto s = r.table("system", Need::kRequired)) {
-    read_system(*s, catalog, sc);
+    read_system(*s, catalog, sc.system);
   }
   if (auto m = r.table("model", Need::kRequired)) {
-    read_model(*m, catalog, sc.model);
+    read_model(*m, catalog, sc.job.model);
   }
   const bool has_training = r.has("training");
   const bool has_inference = r.has("inference");
@@ -426,13 +497,13 @@ Scenario load_scenario(const Catalog& catalog, const std::string& path, const st
     auto p = r.table("parallelism", Need::kOptional);
     read_parallel(p ? &*p : nullptr, sc);
   }
-  if (sc.training && diags.empty()) {
-    const TrainingConfig& t = *sc.training;
-    const std::int64_t per_step = t.micro_batch * sc.parallel.data;
+  if (sc.job.training && diags.empty()) {
+    const workload::Training& t = *sc.job.training;
+    const std::int64_t per_step = sc.layout.micro_batch * sc.layout.data;
     if (per_step > 0 && t.global_batch % per_step != 0) {
-      r.error("training", "global_batch (" + std::to_string(t.global_batch) +
-                              ") must be a multiple of micro_batch x data = " + std::to_string(t.micro_batch) + " x " +
-                              std::to_string(sc.parallel.data) + " = " + std::to_string(per_step));
+      r.table("training", Need::kRequired)->error("global_batch", "global_batch (" + std::to_string(t.global_batch) +
+                              ") must be a multiple of micro_batch x data = " + std::to_string(sc.layout.micro_batch) +
+                              " x " + std::to_string(sc.layout.data) + " = " + std::to_string(per_step));
     }
   }
   if (auto in = r.table("input", Need::kOptional)) {
@@ -440,14 +511,59 @@ Scenario load_scenario(const Catalog& catalog, const std::string& path, const st
   }
   {
     auto c = r.table("cost", Need::kOptional);
-    read_cost(c ? &*c : nullptr, catalog, sc, !file_gpu.empty() && file_gpu != sc.system.gpu_id);
+    read_cost(c ? &*c : nullptr, catalog, sc, !file_gpu.empty() && file_gpu != sc.system.gpu.id);
   }
   r.finish();
   diags.throw_if_any();
   return sc;
 }
 
-SystemConfig make_system(const Catalog& catalog, const std::string& gpu, int gpus, int gpus_per_node) {
+}  // namespace
+
+ParsedScenario::ParsedScenario(std::string path, std::string text) : path_(std::move(path)) {
+  Diagnostics diags;
+  auto parsed = parse::parse_toml(text, path_, diags);
+  diags.throw_if_any();
+  auto tree = std::make_shared<Tree>();
+  tree->root = std::move(*parsed);
+  tree_ = std::move(tree);
+}
+
+Scenario resolve(const catalog::Catalog& catalog, const ParsedScenario& parsed, const std::vector<Override>& overrides,
+                 const std::string& gpu_override) {
+  ParsedScenario::Tree& tree = *parsed.tree_;
+  const std::lock_guard lock(tree.mutex);
+  return resolve_tree(catalog, parsed.path(), tree.root, overrides, gpu_override);
+}
+
+Scenario load_scenario(const catalog::Catalog& catalog, const std::string& path, const std::string& text,
+                       const std::vector<Override>& overrides, const std::string& gpu_override) {
+  return resolve(catalog, ParsedScenario(path, text), overrides, gpu_override);
+}
+
+ParsedScenario parse_scenario_file(const std::string& path) {
+  return ParsedScenario(path, parse::read_file(path, "scenario file"));
+}
+
+Scenario load_scenario_file(const catalog::Catalog& catalog, const std::string& path,
+                            const std::vector<Override>& overrides, const std::string& gpu_override) {
+  return resolve(catalog, parse_scenario_file(path), overrides, gpu_override);
+}
+
+std::vector<Override> parse_overrides(const std::vector<std::string>& sets) {
+  std::vector<Override> out;
+  for (const auto& s : sets) {
+    const auto eq = s.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      throw InputError({Diagnostic{SourcePos{"--set " + s}, "",
+                                   "expected KEY=VALUE (e.g. training.micro_batch=4), got \"" + s + "\""}});
+    }
+    out.push_back(Override{s.substr(0, eq), s.substr(eq + 1)});
+  }
+  return out;
+}
+
+System make_system(const catalog::Catalog& catalog, const std::string& gpu, int gpus, int gpus_per_node) {
   // The same defaults as a scenario's [system] table with only these keys given.
   toml::table t;
   t.insert("gpu", gpu);
@@ -457,21 +573,27 @@ SystemConfig make_system(const Catalog& catalog, const std::string& gpu, int gpu
   }
   Diagnostics diags;
   Reader r(t, "system", diags);
-  Scenario sc;
-  read_system(r, catalog, sc);
+  System s;
+  read_system(r, catalog, s);
   diags.throw_if_any();
-  return sc.system;
+  return s;
 }
 
-Scenario load_scenario_file(const Catalog& catalog, const std::string& path, const std::vector<Override>& overrides,
-                            const std::string& gpu_override) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw InputError({Diagnostic{SourcePos{path}, "", "cannot read scenario file"}});
+System with_gpus(const System& s, int gpus) {
+  System out = s;
+  out.gpus = gpus;
+  out.gpus_per_node = std::min(s.gpus_per_node, gpus);
+  return out;
+}
+
+Scenario with_layout(const Scenario& sc, const workload::Layout& layout, int gpus) {
+  Scenario s = sc;
+  s.system = with_gpus(sc.system, gpus);
+  if (s.cloud_system) {
+    s.cloud_system = with_gpus(*sc.cloud_system, gpus);
   }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return load_scenario(catalog, path, ss.str(), overrides, gpu_override);
+  s.layout = layout;
+  return s;
 }
 
-}  // namespace gpusim
+}  // namespace gpusim::scenario

@@ -1,17 +1,22 @@
-// Step combination (equations in estimate.hpp and parallel.hpp).
-#include "gpusim/model/training_step.hpp"
-
+// Kernel sums and the combination of a training step (equations in include/gpusim/step.hpp).
 #include <algorithm>
+#include <map>
 
-#include "gpusim/model/kernel.hpp"
+#include "step/internal.hpp"
 
-namespace gpusim {
+namespace gpusim::step {
+
+using lowering::Op;
+using lowering::Phase;
+using lowering::Scope;
 
 StepKernels& StepKernels::operator+=(const StepKernels& o) {
   micro += o.micro;
   compute_bound += o.compute_bound;
+  compute_bound_flops += o.compute_bound_flops;
   memory_bound += o.memory_bound;
   backward += o.backward;
+  recompute_flops += o.recompute_flops;
   kernels += o.kernels;
   optimizer += o.optimizer;
   optimizer_kernels += o.optimizer_kernels;
@@ -22,47 +27,88 @@ StepKernels StepKernels::scaled(double k) const {
   StepKernels s = *this;
   s.micro = micro * k;
   s.compute_bound = compute_bound * k;
+  s.compute_bound_flops = compute_bound_flops * k;
   s.memory_bound = memory_bound * k;
   s.backward = backward * k;
+  s.recompute_flops = recompute_flops * k;
   s.kernels = kernels * k;
   return s;
 }
 
-ScopedKernels scoped_kernels(const StepPlan& plan, const GpuSpec& gpu, double clock_scale, double layers) {
-  ScopedKernels s;
-  for (const Op& op : plan.ops) {
-    const KernelTime kt = kernel_time(op, gpu, clock_scale);
+std::shared_ptr<const Evaluator::Kernels> time_pass(std::vector<Op> ops, const hardware::GpuSpec& gpu,
+                                                    double clock_scale) {
+  auto k = std::make_shared<Evaluator::Kernels>();
+  k->ops = std::move(ops);
+  for (const Op& op : k->ops) {
+    const physics::KernelTime kt = physics::kernel_time(op, gpu, clock_scale);
+    k->times.push_back(kt);
+    StepKernels* into = op.scope == Scope::kLayer ? &k->layer : (op.scope == Scope::kEmbedding ? &k->embedding : &k->head);
     const Seconds t = kt.time * op.count;
-    StepKernels* into = op.scope == Scope::kLayer       ? &s.layer
-                        : op.scope == Scope::kEmbedding ? &s.embedding
-                        : op.scope == Scope::kHead      ? &s.head
-                                                        : &s.optimizer;
-    if (op.scope == Scope::kOptimizer) {
-      into->optimizer += t;
-      into->optimizer_kernels += op.count;
-      continue;
-    }
     into->micro += t;
     into->kernels += op.count;
     (kt.compute_bound() ? into->compute_bound : into->memory_bound) += t;
+    if (kt.compute_bound()) {
+      into->compute_bound_flops += op.flops * op.count;
+    }
     if (op.phase == Phase::kBackward || op.phase == Phase::kRecompute) {
       into->backward += t;
     }
+    if (op.phase == Phase::kRecompute) {
+      into->recompute_flops += op.flops * op.count;
+    }
   }
-  s.layer = s.layer.scaled(1.0 / layers);
+  return k;
+}
+
+StepKernels stage_kernels(const Evaluator::Kernels& k, double layers, bool with_embedding) {
+  StepKernels s = k.layer.scaled(layers);
+  s += k.head;
+  if (with_embedding) {
+    s += k.embedding;
+  }
   return s;
 }
 
-// The host launches kernels while the GPU runs earlier ones; when launching takes longer than the
-// GPU needs for them, the GPU waits: stall = max(0, kernels × launch cost − GPU time).
-StepBreakdown combine_step(const StepKernels& k, double micro, const ParallelComm& comm, const ParallelConfig& par,
-                           const GpuSpec& g, bool cuda_graphs) {
+void add_shares(const Evaluator::Kernels& k, double layers, bool with_embedding, double micro_batches,
+                std::vector<OpShare>& out) {
+  for (std::size_t i = 0; i < k.ops.size(); ++i) {
+    const Op& op = k.ops[i];
+    if (op.scope == Scope::kEmbedding && !with_embedding) {
+      continue;
+    }
+    const double repeat = op.count * (op.scope == Scope::kLayer ? layers : 1.0) * micro_batches;
+    auto it = std::find_if(out.begin(), out.end(),
+                           [&op](const OpShare& s) { return s.name == op.name && s.phase == op.phase; });
+    if (it == out.end()) {
+      out.push_back(OpShare{op.name, op.phase, op.kind, Flop(0), Bytes(0), Seconds(0), false});
+      it = out.end() - 1;
+    }
+    it->flops += op.flops * repeat;
+    it->bytes += op.bytes * repeat;
+    it->time += k.times[i].time * repeat;
+    it->compute_bound = k.times[i].compute_bound();
+  }
+}
+
+void sort_shares(std::vector<OpShare>& out) {
+  // Ties keep the order of (name, phase), so reports are stable.
+  std::stable_sort(out.begin(), out.end(), [](const OpShare& a, const OpShare& b) {
+    if (a.time != b.time) {
+      return a.time > b.time;
+    }
+    return std::tie(a.name, a.phase) < std::tie(b.name, b.phase);
+  });
+}
+
+StepBreakdown combine_training_step(const StepKernels& k, double micro, const physics::ParallelComm& comm,
+                                    const workload::Layout& par, const hardware::GpuSpec& g, bool cuda_graphs) {
   StepBreakdown s;
   const Seconds gaps = g.efficiency.kernel_overhead * k.kernels + k.micro * g.efficiency.training_overhead;
   const Seconds stage = k.micro + gaps + comm.tensor_per_microbatch + comm.pipeline_per_microbatch;
   const double fill = static_cast<double>(par.pipeline - 1) / par.virtual_stages;
   s.compute = k.micro * micro + k.optimizer;
   s.gemm = k.compute_bound * micro;
+  s.gemm_flops = k.compute_bound_flops * micro;
   s.memory_bound = k.memory_bound * micro + k.optimizer;
   s.kernels = k.kernels * micro + k.optimizer_kernels;
   s.bubble = stage * fill;
@@ -73,12 +119,16 @@ StepBreakdown combine_step(const StepKernels& k, double micro, const ParallelCom
   s.communication = comm.data_total - hidden + per_micro * micro;
   s.overhead =
       gaps * micro + g.efficiency.kernel_overhead * k.optimizer_kernels + k.optimizer * g.efficiency.training_overhead;
-  s.host_launch = (cuda_graphs ? g.efficiency.launch_graph : g.efficiency.launch_eager) * s.kernels;
-  const Seconds gpu_time = s.compute + s.overhead;
-  s.launch_stall = s.host_launch > gpu_time ? s.host_launch - gpu_time : Seconds(0);
+  s.host_launch = physics::launch_cost(g, cuda_graphs) * s.kernels;
+  s.launch_stall = physics::launch_stall(s.host_launch, s.compute + s.overhead);
   s.overhead += s.launch_stall;
   s.time = s.compute + s.overhead + s.communication + s.bubble;
   return s;
 }
 
-}  // namespace gpusim
+Seconds pass_time(const StepKernels& k, const hardware::GpuSpec& g, bool cuda_graphs) {
+  const Seconds gpu = k.micro + g.efficiency.kernel_overhead * k.kernels;
+  return gpu + physics::launch_stall(physics::launch_cost(g, cuda_graphs) * k.kernels, gpu);
+}
+
+}  // namespace gpusim::step

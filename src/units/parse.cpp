@@ -1,6 +1,6 @@
-// Unit table and parser for quantity strings (DESIGN §3). The table is built once from
-// prefixes × base symbols so every prefix is applied the same way to every unit.
-#include "gpusim/units/parse.hpp"
+// Unit table and parser for quantity strings (contract in include/gpusim/units.hpp). The table is
+// built once from prefixes x base symbols so every prefix is applied the same way to every unit.
+#include "gpusim/units.hpp"
 
 #include <cctype>
 #include <cmath>
@@ -9,7 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
-namespace gpusim {
+namespace gpusim::units {
 namespace {
 
 struct UnitDef {
@@ -56,10 +56,10 @@ const std::unordered_map<std::string, UnitDef>& unit_table() {
                                                                             {"ns", 1e-9},
                                                                             {"min", 60.0},
                                                                             {"h", 3600.0},
-                                                                            {"day", units::kSecondsPerDay},
-                                                                            {"days", units::kSecondsPerDay},
-                                                                            {"year", units::kSecondsPerYear},
-                                                                            {"years", units::kSecondsPerYear}}) {
+                                                                            {"day", kSecondsPerDay},
+                                                                            {"days", kSecondsPerDay},
+                                                                            {"year", kSecondsPerYear},
+                                                                            {"years", kSecondsPerYear}}) {
       t.emplace(sym, UnitDef{Dim::kTime, f});
     }
     t.emplace("cycle", UnitDef{Dim::kCycles, 1.0});
@@ -67,15 +67,15 @@ const std::unordered_map<std::string, UnitDef>& unit_table() {
     t.emplace("USD", UnitDef{Dim::kMoney, 1.0});
     t.emplace("USD/s", UnitDef{Dim::kMoneyPerTime, 1.0});
     t.emplace("USD/h", UnitDef{Dim::kMoneyPerTime, 1.0 / 3600.0});
-    t.emplace("USD/day", UnitDef{Dim::kMoneyPerTime, 1.0 / units::kSecondsPerDay});
-    t.emplace("USD/year", UnitDef{Dim::kMoneyPerTime, 1.0 / units::kSecondsPerYear});
-    t.emplace("USD/kWh", UnitDef{Dim::kMoneyPerEnergy, 1.0 / units::kJoulesPerKwh});
-    t.emplace("USD/MWh", UnitDef{Dim::kMoneyPerEnergy, 1.0 / (1e3 * units::kJoulesPerKwh)});
+    t.emplace("USD/day", UnitDef{Dim::kMoneyPerTime, 1.0 / kSecondsPerDay});
+    t.emplace("USD/year", UnitDef{Dim::kMoneyPerTime, 1.0 / kSecondsPerYear});
+    t.emplace("USD/kWh", UnitDef{Dim::kMoneyPerEnergy, 1.0 / kJoulesPerKwh});
+    t.emplace("USD/MWh", UnitDef{Dim::kMoneyPerEnergy, 1.0 / (1e3 * kJoulesPerKwh)});
     t.emplace("g", UnitDef{Dim::kMass, 1e-3});
     t.emplace("kg", UnitDef{Dim::kMass, 1.0});
     t.emplace("t", UnitDef{Dim::kMass, 1e3});
-    t.emplace("kg/kWh", UnitDef{Dim::kMassPerEnergy, 1.0 / units::kJoulesPerKwh});
-    t.emplace("g/kWh", UnitDef{Dim::kMassPerEnergy, 1e-3 / units::kJoulesPerKwh});
+    t.emplace("kg/kWh", UnitDef{Dim::kMassPerEnergy, 1.0 / kJoulesPerKwh});
+    t.emplace("g/kWh", UnitDef{Dim::kMassPerEnergy, 1e-3 / kJoulesPerKwh});
     return t;
   }();
   return table;
@@ -197,4 +197,4 @@ double parse_si(std::string_view text, Dim want) {
   return q.si;
 }
 
-}  // namespace gpusim
+}  // namespace gpusim::units

@@ -1,25 +1,19 @@
-// Least-squares calibration (equations in calibrate.hpp).
-#include "gpusim/validate/calibrate.hpp"
-
+// Least-squares calibration (equations in include/gpusim/validation.hpp). Every coefficient comes
+// from the prediction's own functions evaluated with the unknown set to 1, so a fitted value means
+// exactly what the step model does with it.
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
-#include <functional>
 #include <map>
 #include <set>
 #include <tuple>
 
-#include "common/strfmt.hpp"
-#include "gpusim/model/comm.hpp"
-#include "gpusim/model/kernel.hpp"
-#include "gpusim/validate/validate.hpp"
-#include "gpusim/workload/scenario.hpp"
+#include "validation/internal.hpp"
 
-namespace gpusim {
+namespace gpusim::validation {
 
-using detail::strfmt;
+using base::strfmt;
+using hardware::GpuSpec;
 
 namespace {
 
@@ -64,18 +58,8 @@ std::optional<Eigen::VectorXd> solve(const std::vector<Equation>& eqs, std::size
 }
 
 struct Fitter {
-  const Catalog& catalog;
   CalibrationResult& out;
   std::string scope;
-  std::map<std::string, GpuSpec> specs;
-
-  const GpuSpec& gpu(const std::string& id) {
-    auto it = specs.find(id);
-    if (it == specs.end()) {
-      it = specs.emplace(id, catalog.gpu(id)).first;
-    }
-    return it->second;
-  }
 
   // Records a fitted value, or keeps the prior and says why.
   void record(const std::string& table, const std::string& key, double prior, std::optional<double> v,
@@ -163,40 +147,48 @@ struct Fitter {
     }
   }
 
-  void fit(const std::vector<const Measurement*>& rows);
+  void fit(const std::vector<const Subject*>& rows);
 };
 
-bool dram_row(const Measurement& m, const GpuSpec& g) {
-  return (m.benchmark == Benchmark::kStreamCopy || m.benchmark == Benchmark::kStreamTriad ||
-          m.benchmark == Benchmark::kStreamRead) &&
-         !(m.bytes && *m.bytes < g.l2_size);
+// The row's system with every efficiency the fits solve for set to 1 (and the fitted latencies 0).
+hardware::System unit_system(const hardware::System& sys) {
+  hardware::System u = sys;
+  hardware::Efficiency& e = u.gpu.efficiency;
+  e.dram = e.l2 = e.host_link = e.peer_link = e.attention = e.gemm = 1.0;
+  e.gemm_fp8 = 1.0;
+  e.gemm_latency = Seconds(0);
+  e.peer_latency = Seconds(0);
+  return u;
 }
 
-void Fitter::fit(const std::vector<const Measurement*>& rows) {
+void Fitter::fit(const std::vector<const Subject*>& rows) {
   if (rows.empty()) {
     return;
   }
-  const GpuSpec& first = gpu(rows.front()->gpu);
+  const GpuSpec& first = rows.front()->system->gpu;
   std::vector<Equation> dram, l2, host, gemm, attn, coll, coll_bus, launch, launch_graph;
-  std::vector<double> mem_act, gemm_act;
   std::vector<Equation> mem_eqs, gemm_eqs, simt_eqs;
-  for (const Measurement* m : rows) {
-    const GpuSpec& g = gpu(m->gpu);
+  for (const Subject* s : rows) {
+    const Measurement* m = s->row;
+    const GpuSpec& g = s->system->gpu;
+    const hardware::System unit = unit_system(*s->system);
     switch (m->benchmark) {
       case Benchmark::kStreamCopy:
       case Benchmark::kStreamTriad:
       case Benchmark::kStreamRead:
-      case Benchmark::kL2Bandwidth:
-        if (dram_row(*m, g)) {
-          dram.push_back({{g.memory_bandwidth.value()}, m->value, m});
-        } else {
-          l2.push_back({{g.l2_bandwidth.value()}, m->value, m});
-        }
+      case Benchmark::kL2Bandwidth: {
+        // measured = η · (the prediction at η = 1)
+        const Prediction at_unit = predict(Subject{m, unit, std::nullopt, {}});
+        lowering::Op op;
+        op.kind = lowering::OpKind::kMemoryBound;
+        op.bytes = m->bytes.value_or(m->benchmark == Benchmark::kL2Bandwidth ? g.l2_size * 0.5 : g.l2_size * 4.0);
+        (physics::l2_resident(op, g) ? l2 : dram).push_back({{*at_unit.value}, m->value, m});
         break;
+      }
       case Benchmark::kH2d:
       case Benchmark::kD2h:
         if (m->pinned) {
-          host.push_back({{make_system(catalog, m->gpu, 1).pcie.bandwidth.value()}, m->value, m});
+          host.push_back({{physics::host_copy_bandwidth(unit, true).value()}, m->value, m});
         }
         break;
       case Benchmark::kGemm: {
@@ -204,24 +196,21 @@ void Fitter::fit(const std::vector<const Measurement*>& rows) {
         if (!g.supports(dt)) {
           break;
         }
-        const Op op = benchmark_gemm(dt, m->m, m->n, m->k);
-        if (!kernel_time(op, g).compute_bound()) {
+        const lowering::Op op = lowering::benchmark_gemm(dt, m->m, m->n, m->k);
+        if (!physics::kernel_time(op, g).compute_bound()) {
           break;  // a bandwidth-bound GEMM says nothing about GEMM efficiency
         }
-        GpuSpec unit = g;
-        unit.efficiency.gemm = 1.0;
-        unit.efficiency.gemm_fp8 = 1.0;
-        unit.efficiency.gemm_latency = Seconds(0);
-        const double c = kernel_time(op, unit).compute.value();
+        const double c = physics::kernel_time(op, unit.gpu).compute.value();
         const bool fp8 = dt == DType::kFp8;
         gemm.push_back({{fp8 ? 0.0 : c, fp8 ? c : 0.0}, op.flops.value() / m->value, m});
         break;
       }
       case Benchmark::kAttention: {
-        // t = 3.5 F / (peak eta) + 2 o: the two kernel gaps are taken off once o is known (below).
-        const double fwd = 4.0 * m->batch * m->seq_len * m->seq_len * m->heads * m->head_dim * (m->causal ? 0.5 : 1.0);
-        const FlopPerSecond peak = g.peak_for(m->dtype.value_or(DType::kBf16));
-        attn.push_back({{3.5 * fwd / peak.value()}, 3.5 * fwd / m->value, m});
+        // t = c / η + 2 gaps: the two kernel gaps are taken off once the gap is known (below).
+        const auto [fwd, bwd] = attention_ops(*m);
+        const double c =
+            (physics::kernel_time(fwd, unit.gpu).compute + physics::kernel_time(bwd, unit.gpu).compute).value();
+        attn.push_back({{c}, (fwd.flops + bwd.flops).value() / m->value, m});
         break;
       }
       case Benchmark::kAllreduce:
@@ -230,20 +219,16 @@ void Fitter::fit(const std::vector<const Measurement*>& rows) {
         if (!m->bytes || m->gpus < 2) {
           break;
         }
-        const SystemConfig sys = make_system(catalog, m->gpu, m->gpus, box_size(m->gpus));
-        const Fabric f = make_fabric(sys);
+        const physics::Fabric f = physics::make_fabric(unit);
         if (f.nodes > 1 || f.host_staged) {
           break;  // only single-node GPU-to-GPU links are fitted here
         }
-        const double link = sys.intra_node.kind == LinkKind::kNvlink && g.peer_bandwidth.value() > 0
-                                ? g.peer_bandwidth.value()
-                                : sys.pcie.bandwidth.value();
-        const double n = m->gpus;
-        const bool ar = m->benchmark == Benchmark::kAllreduce;
-        const double factor = ar ? 2.0 * (n - 1.0) / n : (n - 1.0) / n;
-        const double steps = ar ? 2.0 * (n - 1.0) : n - 1.0;
-        coll.push_back({{m->bytes->value() * factor / link, steps}, m->bytes->value() * factor / m->value, m});
-        coll_bus.push_back({{m->bytes->value() * factor / link}, m->bytes->value() * factor / m->value, m});
+        // t = S·f(n) / (B_link · η) + steps · α
+        const physics::RingCost ring = physics::ring_cost(collective_of(m->benchmark), m->gpus);
+        const double a = m->bytes->value() * ring.bytes_factor / f.intra_bus.value();
+        const double t = m->bytes->value() * ring.bytes_factor / m->value;
+        coll.push_back({{a, ring.steps}, t, m});
+        coll_bus.push_back({{a}, t, m});
         break;
       }
       case Benchmark::kLaunchOverhead:
@@ -254,18 +239,16 @@ void Fitter::fit(const std::vector<const Measurement*>& rows) {
           break;
         }
         const bool tensor = m->kernel.find("gemm") != std::string::npos;
-        const double ridge = (g.peak_for(tensor ? DType::kBf16 : DType::kFp32) * g.efficiency.gemm).value() /
-                             (g.memory_bandwidth.value() * g.efficiency.dram);
-        const double activity = (m->value - g.idle_power.value()) / (g.tdp - g.idle_power).value();
-        (*m->intensity < ridge ? mem_eqs : (tensor ? gemm_eqs : simt_eqs)).push_back({{1.0}, activity, m});
+        const double activity = physics::activity_from_power(g, Watts(m->value));
+        const bool memory_bound = *m->intensity < physics::ridge_intensity(g, tensor ? DType::kBf16 : DType::kFp32);
+        (memory_bound ? mem_eqs : (tensor ? gemm_eqs : simt_eqs)).push_back({{1.0}, activity, m});
         break;
       }
       default:
         break;
     }
   }
-  const Efficiency& e = first.efficiency;
-  const double first_link_latency = make_system(catalog, first.id, 1).intra_node.latency.value();
+  const hardware::Efficiency& e = first.efficiency;
   ratio("dram", dram, e.dram, 1.0);
   ratio("l2", l2, e.l2, 1.0);
   ratio("host_link", host, e.host_link, 1.0);
@@ -291,7 +274,8 @@ void Fitter::fit(const std::vector<const Measurement*>& rows) {
   // Collectives: t = a / eta + steps * alpha; the steps column is the "offset" here, so fit it as
   // one more unknown column and fall back to eta alone with alpha at its prior.
   if (!coll.empty()) {
-    const double alpha = e.peer_latency.value() > 0 ? e.peer_latency.value() : first_link_latency;
+    const double alpha = e.peer_latency.value() > 0 ? e.peer_latency.value()
+                                                    : physics::make_fabric(unit_system(*rows.front()->system)).intra_alpha.value();
     auto x = solve(coll, 2, true);
     if (x && (*x)(1) > 0 && (*x)(0) > 0) {
       record("efficiency", "peer_link", e.peer_link, 1.0 / (*x)(0), coll, 0, 4.0, false, "");
@@ -321,26 +305,26 @@ void Fitter::fit(const std::vector<const Measurement*>& rows) {
 
 }  // namespace
 
-Catalog with_overlay(const Catalog& base, const std::vector<FittedParam>& params) {
-  Catalog c = base;
+catalog::Catalog with_overlay(const catalog::Catalog& base, const std::vector<FittedParam>& params) {
+  catalog::Catalog c = base;
   for (const auto& f : overlay_files(params)) {
     const bool arch = f.relative_path.rfind("arch/", 0) == 0;
     const std::string file = f.relative_path.substr(f.relative_path.find('/') + 1);
-    c.add_file(arch ? SpecKind::kArch : SpecKind::kGpu, file.substr(0, file.size() - 5),
-               SpecFile{"<calibration>/" + f.relative_path, f.text});
+    c.add_file(arch ? catalog::SpecKind::kArch : catalog::SpecKind::kGpu, file.substr(0, file.size() - 5),
+               catalog::SpecFile{"<calibration>/" + f.relative_path, f.text});
   }
   return c;
 }
 
 namespace {
 
-// Median |error| over the rows a parameter was fitted on, under `catalog`.
-double median_error(const std::vector<const Measurement*>& rows, const Catalog& catalog) {
+// Median |error| over `rows` with their systems resolved under `catalog`.
+double median_error(const std::vector<Measurement>& rows, const catalog::Catalog& catalog) {
   std::vector<double> errs;
-  for (const Measurement* m : rows) {
-    const Prediction p = predict(*m, catalog);
-    if (p.value && m->value != 0) {
-      errs.push_back(std::fabs(*p.value / m->value - 1.0));
+  for (const Subject& s : resolve(rows, catalog)) {
+    const Prediction p = predict(s);
+    if (p.value && s.row->value != 0) {
+      errs.push_back(std::fabs(*p.value / s.row->value - 1.0));
     }
   }
   return summarize("", errs).median;
@@ -350,18 +334,19 @@ double median_error(const std::vector<const Measurement*>& rows, const Catalog& 
 // raises the median |error| of its own rows is dropped, and the prior kept.
 // Judges the GPU-level fits first (with no architecture fits present, which would otherwise stand
 // in for a dropped GPU fit), then the architecture fits over the kept GPU fits.
-void keep_only_improvements(const std::vector<Measurement>& rows, const Catalog& catalog, CalibrationResult& r) {
+void keep_only_improvements(const std::vector<const Measurement*>& rows, const catalog::Catalog& catalog,
+                            CalibrationResult& r) {
   std::vector<FittedParam> gpu_params, arch_params;
   for (auto& p : r.params) {
     (p.scope.rfind("arch:", 0) == 0 ? arch_params : gpu_params).push_back(std::move(p));
   }
   auto judge = [&](std::vector<FittedParam>& params, const std::vector<FittedParam>& fixed) {
     for (std::size_t i = 0; i < params.size();) {
-      std::vector<const Measurement*> used;
-      for (const auto& m : rows) {
-        if (std::find(params[i].rows.begin(), params[i].rows.end(), m.id) != params[i].rows.end() &&
-            std::find(params[i].files.begin(), params[i].files.end(), m.file) != params[i].files.end()) {
-          used.push_back(&m);
+      std::vector<Measurement> used;
+      for (const Measurement* m : rows) {
+        if (std::find(params[i].rows.begin(), params[i].rows.end(), m->id) != params[i].rows.end() &&
+            std::find(params[i].files.begin(), params[i].files.end(), m->file) != params[i].files.end()) {
+          used.push_back(*m);
         }
       }
       std::vector<FittedParam> with = fixed;
@@ -391,28 +376,36 @@ void keep_only_improvements(const std::vector<Measurement>& rows, const Catalog&
 
 }  // namespace
 
-CalibrationResult calibrate(const std::vector<Measurement>& rows, const Catalog& catalog) {
+CalibrationResult calibrate(const std::vector<Measurement>& rows, const catalog::Catalog& catalog) {
   CalibrationResult out;
-  std::map<std::string, std::vector<const Measurement*>> by_gpu;
-  std::map<std::string, std::vector<const Measurement*>> by_arch;
+  // Only fit rows that a microbenchmark model predicts: end-to-end rows are evidence, not inputs.
+  std::vector<Measurement> fit_rows;
   for (const Measurement& m : rows) {
-    if (!m.scored || m.benchmark == Benchmark::kScenario) {
+    if (m.role == Role::kFit && m.scored && m.benchmark != Benchmark::kScenario) {
+      fit_rows.push_back(m);
+    }
+  }
+  const std::vector<Subject> subjects = resolve(fit_rows, catalog);
+  std::map<std::string, std::vector<const Subject*>> by_gpu;
+  std::map<std::string, std::vector<const Subject*>> by_arch;
+  std::vector<const Measurement*> used;
+  for (const Subject& s : subjects) {
+    if (!s.system) {
       continue;
     }
-    by_gpu[m.gpu].push_back(&m);
-    by_arch[to_string(catalog.gpu(m.gpu).arch)].push_back(&m);
+    by_gpu[s.row->gpu].push_back(&s);
+    by_arch[hardware::to_string(s.system->gpu.arch)].push_back(&s);
+    used.push_back(s.row);
   }
   for (const auto& [id, list] : by_gpu) {
-    Fitter{catalog, out, id, {}}.fit(list);
+    Fitter{out, id}.fit(list);
   }
   for (const auto& [arch, list] : by_arch) {
-    Fitter{catalog, out, "arch:" + arch, {}}.fit(list);
+    Fitter{out, "arch:" + arch}.fit(list);
   }
-  keep_only_improvements(rows, catalog, out);
+  keep_only_improvements(used, catalog, out);
   return out;
 }
-
-std::vector<OverlayFile> overlay_files(const CalibrationResult& r) { return overlay_files(r.params); }
 
 std::vector<OverlayFile> overlay_files(const std::vector<FittedParam>& fitted) {
   std::map<std::string, std::vector<const FittedParam*>> by_scope;
@@ -437,20 +430,20 @@ std::vector<OverlayFile> overlay_files(const std::vector<FittedParam>& fitted) {
           text += strfmt("\n[%s]\n", table);
           opened = true;
         }
-        std::string rows;
-        for (const auto& id_ : p->rows) {
-          rows += (rows.empty() ? "" : ", ") + id_;
+        std::string row_ids;
+        for (const auto& r : p->rows) {
+          row_ids += (row_ids.empty() ? "" : ", ") + r;
         }
         const std::string value = p->is_time ? strfmt("\"%.6g us\"", p->value * 1e6) : strfmt("%.6g", p->value);
         text += strfmt("%s = %s  # least squares over %zu row(s): %s; prior %.4g\n", p->key.c_str(), value.c_str(),
-                       p->rows.size(), rows.c_str(), p->is_time ? p->prior * 1e6 : p->prior);
+                       p->rows.size(), row_ids.c_str(), p->is_time ? p->prior * 1e6 : p->prior);
         sources.insert(p->files.begin(), p->files.end());
       }
     }
     text += "\n[meta]\nsources = [";
     bool first = true;
-    for (const auto& s : sources) {
-      text += (first ? "\"" : ", \"") + s + "\"";
+    for (const auto& src : sources) {
+      text += (first ? "\"" : ", \"") + src + "\"";
       first = false;
     }
     text += "]\n";
@@ -459,17 +452,4 @@ std::vector<OverlayFile> overlay_files(const std::vector<FittedParam>& fitted) {
   return files;
 }
 
-void write_overlay(const CalibrationResult& r, const std::string& dir) {
-  namespace fs = std::filesystem;
-  for (const auto& f : overlay_files(r)) {
-    const fs::path path = fs::path(dir) / f.relative_path;
-    fs::create_directories(path.parent_path());
-    std::ofstream out(path, std::ios::binary);
-    if (!out) {
-      throw InputError({Diagnostic{SourcePos{path.string()}, "-o", "cannot write the overlay file"}});
-    }
-    out << f.text;
-  }
-}
-
-}  // namespace gpusim
+}  // namespace gpusim::validation

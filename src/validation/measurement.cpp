@@ -1,57 +1,52 @@
-// Measurement file loader (format: DESIGN §8).
-#include "gpusim/validate/measurement.hpp"
-
+// Measurement file loader (format in docs/measurements.md).
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
 
-#include "gpusim/report/report.hpp"
-#include "spec/toml_reader.hpp"
+#include "gpusim/validation.hpp"
+#include "parse/parse.hpp"
 
-namespace gpusim {
+namespace gpusim::validation {
+
+const char* category_of(Benchmark b) {
+  switch (b) {
+    case Benchmark::kStreamCopy:
+    case Benchmark::kStreamTriad:
+    case Benchmark::kStreamRead:
+    case Benchmark::kL2Bandwidth:
+      return "bandwidth";
+    case Benchmark::kLatencyL1:
+    case Benchmark::kLatencyL2:
+    case Benchmark::kLatencyDram:
+      return "latency";
+    case Benchmark::kGemm:
+      return "gemm";
+    case Benchmark::kAttention:
+      return "attention";
+    case Benchmark::kLaunchOverhead:
+      return "launch";
+    case Benchmark::kH2d:
+    case Benchmark::kD2h:
+      return "host link";
+    case Benchmark::kP2p:
+    case Benchmark::kAllreduce:
+    case Benchmark::kReduceScatter:
+    case Benchmark::kAllGather:
+      return "communication";
+    case Benchmark::kPower:
+      return "power";
+    case Benchmark::kScenario:
+      return "end-to-end";
+  }
+  return "other";
+}
+
 namespace {
 
-using detail::Need;
-using detail::Range;
-using detail::Reader;
-
-struct BenchInfo {
-  const char* name;
-  Benchmark b;
-  const char* category;
-};
-
-constexpr BenchInfo kBenchmarks[] = {
-    {"stream_copy", Benchmark::kStreamCopy, "bandwidth"},
-    {"stream_triad", Benchmark::kStreamTriad, "bandwidth"},
-    {"stream_read", Benchmark::kStreamRead, "bandwidth"},
-    {"l2_bandwidth", Benchmark::kL2Bandwidth, "bandwidth"},
-    {"latency_l1", Benchmark::kLatencyL1, "latency"},
-    {"latency_l2", Benchmark::kLatencyL2, "latency"},
-    {"latency_dram", Benchmark::kLatencyDram, "latency"},
-    {"gemm", Benchmark::kGemm, "gemm"},
-    {"attention", Benchmark::kAttention, "attention"},
-    {"launch_overhead", Benchmark::kLaunchOverhead, "launch"},
-    {"h2d", Benchmark::kH2d, "host link"},
-    {"d2h", Benchmark::kD2h, "host link"},
-    {"p2p", Benchmark::kP2p, "communication"},
-    {"allreduce", Benchmark::kAllreduce, "communication"},
-    {"reduce_scatter", Benchmark::kReduceScatter, "communication"},
-    {"all_gather", Benchmark::kAllGather, "communication"},
-    {"power", Benchmark::kPower, "power"},
-    {"scenario", Benchmark::kScenario, "end-to-end"},
-};
-
-const BenchInfo& info(Benchmark b) {
-  for (const auto& i : kBenchmarks) {
-    if (i.b == b) {
-      return i;
-    }
-  }
-  return kBenchmarks[0];
-}
+using parse::Need;
+using parse::Range;
+using parse::Reader;
+using units::Dim;
 
 // The dimension a benchmark's value must have (scenario values are plain numbers).
 std::optional<Dim> value_dim(Benchmark b) {
@@ -87,14 +82,6 @@ bool is_latency(Benchmark b) {
   return b == Benchmark::kLatencyL1 || b == Benchmark::kLatencyL2 || b == Benchmark::kLatencyDram;
 }
 
-std::optional<DType> dtype_from(const std::string& s) {
-  static const std::map<std::string, DType> m = {{"fp32", DType::kFp32}, {"tf32", DType::kTf32},
-                                                 {"fp16", DType::kFp16}, {"bf16", DType::kBf16},
-                                                 {"fp8", DType::kFp8},   {"int8", DType::kInt8}};
-  auto it = m.find(s);
-  return it == m.end() ? std::nullopt : std::optional<DType>(it->second);
-}
-
 void read_value(Reader& r, Measurement& m) {
   if (!r.has("value")) {
     r.error("value", "missing required key");
@@ -117,7 +104,7 @@ void read_value(Reader& r, Measurement& m) {
       return;
     }
     try {
-      const ParsedQuantity q = parse_quantity(*s);
+      const units::ParsedQuantity q = units::parse_quantity(*s);
       if (q.dim == Dim::kCycles || q.dim == Dim::kTime) {
         m.value = q.si;
         m.value_in_cycles = q.dim == Dim::kCycles;
@@ -127,7 +114,7 @@ void read_value(Reader& r, Measurement& m) {
         return;
       }
       r.error("value", "expected a latency like \"478 ns\" or \"34 cycles\", got \"" + *s + "\"");
-    } catch (const UnitError& e) {
+    } catch (const units::UnitError& e) {
       r.error("value", e.what());
     }
     return;
@@ -137,42 +124,37 @@ void read_value(Reader& r, Measurement& m) {
   }
 }
 
-void read_row(Reader& r, const Catalog& cat, const std::string& file, const std::string& default_source,
-              const std::optional<std::string>& default_role, Measurement& m) {
+void read_row(Reader& r, const catalog::Catalog& cat, const std::string& file, const std::string& default_source,
+              std::optional<Role> default_role, Measurement& m) {
   m.file = file;
   m.id = r.string("id", Need::kRequired).value_or("");
-  if (auto role = r.choice("role", {"fit", "check"}, default_role ? Need::kOptional : Need::kRequired)) {
-    m.role = *role == "fit" ? Role::kFit : Role::kCheck;
+  if (auto role = r.choice("role", kRoleNames, default_role ? Need::kOptional : Need::kRequired)) {
+    m.role = *role;
   } else if (default_role && !r.has("role")) {
-    m.role = *default_role == "fit" ? Role::kFit : Role::kCheck;
+    m.role = *default_role;
   }
   m.scored = r.boolean("scored", Need::kOptional).value_or(true);
   m.note = r.string("note", Need::kOptional).value_or("");
   m.conditions = r.string("conditions", Need::kOptional).value_or("");
   m.source = r.string("source", Need::kOptional).value_or(default_source);
   if (auto g = r.string("gpu", Need::kRequired)) {
-    if (!cat.has(SpecKind::kGpu, *g)) {
-      r.error("gpu", "unknown GPU id \"" + *g + "\" (known: " + cat.known_ids(SpecKind::kGpu) + ")");
+    if (!cat.has(catalog::SpecKind::kGpu, *g)) {
+      r.error("gpu", "unknown GPU id \"" + *g + "\" (known: " + cat.known_ids(catalog::SpecKind::kGpu) + ")");
     }
     m.gpu = *g;
   }
   m.gpus = static_cast<int>(r.integer("gpus", Need::kOptional).value_or(1));
-  if (auto b = r.string("benchmark", Need::kRequired)) {
-    const auto it =
-        std::find_if(std::begin(kBenchmarks), std::end(kBenchmarks), [&](const BenchInfo& i) { return *b == i.name; });
-    if (it == std::end(kBenchmarks)) {
-      std::string list;
-      for (const auto& i : kBenchmarks) {
-        list += (list.empty() ? "" : ", ") + std::string(i.name);
-      }
-      r.error("benchmark", "unknown benchmark \"" + *b + "\" (known: " + list + ")");
+  if (r.has("benchmark")) {
+    if (const auto b = r.choice("benchmark", kBenchmarkNames, Need::kRequired)) {
+      m.benchmark = *b;
+    } else {
       r.allow({"value",     "bytes",     "dtype",    "m",        "n",      "k",      "batch",
                "seq_len",   "heads",     "head_dim", "causal",   "graph",  "pinned", "bidirectional",
                "algorithm", "intensity", "kernel",   "scenario", "metric", "ns",     "peer_access"});
       return;
     }
-    m.benchmark = it->b;
   } else {
+    r.error("benchmark", "missing required key");
     return;
   }
   read_value(r, m);
@@ -184,9 +166,8 @@ void read_row(Reader& r, const Catalog& cat, const std::string& file, const std:
   const Need need = scored ? Need::kRequired : Need::kOptional;
   switch (m.benchmark) {
     case Benchmark::kGemm: {
-      if (auto d = r.choice("dtype", {"fp32", "tf32", "fp16", "bf16", "fp8", "int8"}, need)) {
-        m.dtype = dtype_from(*d);
-      }
+      m.dtype = r.choice("dtype", units::kDTypeNames, need,
+                         {DType::kFp32, DType::kTf32, DType::kFp16, DType::kBf16, DType::kFp8, DType::kInt8});
       m.m = static_cast<double>(r.integer("m", need).value_or(0));
       m.n = static_cast<double>(r.integer("n", need).value_or(0));
       m.k = static_cast<double>(r.integer("k", need).value_or(0));
@@ -198,9 +179,7 @@ void read_row(Reader& r, const Catalog& cat, const std::string& file, const std:
       m.heads = static_cast<double>(r.integer("heads", need).value_or(0));
       m.head_dim = static_cast<double>(r.integer("head_dim", need).value_or(0));
       m.causal = r.boolean("causal", need).value_or(false);
-      if (auto d = r.choice("dtype", {"fp16", "bf16", "fp8"}, Need::kOptional)) {
-        m.dtype = dtype_from(*d);
-      }
+      m.dtype = r.choice("dtype", units::kDTypeNames, Need::kOptional, {DType::kFp16, DType::kBf16, DType::kFp8});
       break;
     case Benchmark::kLaunchOverhead:
       m.graph = r.boolean("graph", Need::kOptional).value_or(false);
@@ -217,7 +196,10 @@ void read_row(Reader& r, const Catalog& cat, const std::string& file, const std:
     case Benchmark::kReduceScatter:
     case Benchmark::kAllGather:
       // Without `bytes` the row is a large-message plateau (nccl-tests' busbw at its largest sizes).
-      m.algorithm = r.choice("algorithm", {"ring", "tree", "nvls", "auto"}, Need::kOptional).value_or("auto");
+      m.algorithm = r.string("algorithm", Need::kOptional).value_or("auto");
+      if (m.algorithm != "ring" && m.algorithm != "tree" && m.algorithm != "nvls" && m.algorithm != "auto") {
+        r.error("algorithm", "expected one of \"ring\", \"tree\", \"nvls\", \"auto\", got \"" + m.algorithm + "\"");
+      }
       break;
     case Benchmark::kPower:
       m.intensity = r.number("intensity", Need::kOptional, Range::kPositive);
@@ -234,8 +216,8 @@ void read_row(Reader& r, const Catalog& cat, const std::string& file, const std:
       }
       if (auto k = r.string("metric", need)) {
         m.metric = *k;
-        if (!is_report_metric(*k)) {
-          r.error("metric", "\"" + *k + "\" is not a numeric key of the report (DESIGN §5)");
+        if (!answer::is_report_metric(*k)) {
+          r.error("metric", "\"" + *k + "\" is not a numeric key of the report (docs/report.md)");
         }
       }
       break;
@@ -246,28 +228,19 @@ void read_row(Reader& r, const Catalog& cat, const std::string& file, const std:
   r.finish();
 }
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw InputError({Diagnostic{SourcePos{path}, "", "cannot read measurement file"}});
-  }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void load_file(const Catalog& cat, const std::string& path, Diagnostics& diags, std::vector<Measurement>& out) {
-  auto parsed = detail::parse_toml(read_file(path), path, diags);
+void load_file(const catalog::Catalog& cat, const std::string& path, Diagnostics& diags,
+               std::vector<Measurement>& out) {
+  auto parsed = parse::parse_toml(parse::read_file(path, "measurement file"), path, diags);
   if (!parsed) {
     return;
   }
   Reader root(*parsed, "", diags);
   std::string default_source;
-  std::optional<std::string> default_role;
+  std::optional<Role> default_role;
   if (auto meta = root.table("meta", Need::kOptional)) {
     default_source = meta->string("source", Need::kOptional).value_or("");
     meta->string("date", Need::kOptional);
-    default_role = meta->choice("role", {"fit", "check"}, Need::kOptional);
+    default_role = meta->choice("role", kRoleNames, Need::kOptional);
     for (const char* k : {"gpu_name", "driver", "cuda_runtime", "sm_clock", "memory_clock", "power_limit", "notes"}) {
       meta->string(k, Need::kOptional);
     }
@@ -277,18 +250,18 @@ void load_file(const Catalog& cat, const std::string& path, Diagnostics& diags, 
   root.finish();
   const toml::array* rows = parsed->get_as<toml::array>("measurement");
   if (rows == nullptr) {
-    diags.add(detail::pos_of(*parsed), "measurement", "no [[measurement]] rows");
+    diags.add(parse::pos_of(*parsed), "measurement", "no [[measurement]] rows");
     return;
   }
   for (std::size_t i = 0; i < rows->size(); ++i) {
     const toml::table* t = rows->get(i)->as_table();
     if (t == nullptr) {
-      diags.add(detail::pos_of(*rows->get(i)), "measurement", "expected a table ([[measurement]])");
+      diags.add(parse::pos_of(*rows->get(i)), "measurement", "expected a table ([[measurement]])");
       continue;
     }
     Reader r(*t, "measurement[" + std::to_string(i) + "]", diags);
     Measurement m;
-    m.pos = detail::pos_of(*t);
+    m.pos = parse::pos_of(*t);
     read_row(r, cat, path, default_source, default_role, m);
     out.push_back(std::move(m));
   }
@@ -296,10 +269,7 @@ void load_file(const Catalog& cat, const std::string& path, Diagnostics& diags, 
 
 }  // namespace
 
-const char* to_string(Benchmark b) { return info(b).name; }
-const char* category_of(Benchmark b) { return info(b).category; }
-
-std::vector<Measurement> load_measurements(const Catalog& catalog, const std::vector<std::string>& paths) {
+std::vector<Measurement> load_measurements(const catalog::Catalog& catalog, const std::vector<std::string>& paths) {
   namespace fs = std::filesystem;
   std::vector<std::string> files;
   for (const auto& p : paths) {
@@ -336,8 +306,15 @@ std::vector<Measurement> load_measurements(const Catalog& catalog, const std::ve
       diags.add(m.pos, "id", "duplicate id \"" + m.id + "\" in this file");
     }
   }
+  if (diags.empty() && out.empty()) {
+    std::string where;
+    for (const auto& p : paths) {
+      where += (where.empty() ? "" : " ") + p;
+    }
+    diags.add(SourcePos{where}, "", "no measurement files with [[measurement]] rows found");
+  }
   diags.throw_if_any();
   return out;
 }
 
-}  // namespace gpusim
+}  // namespace gpusim::validation

@@ -1,24 +1,40 @@
-// Prediction of each benchmark under its measured conditions, by the models `estimate` uses:
-//   stream / L2:      BW_spec · η_dram (or l2_bandwidth · η_l2 when the working set fits in L2)
+// Each measured row predicted under its conditions by the functions the step model uses for that
+// kind of work:
+//   stream / L2:      physics::kernel_time of a bandwidth-bound kernel over the working set
 //   latency:          the spec's pointer-chase latency per level
-//   GEMM:             kernel model (roofline + wave quantization) + one kernel gap per launch
-//   attention:        flash-attention forward + backward (3.5x forward FLOPs, Dao 2023)
-//   host link:        host_copy_bandwidth (comm.hpp)
-//   p2p:              peer link per direction · link efficiency, or PCIe (staged without P2P)
-//   collectives:      bus bandwidth S·f(n) / t from the alpha–beta model (nccl-tests convention)
-//   power:            idle + (TDP − idle) · activity of a compute- or memory-bound kernel
-//   launch overhead:  host launch cost per kernel, eager or from a CUDA graph
-//   scenario:         `estimate` of the named scenario, the named report key
+//   GEMM:             physics::kernel_time of the benchmark GEMM + one kernel gap per launch
+//   attention:        the flash-attention forward and backward kernels of the lowering
+//   host link:        physics::host_copy_bandwidth
+//   p2p:              physics::p2p_time over the fabric's point-to-point bandwidth
+//   collectives:      physics::collective_time, as bus bandwidth S·f(n) / t [nccl-tests-performance]
+//   power:            physics::board_power of a compute- or bandwidth-bound kernel (by ridge point)
+//   launch overhead:  physics::launch_cost, eager or from a CUDA graph
+//   scenario:         the estimate of the named scenario, the named report key
 #include <cmath>
 
-#include "gpusim/model/comm.hpp"
-#include "gpusim/model/estimate.hpp"
-#include "gpusim/model/kernel.hpp"
-#include "gpusim/report/report.hpp"
-#include "gpusim/validate/validate.hpp"
+#include "validation/internal.hpp"
 
-namespace gpusim {
+namespace gpusim::validation {
+
+std::pair<lowering::Op, lowering::Op> attention_ops(const Measurement& m) {
+  const DType dt = m.dtype.value_or(DType::kBf16);
+  const double h = m.heads * m.head_dim;
+  // 16-bit inputs; multi-head attention (K and V as wide as Q).
+  const lowering::AttentionShape shape{m.batch, m.seq_len, m.seq_len, h, h, m.causal ? 0.5 : 1.0, 2.0, 2.0};
+  return {lowering::flash_attention_op(shape, lowering::Phase::kForward, dt),
+          lowering::flash_attention_op(shape, lowering::Phase::kBackward, dt)};
+}
+
+physics::Collective collective_of(Benchmark b) {
+  return b == Benchmark::kAllreduce       ? physics::Collective::kAllReduce
+         : b == Benchmark::kReduceScatter ? physics::Collective::kReduceScatter
+                                          : physics::Collective::kAllGather;
+}
+
 namespace {
+
+using hardware::GpuSpec;
+using hardware::System;
 
 Prediction value(double v) { return Prediction{v, {}}; }
 Prediction none(std::string why) { return Prediction{std::nullopt, std::move(why)}; }
@@ -30,81 +46,75 @@ Prediction latency(const Measurement& m, const GpuSpec& g) {
   return value(m.value_in_cycles ? t.value() * g.boost_clock.value() : t.value());
 }
 
+// A copy kernel over `bytes` of working set (both directions counted, as STREAM does): L2-resident
+// when it fits.
+Prediction stream(const Measurement& m, const GpuSpec& g) {
+  lowering::Op op;
+  op.kind = lowering::OpKind::kMemoryBound;
+  // Without a stated size a stream row is a DRAM figure, an L2 row an L2-resident one.
+  const Bytes fallback = m.benchmark == Benchmark::kL2Bandwidth ? g.l2_size * 0.5 : g.l2_size * 4.0;
+  op.bytes = m.bytes.value_or(fallback);
+  return value((op.bytes / physics::kernel_time(op, g).time).value());
+}
+
 Prediction gemm(const Measurement& m, const GpuSpec& g) {
   const DType dt = m.dtype.value_or(DType::kBf16);
   if (!g.supports(dt)) {
-    return none(std::string("the ") + g.name + " has no " + to_string(dt));
+    return none(std::string("the ") + g.name + " has no " + units::to_string(dt));
   }
-  const Op op = benchmark_gemm(dt, m.m, m.n, m.k);
-  const Seconds t = kernel_time(op, g).time + g.efficiency.kernel_overhead;
+  const lowering::Op op = lowering::benchmark_gemm(dt, m.m, m.n, m.k);
+  const Seconds t = physics::kernel_time(op, g).time + g.efficiency.kernel_overhead;
   return value((op.flops / t).value());
 }
 
 Prediction attention(const Measurement& m, const GpuSpec& g) {
-  const DType dt = m.dtype.value_or(DType::kBf16);
-  const double h = m.heads * m.head_dim;
-  const double fwd_flops = 4.0 * m.batch * m.seq_len * m.seq_len * h * (m.causal ? 0.5 : 1.0);
-  const double tokens = m.batch * m.seq_len;
-  Op fwd;
-  fwd.kind = OpKind::kAttention;
-  fwd.dtype = dt;
-  fwd.flops = Flop(fwd_flops);
-  fwd.bytes = Bytes(4.0 * tokens * h * 2.0);  // read Q, K, V, write O in 16-bit
-  Op bwd = fwd;
-  bwd.flops = Flop(2.5 * fwd_flops);
-  bwd.bytes = Bytes(8.0 * tokens * h * 2.0);
-  const Seconds t = kernel_time(fwd, g).time + kernel_time(bwd, g).time + g.efficiency.kernel_overhead * 2.0;
-  return value(3.5 * fwd_flops / t.value());
+  const auto [fwd, bwd] = attention_ops(m);
+  const Seconds t =
+      physics::kernel_time(fwd, g).time + physics::kernel_time(bwd, g).time + g.efficiency.kernel_overhead * 2.0;
+  return value(((fwd.flops + bwd.flops) / t).value());
 }
 
-Prediction p2p(const Measurement& m, const SystemConfig& sys) {
-  const GpuSpec& g = sys.gpu;
-  double bw = 0;
-  if (sys.intra_node.kind == LinkKind::kNvlink) {
-    bw = g.peer_bandwidth.value() * sys.intra_node.efficiency;
-  } else if (g.p2p_over_pcie) {
-    bw = sys.pcie.bandwidth.value() * sys.pcie.efficiency;
-  } else {
-    bw = sys.pcie.bandwidth.value() * sys.pcie.staged_efficiency;
-  }
-  return value(m.bidirectional ? 2.0 * bw : bw);
+Prediction p2p(const Measurement& m, const System& sys) {
+  const physics::Fabric f = physics::make_fabric(sys);
+  const double one_way = m.bytes ? (*m.bytes / physics::p2p_time(*m.bytes, f.intra_p2p, f.intra_alpha)).value()
+                                 : f.intra_p2p.value();
+  return value(m.bidirectional ? 2.0 * one_way : one_way);
 }
 
-Prediction collective(const Measurement& m, const SystemConfig& sys) {
-  const Fabric f = make_fabric(sys);
+Prediction collective(const Measurement& m, const System& sys) {
+  const physics::Fabric f = physics::make_fabric(sys);
   if (!m.bytes) {  // a large-message plateau: latency terms vanish, bus bandwidth is the link's
     if (f.nodes > 1) {
       return none("a multi-node plateau needs the message size");
     }
     return value(f.intra_bus.value());
   }
-  const double n = m.gpus;
-  const Bytes s = *m.bytes;
-  if (m.benchmark == Benchmark::kAllreduce) {
-    const Seconds t = allreduce_time(f, s, m.gpus);
-    return value(s.value() * 2.0 * (n - 1.0) / n / t.value());
-  }
-  const Seconds t = reduce_scatter_time(f, s, m.gpus);
-  return value(s.value() * (n - 1.0) / n / t.value());
+  const physics::Collective c = collective_of(m.benchmark);
+  const Seconds t = physics::collective_time(f, c, *m.bytes, m.gpus);
+  return value(m.bytes->value() * physics::ring_cost(c, m.gpus).bytes_factor / t.value());
 }
 
-Prediction power(const Measurement& m, const GpuSpec& g) {
+Prediction power(const Measurement& m, const System& sys) {
   if (!m.intensity) {
     return none("no arithmetic intensity given");
   }
-  // Compute-bound when the kernel's FLOP per byte exceeds the ridge of its datatype.
+  const GpuSpec& g = sys.gpu;
+  // Compute-bound when the kernel's FLOP per byte reaches the ridge point of its datatype.
   const bool tensor = m.kernel.find("gemm") != std::string::npos;
-  const FlopPerSecond peak = g.peak_for(tensor ? DType::kBf16 : DType::kFp32) * g.efficiency.gemm;
-  const double ridge = peak.value() / (g.memory_bandwidth.value() * g.efficiency.dram);
-  const double activity = *m.intensity < ridge ? g.activity.memory : (tensor ? g.activity.gemm : g.activity.simt);
-  return value((g.idle_power + (g.tdp - g.idle_power) * activity).value());
+  const DType dtype = tensor ? DType::kBf16 : DType::kFp32;
+  physics::ActivityShares shares;
+  if (*m.intensity < physics::ridge_intensity(g, dtype)) {
+    shares.memory = 1;
+  } else {
+    (physics::on_tensor_cores(dtype) ? shares.tensor : shares.simt) = 1;
+  }
+  return value(physics::board_power(g, sys.power_limit, shares).value());
 }
 
-Prediction scenario(const Measurement& m, const Catalog& cat) {
+Prediction scenario_row(const Measurement& m, const scenario::Scenario& sc) {
   try {
-    const Scenario sc = load_scenario_file(cat, m.scenario);
-    const Estimate e = estimate(sc, cat);
-    if (auto v = report_metric(e, m.metric)) {
+    const answer::Estimate e = answer::estimate(sc, answer::Options{false});
+    if (auto v = answer::report_metric(e, m.metric)) {
       return value(*v);
     }
     return none("the report has no value for " + m.metric);
@@ -115,58 +125,81 @@ Prediction scenario(const Measurement& m, const Catalog& cat) {
 
 }  // namespace
 
-Prediction predict(const Measurement& m, const Catalog& cat) {
+std::vector<Subject> resolve(const std::vector<Measurement>& rows, const catalog::Catalog& catalog) {
+  std::vector<Subject> out;
+  out.reserve(rows.size());
+  for (const Measurement& m : rows) {
+    Subject s;
+    s.row = &m;
+    try {
+      if (m.benchmark == Benchmark::kScenario) {
+        if (m.scored) {
+          s.scenario = scenario::load_scenario_file(catalog, m.scenario);
+        }
+      } else {
+        s.system = scenario::make_system(catalog, m.gpu, std::max(1, m.gpus), box_size(m.gpus));
+      }
+    } catch (const InputError& e) {
+      s.problem = (m.benchmark == Benchmark::kScenario ? "the scenario cannot be loaded: "
+                                                        : "cannot build the system: ") +
+                  std::string(e.what());
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+Prediction predict(const Subject& s) {
+  const Measurement& m = *s.row;
   if (!m.scored) {
     return none(m.note.empty() ? "not scored" : m.note);
   }
+  if (!s.problem.empty()) {
+    return none(s.problem);
+  }
   if (m.benchmark == Benchmark::kScenario) {
-    return scenario(m, cat);
+    return scenario_row(m, *s.scenario);
   }
-  SystemConfig sys;
-  try {
-    sys = make_system(cat, m.gpu, std::max(1, m.gpus), box_size(m.gpus));
-  } catch (const InputError& e) {
-    return none(std::string("cannot build the system: ") + e.what());
-  }
+  const System& sys = *s.system;
   const GpuSpec& g = sys.gpu;
-  switch (m.benchmark) {
-    case Benchmark::kStreamCopy:
-    case Benchmark::kStreamTriad:
-    case Benchmark::kStreamRead:
-      if (m.bytes && *m.bytes < g.l2_size) {
-        return value(g.l2_bandwidth.value() * g.efficiency.l2);
-      }
-      return value(g.memory_bandwidth.value() * g.efficiency.dram);
-    case Benchmark::kL2Bandwidth:
-      return value(g.l2_bandwidth.value() * g.efficiency.l2);
-    case Benchmark::kLatencyL1:
-    case Benchmark::kLatencyL2:
-    case Benchmark::kLatencyDram:
-      return latency(m, g);
-    case Benchmark::kGemm:
-      return gemm(m, g);
-    case Benchmark::kAttention:
-      return attention(m, g);
-    case Benchmark::kLaunchOverhead:
-      return value((m.graph ? g.efficiency.launch_graph : g.efficiency.launch_eager).value());
-    case Benchmark::kH2d:
-    case Benchmark::kD2h:
-      return value(host_copy_bandwidth(sys, m.pinned).value());
-    case Benchmark::kP2p:
-      return p2p(m, sys);
-    case Benchmark::kAllreduce:
-    case Benchmark::kReduceScatter:
-    case Benchmark::kAllGather:
-      if (m.gpus < 2) {
-        return none("a collective needs at least 2 GPUs");
-      }
-      return collective(m, sys);
-    case Benchmark::kPower:
-      return power(m, g);
-    case Benchmark::kScenario:
-      break;
+  try {
+    switch (m.benchmark) {
+      case Benchmark::kStreamCopy:
+      case Benchmark::kStreamTriad:
+      case Benchmark::kStreamRead:
+      case Benchmark::kL2Bandwidth:
+        return stream(m, g);
+      case Benchmark::kLatencyL1:
+      case Benchmark::kLatencyL2:
+      case Benchmark::kLatencyDram:
+        return latency(m, g);
+      case Benchmark::kGemm:
+        return gemm(m, g);
+      case Benchmark::kAttention:
+        return attention(m, g);
+      case Benchmark::kLaunchOverhead:
+        return value(physics::launch_cost(g, m.graph).value());
+      case Benchmark::kH2d:
+      case Benchmark::kD2h:
+        return value(physics::host_copy_bandwidth(sys, m.pinned).value());
+      case Benchmark::kP2p:
+        return p2p(m, sys);
+      case Benchmark::kAllreduce:
+      case Benchmark::kReduceScatter:
+      case Benchmark::kAllGather:
+        if (m.gpus < 2) {
+          return none("a collective needs at least 2 GPUs");
+        }
+        return collective(m, sys);
+      case Benchmark::kPower:
+        return power(m, sys);
+      case Benchmark::kScenario:
+        break;
+    }
+  } catch (const InputError& e) {
+    return none(e.what());
   }
   return none("not predicted");
 }
 
-}  // namespace gpusim
+}  // namespace gpusim::validation

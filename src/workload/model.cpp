@@ -1,9 +1,11 @@
-// Parameter counts of a transformer shape; see model_shape.hpp for the accounting.
-#include "gpusim/workload/model_shape.hpp"
-
+// Parameter counts, FLOPs and the standard shape of the params quick form (equations and sources
+// in include/gpusim/workload.hpp).
+#include <algorithm>
 #include <cmath>
 
-namespace gpusim {
+#include "gpusim/workload.hpp"
+
+namespace gpusim::workload {
 
 ParamCount count_params(const ModelShape& m) {
   const double h = static_cast<double>(m.hidden);
@@ -70,4 +72,15 @@ std::optional<ModelShape> shape_from_params(double params, std::int64_t vocab) {
   return best;
 }
 
-}  // namespace gpusim
+Flop attention_matmul_flops(double seqs, double queries, double keys, double hidden, double mask) {
+  return Flop(2.0 * 2.0 * seqs * queries * keys * hidden * mask);
+}
+
+Flop training_flops_per_token(const ModelShape& m, double seq_len) {
+  // Attention per token and layer over the full s x s matrix (no causal saving, as PaLM counts
+  // it): forward 4·s·h, forward and backward 3 x that.
+  const Flop attention = attention_matmul_flops(1.0, 1.0, seq_len, static_cast<double>(m.hidden), 1.0) * 3.0;
+  return Flop(6.0 * matmul_params(m)) + attention * static_cast<double>(m.layers);
+}
+
+}  // namespace gpusim::workload

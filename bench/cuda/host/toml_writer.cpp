@@ -194,6 +194,7 @@ void write_measurements(std::ostream& out, const Meta& meta, const std::vector<M
   validate(rows);
   out << "[meta]\n";
   const std::pair<const char*, const std::string*> meta_fields[] = {{"source", &meta.source},
+                                                                    {"role", &meta.role},
                                                                     {"date", &meta.date},
                                                                     {"gpu_name", &meta.gpu_name},
                                                                     {"driver", &meta.driver},

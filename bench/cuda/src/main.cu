@@ -1,5 +1,5 @@
 // gpusim-bench: measures the GPUs of this machine and writes gpusim's measurement TOML
-// (../shared/DESIGN.md §8). This file holds main(), the [meta] table, the shared timer (median of
+// (format: docs/measurements.md). This file holds main(), the [meta] table, the shared timer (median of
 // CUDA-event-timed samples after warm-up) and the RAII / error helpers of common.cuh.
 // It reads device properties only: it never changes clocks, power limits or device settings.
 #include <cstdio>

@@ -1,4 +1,4 @@
-// The measurement TOML writer: the contract of DESIGN §8.
+// The measurement TOML writer: the contract of docs/measurements.md.
 #include <catch2/catch.hpp>
 
 #include <stdexcept>
@@ -41,6 +41,7 @@ TEST_CASE("the file matches the contract's example", "[toml]") {
   const std::string expected =
       "[meta]\n"
       "source = \"gpusim-bench on NVIDIA H100 80GB HBM3\"\n"
+      "role = \"fit\"\n"
       "date = \"2026-11\"\n"
       "gpu_name = \"NVIDIA H100 80GB HBM3\"\n"
       "driver = \"560.35.03\"\n"

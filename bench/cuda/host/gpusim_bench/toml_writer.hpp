@@ -1,4 +1,4 @@
-// Writer of the measurement TOML (../shared/DESIGN.md §8, the contract that `gpusim validate` and
+// Writer of the measurement TOML (docs/measurements.md, the contract that `gpusim validate` and
 // `gpusim calibrate` read): a [meta] table describing the machine, then one [[measurement]] table
 // per measured figure. Quantities are strings with their units ("2.9 TB/s"); shapes, counts and
 // flags are TOML integers and booleans.
@@ -17,6 +17,9 @@ namespace gpusim::bench {
 // The [meta] table. An empty field is left out (power_limit without NVML, for example).
 struct Meta {
   std::string source;  // "gpusim-bench on NVIDIA H100 80GB HBM3"
+  // Every row's role: "fit" (a user's own measurements are what `gpusim calibrate` fits) or
+  // "check" (held out, to judge the model by).
+  std::string role = "fit";
   std::string date;    // "2026-11"
   std::string gpu_name;
   std::string driver;

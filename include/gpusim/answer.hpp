@@ -1,0 +1,67 @@
+// The whole answer for one scenario: the evaluator's step, with energy, carbon, cloud and owned
+// cost, break-even, and the diagnosis with its advice — and the report's fields, the one list of
+// keys (docs/report.md) that the JSON and CSV writers print and `validate` reads measured rows
+// against.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "gpusim/cost.hpp"
+#include "gpusim/explain.hpp"
+#include "gpusim/scenario.hpp"
+#include "gpusim/step.hpp"
+
+namespace gpusim::answer {
+
+struct Estimate {
+  std::string scenario;
+  std::string gpu_id;
+  std::string gpu_name;
+  int gpus = 1;
+  int nodes = 1;
+  std::string fabric;  // the intra-node path, in words
+  double params = 0;
+
+  step::Evaluation eval;  // with op shares
+
+  cost::Energy energy;
+  cost::CostResult cost;
+  cost::CostInputs cost_inputs;  // what the cost was computed from (for the break-even curve)
+  std::string cloud_gpu;         // the GPU the cloud price is for
+  UsdPerSecond cloud_rate;       // per GPU
+  double utilization = 0;        // of the owned machine, for break-even
+
+  explain::Diagnosis diagnosis;
+  std::vector<explain::Advice> advice;
+};
+
+struct Options {
+  bool advice = true;  // `sweep` rows skip it
+};
+
+// Throws InputError only for what the scenario loader cannot see (a node without a usable link);
+// a job that does not fit is reported, not thrown.
+Estimate estimate(const scenario::Scenario& sc, const Options& options = {});
+
+// --- Report fields (keys and units in docs/report.md) ---
+struct Null {};
+using FieldValue = std::variant<double, bool, std::string, Null>;
+struct Field {
+  const char* section;  // "" for top-level keys
+  const char* key;
+  FieldValue value;
+};
+// Every data field of the report, in report order (the text fields bottleneck_reason and advice
+// are words: the report stage adds them).
+std::vector<Field> report_fields(const Estimate& e);
+// The numeric value of a report key ("throughput.tokens_per_s_per_gpu"); nullopt when the key is
+// absent, not numeric, or null for this estimate (inference keys of a training run).
+std::optional<double> report_metric(const Estimate& e, std::string_view key);
+// Whether `key` names a numeric key of the report (for validating measurement files).
+bool is_report_metric(std::string_view key);
+
+}  // namespace gpusim::answer

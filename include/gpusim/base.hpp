@@ -1,0 +1,127 @@
+// Foundation of every stage: input errors with their position, one string table per enum, and
+// printf-style formatting into a std::string.
+//
+// Errors: every problem in a spec, scenario or measurement file becomes a Diagnostic
+// "file:line:col: key: message"; a file's problems are collected and thrown together as one
+// InputError, which the CLI maps to exit code 2.
+// Enum names: each enum has exactly one table of {value, name} pairs (kNames in the header that
+// declares the enum); to_string, parsing and the "expected one of" lists all read that table.
+#pragma once
+
+#include <cstdarg>
+#include <cstdio>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpusim::base {
+
+struct SourcePos {
+  std::string file;
+  int line = 0;    // 1-based; 0 when unknown
+  int column = 0;  // 1-based; 0 when unknown
+};
+
+struct Diagnostic {
+  SourcePos pos;
+  std::string key;  // dotted key path, e.g. "memory.bandwidth"; may be empty
+  std::string message;
+  [[nodiscard]] std::string format() const;
+};
+
+class InputError : public std::runtime_error {
+ public:
+  explicit InputError(std::vector<Diagnostic> diagnostics);
+  [[nodiscard]] const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
+  // The first diagnostic's message alone (for a status column), or what() when there is none.
+  [[nodiscard]] std::string first_message() const;
+
+ private:
+  std::vector<Diagnostic> diagnostics_;
+};
+
+class Diagnostics {
+ public:
+  void add(SourcePos pos, std::string key, std::string message);
+  void append(const std::vector<Diagnostic>& more);
+  [[nodiscard]] bool empty() const { return list_.empty(); }
+  [[nodiscard]] const std::vector<Diagnostic>& list() const { return list_; }
+  // Throws InputError with everything collected so far, if anything was.
+  void throw_if_any() const;
+
+ private:
+  std::vector<Diagnostic> list_;
+};
+
+// One {value, name} pair of an enum's string table.
+template <class E>
+struct Named {
+  E value;
+  const char* name;
+};
+
+template <class E, std::size_t N>
+constexpr const char* name_in(const Named<E> (&table)[N], E value) {
+  for (const auto& n : table) {
+    if (n.value == value) {
+      return n.name;
+    }
+  }
+  return "?";
+}
+
+template <class E, std::size_t N>
+constexpr std::optional<E> value_in(const Named<E> (&table)[N], std::string_view name) {
+  for (const auto& n : table) {
+    if (name == n.name) {
+      return n.value;
+    }
+  }
+  return std::nullopt;
+}
+
+// "\"a\", \"b\", \"c\"": the names of `values` (all of the table's when empty), for messages.
+template <class E, std::size_t N>
+std::string quoted_names(const Named<E> (&table)[N], const std::vector<E>& values = {}) {
+  std::string out;
+  for (const auto& n : table) {
+    bool wanted = values.empty();
+    for (const E v : values) {
+      wanted = wanted || v == n.value;
+    }
+    if (wanted) {
+      out += (out.empty() ? "\"" : ", \"") + std::string(n.name) + "\"";
+    }
+  }
+  return out;
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 1, 2)))
+#endif
+inline std::string
+strfmt(const char* f, ...) {
+  va_list ap;
+  va_start(ap, f);
+  va_list copy;
+  va_copy(copy, ap);
+  const int n = std::vsnprintf(nullptr, 0, f, copy);
+  va_end(copy);
+  std::string out(n > 0 ? static_cast<std::size_t>(n) : 0U, '\0');
+  if (n > 0) {
+    std::vsnprintf(out.data(), out.size() + 1, f, ap);
+  }
+  va_end(ap);
+  return out;
+}
+
+}  // namespace gpusim::base
+
+namespace gpusim {
+using base::Diagnostic;
+using base::Diagnostics;
+using base::InputError;
+using base::SourcePos;
+}  // namespace gpusim

@@ -1,0 +1,163 @@
+// Physics: what the silicon and the wires do with the work. Each model's equation and source
+// opens its file under src/physics/:
+//   kernel.cpp       roofline with GEMM wave quantization, split-K, L2 reuse, GEMV concurrency
+//   memory.cpp       bytes per GPU: weights, gradients, optimizer states, activations, KV cache
+//   collectives.cpp  alpha-beta collectives over a two-level fabric; host copies
+//   parallel.cpp     tensor, pipeline and data-parallel communication of a training step
+//   power.cpp        board power from activity; clocks under a power limit
+//   host.cpp         kernel launches from the host, and the input pipeline
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "gpusim/hardware.hpp"
+#include "gpusim/lowering.hpp"
+#include "gpusim/units.hpp"
+#include "gpusim/workload.hpp"
+
+namespace gpusim::physics {
+
+// ---------------------------------------------------------------- kernel.cpp
+
+struct KernelTime {
+  Seconds compute;  // time if only the arithmetic mattered
+  Seconds memory;   // time if only DRAM (or L2) traffic mattered
+  Seconds time;     // max of the two
+  [[nodiscard]] bool compute_bound() const { return compute >= memory; }
+};
+
+// `clock_scale` < 1 when a power limit lowers clocks (the compute rate scales with it).
+KernelTime kernel_time(const lowering::Op& op, const hardware::GpuSpec& gpu, double clock_scale = 1.0);
+// Whether a bandwidth-bound kernel runs from L2: its whole working set fits there (it reads what
+// the previous kernel just wrote; the RTX 4090's 72 MB L2 effect).
+bool l2_resident(const lowering::Op& op, const hardware::GpuSpec& gpu);
+// Fraction of dense peak a GEMM of this shape reaches from wave quantization alone (0..1].
+double wave_efficiency(double m, double n, double batch, const hardware::GpuSpec& gpu);
+// Achievable fraction of the dense peak for large GEMMs of `dtype` (fp8 may have its own).
+double gemm_efficiency(const hardware::GpuSpec& gpu, DType dtype);
+// Achievable DRAM bandwidth: paper bandwidth × η_dram.
+BytesPerSecond dram_bandwidth(const hardware::GpuSpec& gpu);
+// The ridge point: arithmetic intensity (FLOP/B) where the achievable DRAM roof meets the
+// achievable compute roof of `dtype` [williams-2009].
+double ridge_intensity(const hardware::GpuSpec& gpu, DType dtype);
+
+// ---------------------------------------------------------------- memory.cpp
+
+struct MemoryBreakdown {
+  Bytes weights;
+  Bytes gradients;
+  Bytes optimizer;
+  Bytes activations;
+  Bytes kv_cache;
+  Bytes other;  // context, workspaces, fragmentation
+  Bytes capacity;
+  [[nodiscard]] Bytes total() const { return weights + gradients + optimizer + activations + kv_cache + other; }
+  [[nodiscard]] bool fits() const { return total() <= capacity; }
+};
+
+MemoryBreakdown training_memory(const workload::ModelShape& m, const workload::Training& t,
+                                const workload::Layout& layout, const workload::Runtime& rt,
+                                const hardware::GpuSpec& gpu);
+MemoryBreakdown inference_memory(const workload::ModelShape& m, const workload::Inference& inf,
+                                 const hardware::GpuSpec& gpu);
+// Activation bytes of one layer for one micro-batch on one tensor-parallel rank.
+Bytes layer_activation_bytes(const workload::ModelShape& m, double seq, double micro_batch, double elem_bytes,
+                             bool flash, workload::Recompute recompute, double tp = 1.0, bool sp = false);
+
+// ---------------------------------------------------------------- collectives.cpp
+
+// The links a collective sees: GPUs of a node share the intra-node bus, nodes talk over NICs.
+struct Fabric {
+  BytesPerSecond intra_bus;  // achievable collective bus bandwidth between GPUs of a node
+  BytesPerSecond intra_p2p;  // achievable point-to-point copy bandwidth between two GPUs of a node
+  Seconds intra_alpha;
+  BytesPerSecond inter_bus;  // achievable per-GPU bandwidth across nodes
+  Seconds inter_alpha;
+  int gpus_per_node = 1;
+  int nodes = 1;
+  std::string intra_desc;  // e.g. "NVLink 4 (450 GB/s per direction)" or "PCIe 4.0 x16, host-staged"
+  bool host_staged = false;
+};
+// Throws InputError when the GPUs of a node have no usable link.
+Fabric make_fabric(const hardware::System& sys);
+
+enum class Collective { kAllReduce, kReduceScatter, kAllGather };
+// A ring collective over n ranks costs bytes_factor · S / B + steps · α:
+//   all-reduce 2(n−1)/n and 2(n−1) steps; reduce-scatter and all-gather (n−1)/n and n−1 steps.
+// bytes_factor is also nccl-tests' bus-bandwidth factor: busbw = S · bytes_factor / t.
+struct RingCost {
+  double bytes_factor = 0;
+  double steps = 0;
+};
+RingCost ring_cost(Collective c, int ranks);
+Seconds ring_time(Collective c, Bytes size, int ranks, BytesPerSecond bus, Seconds alpha);
+// Double binary tree all-reduce [sanders-2009]: 2·S/B + 2·⌈log2 n⌉·α; wins for latency-bound sizes.
+Seconds tree_allreduce(Bytes size, int ranks, BytesPerSecond bus, Seconds alpha);
+// A collective over `ranks` GPUs placed densely on the fabric's nodes: rings inside a node;
+// across nodes hierarchical (reduce-scatter in the node, the 1/g shard across nodes with the
+// faster of ring and tree, all-gather in the node).
+Seconds collective_time(const Fabric& fabric, Collective c, Bytes size, int ranks);
+// All-to-all of `size` bytes per rank: node peers over the intra-node bus and other nodes over the
+// NICs at once.
+Seconds all_to_all_time(const Fabric& fabric, Bytes size, int ranks);
+// Pipelined broadcast: S / B of the slowest link + ⌈log2 n⌉·α.
+Seconds broadcast_time(const Fabric& fabric, Bytes size, int ranks);
+// One point-to-point transfer: S / B + α (B: the fabric's point-to-point bandwidth, not its
+// collective bus bandwidth, which in-switch reduction can lift above the link).
+Seconds p2p_time(Bytes size, BytesPerSecond bus, Seconds alpha);
+// Host-to-device (or back) copy bandwidth of one GPU: PCIe per-direction bandwidth × η_host_link,
+// halved for pageable memory (copied through a pinned bounce buffer: an assumption).
+BytesPerSecond host_copy_bandwidth(const hardware::System& sys, bool pinned);
+
+// ---------------------------------------------------------------- parallel.cpp
+
+struct ParallelComm {
+  Seconds tensor_per_microbatch;    // exposed
+  Seconds pipeline_per_microbatch;  // exposed
+  Seconds data_total;               // per step
+  Seconds data_overlappable;        // the part that may hide behind backward (or all compute, ZeRO-3)
+  bool data_hides_behind_all = false;
+};
+ParallelComm parallel_comm(const Fabric& node, int gpus_per_node, const workload::ModelShape& m,
+                           const workload::Training& t, const workload::Layout& layout);
+// The fabric a data-parallel group sees: its members inside one node share the intra-node bus;
+// across nodes each GPU uses its share of the NICs.
+Fabric data_parallel_fabric(const Fabric& node, int gpus_per_node, const workload::Layout& layout);
+
+// ---------------------------------------------------------------- power.cpp
+
+// Clock (and compute-rate) scale under a power limit: (limit / TDP)^(1/3), 1 at or above TDP.
+double clock_scale(const hardware::System& sys);
+// Shares of a period spent in each kind of work; the rest is idle (waiting on the host, the
+// network or the input).
+struct ActivityShares {
+  double tensor = 0;  // tensor-core compute-bound kernels
+  double simt = 0;    // CUDA-core compute-bound kernels
+  double memory = 0;  // bandwidth-bound kernels
+};
+// Board power: idle + (TDP − idle) × Σ share_i × activity_i, capped at the power limit.
+Watts board_power(const hardware::GpuSpec& gpu, Watts power_limit, const ActivityShares& shares);
+// The activity a measured board power implies for one kind of work: (P − idle) / (TDP − idle).
+double activity_from_power(const hardware::GpuSpec& gpu, Watts measured);
+// Whether compute-bound work of `dtype` runs on tensor cores (fp32 runs on CUDA cores).
+bool on_tensor_cores(DType dtype);
+
+// ---------------------------------------------------------------- host.cpp
+
+// Host time to launch one kernel: eager, or replayed from a CUDA graph.
+Seconds launch_cost(const hardware::GpuSpec& gpu, bool cuda_graphs);
+// The host launches kernels while the GPU runs earlier ones; when launching takes longer than the
+// GPU needs for them, the GPU waits: stall = max(0, host time − GPU time).
+Seconds launch_stall(Seconds host_time, Seconds gpu_time);
+
+// The input pipeline ("barrel"): per node, samples per second of host preprocessing
+// (workers / CPU time per sample), storage (bandwidth / sample bytes) and host-to-device copies
+// (GPUs × copy bandwidth / sample bytes); the slowest stave sets the pace.
+struct InputRate {
+  double samples_per_s = 0;
+  std::string stave;  // "cpu", "storage" or "pcie"
+};
+InputRate input_rate(const hardware::System& sys, const workload::InputPipeline& in);
+
+}  // namespace gpusim::physics

@@ -1,0 +1,84 @@
+// The user's question: a scenario file (format in docs/scenarios.md) parsed, overridden by
+// `--set KEY=VALUE` and `--gpu`, validated, and with every default resolved — the hardware, the
+// job, its layout, the runtime and the cost assumptions, plus the cloud GPU's system when the cost
+// compares against another GPU. Nothing downstream sees TOML, and nothing downstream reads the
+// catalog: a Scenario is complete.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpusim/catalog.hpp"
+#include "gpusim/cost.hpp"
+#include "gpusim/hardware.hpp"
+#include "gpusim/workload.hpp"
+
+namespace gpusim::scenario {
+
+struct Scenario {
+  std::string name;
+  std::string origin;  // file path
+  hardware::System system;
+  workload::Job job;
+  workload::Layout layout;
+  workload::Runtime runtime;
+  cost::CostConfig cost;
+  // The system the cloud price is for when [cost] cloud_gpu names another GPU: the same GPU count
+  // and node shape on that GPU, at its TDP.
+  std::optional<hardware::System> cloud_system;
+};
+
+// One `--set KEY=VALUE` override; VALUE is TOML (a bare word is taken as a string).
+struct Override {
+  std::string key;
+  std::string value;
+};
+
+// A scenario file parsed once (TOML syntax checked), to be resolved many times with different
+// overrides (`gpusim sweep`). Cheap to copy.
+class ParsedScenario {
+ public:
+  ParsedScenario(std::string path, std::string text);  // throws InputError on a TOML syntax error
+  [[nodiscard]] const std::string& path() const { return path_; }
+  struct Tree;  // the parsed TOML, private to the loader
+
+ private:
+  friend Scenario resolve(const catalog::Catalog&, const ParsedScenario&, const std::vector<Override>&,
+                          const std::string&);
+  std::string path_;
+  std::shared_ptr<Tree> tree_;
+};
+
+// Reads and parses a scenario file (InputError when it cannot be read or is not TOML).
+ParsedScenario parse_scenario_file(const std::string& path);
+// Applies overrides (and `gpu_override`), resolves defaults and validates. Throws InputError with
+// every problem found (file:line:col, key, value).
+Scenario resolve(const catalog::Catalog& catalog, const ParsedScenario& parsed, const std::vector<Override>& overrides = {},
+                 const std::string& gpu_override = "");
+Scenario load_scenario(const catalog::Catalog& catalog, const std::string& path, const std::string& text,
+                       const std::vector<Override>& overrides = {}, const std::string& gpu_override = "");
+Scenario load_scenario_file(const catalog::Catalog& catalog, const std::string& path,
+                            const std::vector<Override>& overrides = {}, const std::string& gpu_override = "");
+// Parses "KEY=VALUE" strings; throws InputError naming the bad one.
+std::vector<Override> parse_overrides(const std::vector<std::string>& sets);
+
+// A system of `gpus` GPUs with every [system] default resolved; gpus_per_node 0 = the default.
+hardware::System make_system(const catalog::Catalog& catalog, const std::string& gpu, int gpus, int gpus_per_node = 0);
+
+// The system with another GPU count (a node never holds more GPUs than the system).
+hardware::System with_gpus(const hardware::System& s, int gpus);
+// The scenario with another layout and GPU count: what `plan` ranks and `estimate` re-checks.
+Scenario with_layout(const Scenario& sc, const workload::Layout& layout, int gpus);
+
+// Every table of the scenario format and its keys, as the loader accepts them: docs/scenarios.md
+// documents each, and an unknown key that belongs to another table is reported as such.
+struct TableKeys {
+  std::string_view table;  // "" for the top level
+  std::vector<std::string_view> keys;
+};
+const std::vector<TableKeys>& schema();
+
+}  // namespace gpusim::scenario

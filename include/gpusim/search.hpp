@@ -1,0 +1,105 @@
+// Search: many evaluations of one question.
+//   plan     every valid parallel layout of a training job (tensor t: powers of two dividing heads
+//            and FFN; pipeline p dividing the layers and the GPUs; data d = G/(t·p); ZeRO 0..3;
+//            micro-batch: powers of two dividing the per-rank batch; recompute none/selective/
+//            full; sequence parallelism when t > 1; virtual stages v when p > 1, p·v dividing the
+//            layers; and, optionally, the GPU count), each sized by the memory model and, when it
+//            fits, timed by the evaluator; the best by time to train or cloud cost are kept.
+//   sweep    a grid of scenario variants (--vary KEY=V1,V2,...), the file parsed once.
+//   compare  one job on several GPUs, ranked: jobs that fit first, then by time to finish.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpusim/answer.hpp"
+#include "gpusim/catalog.hpp"
+#include "gpusim/scenario.hpp"
+#include "gpusim/step.hpp"
+
+namespace gpusim::search {
+
+// ---------------------------------------------------------------- plan
+
+enum class Objective { kTime, kCost };
+inline constexpr base::Named<Objective> kObjectiveNames[] = {{Objective::kTime, "time"}, {Objective::kCost, "cost"}};
+
+struct PlanOptions {
+  Objective objective = Objective::kTime;
+  int top = 10;
+  int max_gpus = 0;  // > scenario GPUs: also search GPU counts up to this (node multiples of 2^k and 3·2^k)
+};
+
+struct PlanRow {
+  int gpus = 1;
+  workload::Layout layout;
+  step::Evaluation eval;
+  Usd cloud;  // renting the job on the cloud GPU (equal work when it is another GPU)
+  [[nodiscard]] double objective(Objective o) const {
+    return o == Objective::kTime ? eval.job_time.value() : cloud.value();
+  }
+};
+
+// Why a region of the space was left out.
+enum class Infeasible { kNoFit, kTensorDivides, kPipelineDivides, kDataDivides };
+struct Region {
+  Infeasible why = Infeasible::kNoFit;
+  std::uint64_t count = 0;
+};
+
+struct PlanResult {
+  std::vector<PlanRow> best;  // feasible, best first
+  // When nothing fits: the layout needing the least memory, and that memory.
+  std::optional<std::pair<int, workload::Layout>> closest;
+  Bytes closest_memory;
+  std::vector<Region> infeasible;  // in the order of Infeasible, those that occurred
+  std::uint64_t sized = 0;         // layouts whose memory was computed
+  std::uint64_t timed = 0;         // layouts that fit and were timed by the evaluator
+  double seconds = 0;              // search wall time
+};
+
+PlanResult plan(const scenario::Scenario& sc, const PlanOptions& options);
+
+// ---------------------------------------------------------------- sweep
+
+struct Axis {
+  std::string key;
+  std::vector<std::string> values;
+};
+// "KEY=V1,V2,..."; throws InputError naming the bad axis.
+Axis parse_axis(const std::string& text);
+
+struct SweepPoint {
+  std::vector<std::string> values;  // one per axis
+  std::optional<answer::Estimate> estimate;
+  std::string problem;  // why the point cannot run, when it cannot
+};
+
+struct SweepOptions {
+  int shard = 0;  // run points shard, shard + shards, ...
+  int shards = 1;
+  std::function<void(std::size_t done, std::size_t total)> progress;
+};
+
+std::size_t grid_size(const std::vector<Axis>& axes);
+// Every point of the grid (the product of the axes, first axis fastest) of this shard.
+std::vector<SweepPoint> sweep(const catalog::Catalog& catalog, const scenario::ParsedScenario& parsed,
+                              const std::vector<scenario::Override>& fixed, const std::vector<Axis>& axes,
+                              const SweepOptions& options = {});
+
+// ---------------------------------------------------------------- compare
+
+struct CompareRow {
+  std::string gpu;
+  std::optional<answer::Estimate> estimate;
+  std::string problem;  // why the scenario cannot run on this GPU
+};
+// The scenario on each GPU (its GPU count and layout kept), jobs that fit first, then by time to
+// finish. Throws InputError for an unknown GPU id.
+std::vector<CompareRow> compare(const catalog::Catalog& catalog, const scenario::ParsedScenario& parsed,
+                                const std::vector<scenario::Override>& overrides, const std::vector<std::string>& gpus);
+
+}  // namespace gpusim::search

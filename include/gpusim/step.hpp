@@ -1,0 +1,148 @@
+// The evaluator: the one function that times a step. Given the hardware, the job, its layout and
+// the runtime, it returns the whole breakdown of one step — kernels, exposed communication,
+// pipeline bubble, input stall, overhead — with memory per GPU, throughput, utilization, time to
+// finish and average power. `estimate`, `plan`, `sweep`, `compare`, `breakeven`, `roofline` and
+// `validate` all reach a step through it; nothing else computes one.
+//
+// Training, one optimizer step (communication in physics/parallel.cpp):
+//   stage    = one micro-batch through the slowest pipeline stage: Σ op time + kernel gaps +
+//              training_overhead × kernels + exposed tensor- and pipeline-parallel communication
+//   pipeline = m · stage + bubble, bubble = (p − 1) / v · stage (1F1B, v virtual stages) [narayanan-2021]
+//   overhead = Σ kernel launches × kernel_overhead + training_overhead × kernels
+//              + launch stall: max(0, kernels × host launch cost − GPU time) (eager or CUDA graph)
+//   comm     = data-parallel gradient (and ZeRO-3 parameter) collectives, of which
+//              comm_overlap × (backward time of the last micro-batch, or all compute for ZeRO-3)
+//              is hidden; the rest is exposed
+//   input    = host pipeline time per step beyond the GPU step (the slowest "stave")
+//   step     = kernels + overhead + exposed comm + bubble + input stall
+// Inference: time to first token = the prefill pass; time per output token = one decode pass at
+// the mean context (prompt + output / 2); each pass pays its kernel gaps and any launch stall.
+// Utilization [chowdhery-2022]: MFU = model FLOPs per second / dense peak of the dtype; HFU also
+// counts recomputation. Power: physics::board_power over the step's shares of tensor-core,
+// CUDA-core and bandwidth-bound work; under a power limit compute runs at physics::clock_scale.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "gpusim/hardware.hpp"
+#include "gpusim/lowering.hpp"
+#include "gpusim/physics.hpp"
+#include "gpusim/scenario.hpp"
+#include "gpusim/workload.hpp"
+
+namespace gpusim::step {
+
+enum class Stave { kNone, kCpu, kStorage, kPcie };
+inline constexpr base::Named<Stave> kStaveNames[] = {
+    {Stave::kNone, ""}, {Stave::kCpu, "cpu"}, {Stave::kStorage, "storage"}, {Stave::kPcie, "pcie"}};
+
+struct StepBreakdown {
+  Seconds time;
+  Seconds compute;        // all kernels (GEMM, attention, memory-bound, optimizer)
+  Seconds gemm;           // compute-bound kernels (GEMMs and attention)
+  Flop gemm_flops;        // FLOPs of the compute-bound kernels
+  Seconds memory_bound;   // bandwidth-bound kernels
+  Seconds communication;  // exposed
+  Seconds communication_total;
+  Seconds bubble;
+  Seconds input_stall;
+  Seconds overhead;      // kernel gaps + framework time + launch stall
+  Seconds launch_stall;  // GPU idle because the host launches kernels slower than they run
+  Seconds host_launch;   // host time to launch the step's kernels (eager or CUDA graph)
+  double kernels = 0;    // kernel launches per step
+  Stave input_stave = Stave::kNone;  // the slowest input stage, when there is an input pipeline
+};
+
+struct InferenceResult {
+  Seconds time_to_first_token;
+  Seconds time_per_output_token;
+  double output_tokens_per_s = 0;  // decode only: batch / time per output token
+  Seconds request_latency;
+  double offline_output_tokens_per_s = 0;  // all output tokens / (prefill + decode) of a batch
+  double batch = 0;                        // concurrent sequences (resolved when batch = "max")
+};
+
+// The step's kernels aggregated by name and phase (per step, all instances).
+struct OpShare {
+  std::string name;
+  lowering::Phase phase = lowering::Phase::kForward;
+  lowering::OpKind kind = lowering::OpKind::kMemoryBound;
+  Flop flops;
+  Bytes bytes;
+  Seconds time;
+  bool compute_bound = false;
+};
+
+struct Evaluation {
+  bool training = true;
+  int gpus = 1;
+  StepBreakdown step;  // training: one optimizer step; inference: one decode step
+  physics::MemoryBreakdown memory;
+  std::vector<OpShare> ops;  // largest time first; only with Options::op_shares
+  DType dtype = DType::kBf16;
+  FlopPerSecond peak;           // dense peak of the dtype per GPU (nominal clocks)
+  double tokens_per_step = 0;   // all GPUs
+  double tokens_per_s = 0;      // training: trained tokens; inference: output tokens in decode
+  double tokens_per_s_per_gpu = 0;
+  double samples_per_s = 0;     // sequences (training) or requests (inference) per second
+  FlopPerSecond model_flops_per_gpu;     // achieved model FLOP/s per GPU
+  FlopPerSecond hardware_flops_per_gpu;  // including recomputation (what Megatron-LM reports)
+  double mfu = 0;
+  double hfu = 0;
+  double tokens = 0;  // training tokens, or output tokens of one batch of requests
+  Seconds job_time;   // time to train, or the latency of one batch of requests
+  Seconds gpu_time;   // job_time × GPUs (GPU-seconds)
+  Watts gpu_avg_power;
+  std::optional<InferenceResult> inference;
+};
+
+struct Options {
+  bool op_shares = false;  // aggregate per-op times (for reports and the roofline)
+};
+
+// An evaluator for one (hardware, job, runtime); layouts and GPU counts vary per call. It keeps
+// the kernel sums of one micro-batch per (tensor, sequence parallelism, micro-batch, recompute,
+// clock) and the fabric per GPU count, so a search pays only for what a layout changes; a cached
+// and an uncached evaluation run the same code.
+class Evaluator {
+ public:
+  Evaluator(hardware::System system, workload::Job job, workload::Runtime runtime);
+
+  // One step of the job on `layout` over `gpus` GPUs (the system's count when 0).
+  Evaluation evaluate(const workload::Layout& layout, int gpus = 0, const Options& options = {});
+  // Memory per GPU only (a search sizes layouts before it times the ones that fit).
+  physics::MemoryBreakdown memory(const workload::Layout& layout) const;
+
+  [[nodiscard]] const hardware::System& system() const { return system_; }
+  [[nodiscard]] const workload::Job& job() const { return job_; }
+
+  // Kernel sums of one micro-batch, per scope (private to the evaluator's files).
+  struct Kernels;
+
+ private:
+  const Kernels& kernels(const workload::Layout& layout, double clock_scale);
+  const std::pair<hardware::System, physics::Fabric>& system_for(int gpus);
+  Evaluation evaluate_training(const workload::Layout& layout, const hardware::System& sys,
+                               const physics::Fabric& fabric, const Options& options);
+  Evaluation evaluate_inference(const hardware::System& sys, const Options& options) const;
+
+  hardware::System system_;
+  workload::Job job_;
+  workload::Runtime runtime_;
+  std::map<std::tuple<int, bool, std::int64_t, int, double>, std::shared_ptr<const Kernels>> kernels_;
+  std::map<int, std::pair<hardware::System, physics::Fabric>> systems_;
+};
+
+// The pure function: one step of the tuple.
+Evaluation evaluate(const hardware::System& system, const workload::Job& job, const workload::Layout& layout,
+                    const workload::Runtime& runtime, const Options& options = {});
+inline Evaluation evaluate(const scenario::Scenario& sc, const Options& options = {}) {
+  return evaluate(sc.system, sc.job, sc.layout, sc.runtime, options);
+}
+
+}  // namespace gpusim::step

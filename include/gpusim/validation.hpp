@@ -1,0 +1,197 @@
+// Validation: measured results (format in docs/measurements.md) predicted by the very functions
+// the step model uses, the error summarized per role, category and GPU, and the least-squares
+// calibration of efficiency parameters from the rows marked `fit`.
+//
+// Each row is either `fit` (calibration may use it) or `check` (held out: the evidence). A
+// parameter tuned on a row no longer proves itself on that row, so accuracy is reported on check
+// rows and fit rows separately.
+#pragma once
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpusim/answer.hpp"
+#include "gpusim/catalog.hpp"
+#include "gpusim/scenario.hpp"
+
+namespace gpusim::validation {
+
+enum class Benchmark {
+  kStreamCopy,
+  kStreamTriad,
+  kStreamRead,
+  kL2Bandwidth,
+  kLatencyL1,
+  kLatencyL2,
+  kLatencyDram,
+  kGemm,
+  kAttention,
+  kLaunchOverhead,
+  kH2d,
+  kD2h,
+  kP2p,
+  kAllreduce,
+  kReduceScatter,
+  kAllGather,
+  kPower,
+  kScenario,
+};
+inline constexpr base::Named<Benchmark> kBenchmarkNames[] = {
+    {Benchmark::kStreamCopy, "stream_copy"},
+    {Benchmark::kStreamTriad, "stream_triad"},
+    {Benchmark::kStreamRead, "stream_read"},
+    {Benchmark::kL2Bandwidth, "l2_bandwidth"},
+    {Benchmark::kLatencyL1, "latency_l1"},
+    {Benchmark::kLatencyL2, "latency_l2"},
+    {Benchmark::kLatencyDram, "latency_dram"},
+    {Benchmark::kGemm, "gemm"},
+    {Benchmark::kAttention, "attention"},
+    {Benchmark::kLaunchOverhead, "launch_overhead"},
+    {Benchmark::kH2d, "h2d"},
+    {Benchmark::kD2h, "d2h"},
+    {Benchmark::kP2p, "p2p"},
+    {Benchmark::kAllreduce, "allreduce"},
+    {Benchmark::kReduceScatter, "reduce_scatter"},
+    {Benchmark::kAllGather, "all_gather"},
+    {Benchmark::kPower, "power"},
+    {Benchmark::kScenario, "scenario"},
+};
+constexpr const char* to_string(Benchmark b) { return base::name_in(kBenchmarkNames, b); }
+// The summary category of a benchmark: "bandwidth", "latency", "gemm", "attention", "launch",
+// "host link", "communication", "power", "end-to-end".
+const char* category_of(Benchmark b);
+
+enum class Role { kFit, kCheck };
+inline constexpr base::Named<Role> kRoleNames[] = {{Role::kFit, "fit"}, {Role::kCheck, "check"}};
+constexpr const char* to_string(Role r) { return base::name_in(kRoleNames, r); }
+
+struct Measurement {
+  std::string id;
+  std::string file;  // the measurement file
+  SourcePos pos;     // of the [[measurement]] entry
+  Role role = Role::kCheck;
+  std::string gpu;  // catalog id
+  int gpus = 1;
+  Benchmark benchmark = Benchmark::kStreamCopy;
+  // The measured figure in SI units (B/s, FLOP/s, s, W, or the report key's unit for scenarios)
+  // or, for latencies given in cycles, in cycles (value_in_cycles).
+  double value = 0;
+  bool value_in_cycles = false;
+  std::optional<Bytes> bytes;
+  std::optional<DType> dtype;
+  double m = 0, n = 0, k = 0;
+  double batch = 0, seq_len = 0, heads = 0, head_dim = 0;
+  bool causal = false;
+  bool graph = false;
+  bool pinned = true;
+  bool bidirectional = false;
+  std::string algorithm = "auto";
+  std::optional<double> intensity;  // FLOP per byte (power rows)
+  std::string kernel;
+  std::string scenario;  // resolved path of the scenario file
+  std::string metric;    // report key for scenario rows
+  std::string conditions;
+  std::string source;
+  std::string note;
+  bool scored = true;
+};
+
+// GPUs of a measured multi-GPU row share one box up to 8 of them (PCIe workstations and bridged
+// pairs included), whatever a scenario's default node size would be.
+inline int box_size(int gpus) { return gpus <= 8 ? std::max(1, gpus) : 8; }
+
+// Loads files and directories (every *.toml directly inside a directory). Throws InputError with
+// all problems of all files, and when no row was found.
+std::vector<Measurement> load_measurements(const catalog::Catalog& catalog, const std::vector<std::string>& paths);
+
+// What a row is predicted on, resolved once: the system of a microbenchmark row, the scenario of
+// an end-to-end row, or why there is none.
+struct Subject {
+  const Measurement* row = nullptr;
+  std::optional<hardware::System> system;
+  std::optional<scenario::Scenario> scenario;
+  std::string problem;
+};
+std::vector<Subject> resolve(const std::vector<Measurement>& rows, const catalog::Catalog& catalog);
+
+struct Prediction {
+  std::optional<double> value;  // in the measurement's units (SI, or cycles)
+  std::string reason;           // why there is no prediction
+};
+// Predicts one row under its conditions. Never throws for a row the model cannot predict: it
+// says why.
+Prediction predict(const Subject& s);
+
+struct RowResult {
+  const Measurement* measurement = nullptr;
+  Prediction prediction;
+  [[nodiscard]] std::optional<double> error() const;  // (predicted - measured) / measured
+};
+
+struct Summary {
+  std::string group;
+  int count = 0;
+  double median = 0;  // of |error|
+  double p90 = 0;
+  double worst = 0;
+};
+// Median, 90th percentile (nearest rank) and maximum of |errors|; zeros for an empty list.
+Summary summarize(const std::string& group, std::vector<double> abs_errors);
+
+struct ValidationReport {
+  std::vector<RowResult> rows;
+  std::vector<Summary> by_gpu;          // scored rows of both roles
+  std::vector<Summary> by_category[2];  // per role (index: Role)
+  Summary all;
+  Summary by_role[2];  // index: Role
+};
+// The report points into `rows`: keep them alive while it is used.
+ValidationReport validate(const std::vector<Subject>& subjects);
+
+// ---------------------------------------------------------------- calibration
+//
+// Each parameter enters its prediction linearly (or its measured time linearly), so each fit is
+// an ordinary least-squares problem solved with Eigen (QR), every coefficient computed by the
+// prediction functions themselves with the unknown set to 1:
+//   stream / L2 / host link:  measured_i = η · B_i
+//   attention:                t_i = c_i · (1/η) + 2·gap          (c_i: the flash kernels at η = 1)
+//   GEMM:                     t_i = c_i · (1/η) + o              (c_i: wave-quantized compute at η = 1)
+//   collectives in a node:    t_i = a_i · (1/η) + s_i · α        (a_i = S·f(n)/B_link, s_i = ring steps)
+//   power:                    activity = (P_i − idle) / (TDP − idle)
+//   launch overhead:          t_i = launch cost (eager or CUDA graph)
+// Only rows with role = "fit" are used. Per GPU, and per architecture over all its GPUs' rows
+// (defaults for GPUs without rows). A parameter with too few rows, or whose fit is not finite and
+// positive, keeps its prior value and the result says why; so does a fit that raises the median
+// |error| of its own rows (least squares and the median judge differently).
+
+struct FittedParam {
+  std::string scope;  // GPU id, or "arch:<architecture>"
+  std::string table;  // "efficiency" or "power"
+  std::string key;    // e.g. "dram", "peer_latency"
+  double prior = 0;
+  double value = 0;
+  bool is_time = false;            // written with a unit ("2.1 us")
+  std::vector<std::string> rows;   // measurement ids it was fitted on
+  std::vector<std::string> files;  // measurement files they came from
+};
+
+struct CalibrationResult {
+  std::vector<FittedParam> params;
+  std::vector<std::string> kept;  // "h100-sxm5-80gb efficiency.gemm: 1 row, needs 2 (kept 0.80)"
+};
+
+CalibrationResult calibrate(const std::vector<Measurement>& rows, const catalog::Catalog& catalog);
+
+// The overlay as spec files: gpus/<id>.toml and arch/<arch>.toml, each `base = "<own id>"` (a
+// patch over the built-in file), every value commented with its rows and files.
+struct OverlayFile {
+  std::string relative_path;
+  std::string text;
+};
+std::vector<OverlayFile> overlay_files(const std::vector<FittedParam>& params);
+// `base` with the fitted values patched in (what `--specs DIR` gives after the files are written).
+catalog::Catalog with_overlay(const catalog::Catalog& base, const std::vector<FittedParam>& params);
+
+}  // namespace gpusim::validation

@@ -1,0 +1,151 @@
+// Workload: what is computed, independent of the hardware. The shape of a dense transformer and
+// the parameters and FLOPs it implies; the job (training or inference, and the host input
+// pipeline); the layout of the job on the GPUs (what `gpusim plan` searches); and the runtime's
+// software choices.
+//
+// Parameter accounting follows the released GPT-2 and Llama configurations [radford-2019,
+// touvron-2023]: per layer QKV h·(h + 2·kv_heads·head_dim) + output projection h² + FFN (2 or 3
+// matrices of h × ffn_hidden) + two norms; token embedding V·h (twice when untied); learned
+// positions max_seq·h; a final norm. Checks: GPT-2 124M = 124,439,808; Llama-2-7B = 6,738,415,616.
+// Model FLOPs per training token follow PaLM [chowdhery-2022, App. B]: 6·N + 12·L·h·s, with N the
+// parameters that take part in matrix multiplies and 12·L·h·s the two attention matmuls (Q·Kᵀ and
+// P·V) forward and backward over the full s×s matrix.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "gpusim/base.hpp"
+#include "gpusim/units.hpp"
+
+namespace gpusim::workload {
+
+enum class FfnKind { kGelu, kSwiglu };
+inline constexpr base::Named<FfnKind> kFfnNames[] = {{FfnKind::kGelu, "gelu"}, {FfnKind::kSwiglu, "swiglu"}};
+enum class NormKind { kLayerNorm, kRmsNorm };
+inline constexpr base::Named<NormKind> kNormNames[] = {{NormKind::kLayerNorm, "layernorm"},
+                                                       {NormKind::kRmsNorm, "rmsnorm"}};
+enum class PositionKind { kLearned, kRope };
+inline constexpr base::Named<PositionKind> kPositionNames[] = {{PositionKind::kLearned, "learned"},
+                                                               {PositionKind::kRope, "rope"}};
+enum class Optimizer { kAdamW, kSgd, kAdafactor };
+inline constexpr base::Named<Optimizer> kOptimizerNames[] = {
+    {Optimizer::kAdamW, "adamw"}, {Optimizer::kSgd, "sgd"}, {Optimizer::kAdafactor, "adafactor"}};
+enum class Recompute { kNone, kSelective, kFull };
+inline constexpr base::Named<Recompute> kRecomputeNames[] = {
+    {Recompute::kNone, "none"}, {Recompute::kSelective, "selective"}, {Recompute::kFull, "full"}};
+constexpr const char* to_string(Recompute r) { return base::name_in(kRecomputeNames, r); }
+
+struct ModelShape {
+  std::string name;
+  std::int64_t layers = 0;
+  std::int64_t hidden = 0;
+  std::int64_t heads = 0;
+  std::int64_t kv_heads = 0;
+  std::int64_t ffn_hidden = 0;
+  FfnKind ffn = FfnKind::kGelu;
+  std::int64_t vocab = 0;
+  bool tied_embeddings = false;
+  bool causal = true;
+  NormKind norm = NormKind::kLayerNorm;
+  bool bias = false;
+  PositionKind position = PositionKind::kRope;
+  std::int64_t max_seq = 0;
+
+  [[nodiscard]] std::int64_t head_dim() const { return heads > 0 ? hidden / heads : 0; }
+  [[nodiscard]] std::int64_t kv_dim() const { return kv_heads * head_dim(); }
+  // Width of the FFN's first projection: gate and up for swiglu, up alone for gelu.
+  [[nodiscard]] std::int64_t ffn_in() const { return ffn == FfnKind::kSwiglu ? 2 * ffn_hidden : ffn_hidden; }
+};
+
+struct ParamCount {
+  double per_layer = 0;    // one transformer block
+  double embedding = 0;    // token embedding (+ untied output head counted separately)
+  double output_head = 0;  // 0 when tied
+  double position = 0;     // learned positions
+  double final_norm = 0;
+  [[nodiscard]] double total(std::int64_t layers) const {
+    return per_layer * static_cast<double>(layers) + embedding + output_head + position + final_norm;
+  }
+};
+
+ParamCount count_params(const ModelShape& m);
+inline double total_params(const ModelShape& m) { return count_params(m).total(m.layers); }
+// Parameters that take part in matrix multiplies per token: every block, plus the logits
+// projection (the tied or untied V x h matrix) — not the embedding lookup or positions.
+double matmul_params(const ModelShape& m);
+
+// A standard shape for the quick `params = N` form: Llama-style (swiglu, rmsnorm, rope, untied,
+// head_dim 128, hidden ≈ 128 × layers as in Llama-2 7B/13B) so that total_params ≈ N; nullopt
+// when no such shape lands within 10 % of N (below ~10M parameters with a 32k vocabulary).
+std::optional<ModelShape> shape_from_params(double params, std::int64_t vocab);
+
+// FLOPs of attention's two matmuls (Q·Kᵀ and P·V) for `seqs` sequences of `queries` positions
+// each attending over `keys` positions, summed over all heads of width `hidden` in total:
+// 2 matmuls × 2·queries·keys·hidden per sequence, times `mask` (0.5 for a causal square).
+Flop attention_matmul_flops(double seqs, double queries, double keys, double hidden, double mask);
+// FlashAttention's backward pass recomputes the scores and runs four matmuls: 2.5x the forward
+// FLOPs [dao-2023].
+inline constexpr double kAttentionBackwardFactor = 2.5;
+// Model FLOPs per training token (6·N + 12·L·h·s, PaLM).
+Flop training_flops_per_token(const ModelShape& m, double seq_len);
+
+// --- The job ---
+
+struct Training {
+  double tokens = 0;              // training tokens D
+  std::int64_t seq_len = 0;       // tokens per sequence
+  std::int64_t global_batch = 0;  // sequences per optimizer step
+  DType precision = DType::kBf16;
+  Optimizer optimizer = Optimizer::kAdamW;
+  [[nodiscard]] double tokens_per_step() const { return static_cast<double>(global_batch * seq_len); }
+};
+
+struct Inference {
+  std::int64_t batch = 1;
+  bool batch_max = false;  // batch = "max": as many concurrent sequences as the memory holds
+  std::int64_t prompt_tokens = 512;
+  std::int64_t output_tokens = 128;
+  DType weight_precision = DType::kFp16;  // int8/int4 are stored formats, computed in fp16
+  double weight_bytes = 2;                // bytes per weight as stored
+  double kv_bytes = 2;                    // bytes per KV-cache element
+};
+
+// The host side of training input (the "barrel": CPU preprocessing, storage, host-to-device copy).
+struct InputPipeline {
+  Bytes sample_bytes;
+  Seconds cpu_time_per_sample;  // per core
+  int workers = 1;              // per node
+  BytesPerSecond storage_bandwidth;
+  bool pinned_memory = true;
+};
+
+struct Job {
+  ModelShape model;
+  std::optional<Training> training;  // exactly one of training and inference
+  std::optional<Inference> inference;
+  std::optional<InputPipeline> input;
+};
+
+// How a training job is laid out on the GPUs: the space `gpusim plan` searches.
+struct Layout {
+  int tensor = 1;
+  int pipeline = 1;
+  int data = 1;
+  int zero = 0;
+  bool sequence = false;
+  int virtual_stages = 1;
+  bool uneven_stages = false;    // allow stages with different layer counts (the slowest holds ⌈L/p⌉)
+  std::int64_t micro_batch = 1;  // sequences per GPU per forward/backward
+  Recompute recompute = Recompute::kNone;
+  [[nodiscard]] int gpus() const { return tensor * pipeline * data; }
+};
+
+// The software running the job: which kernels it uses and how it launches them.
+struct Runtime {
+  bool flash_attention = true;
+  bool cuda_graphs = false;  // kernels replayed from a CUDA graph instead of launched eagerly
+};
+
+}  // namespace gpusim::workload

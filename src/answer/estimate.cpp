@@ -1,0 +1,38 @@
+// One scenario's whole answer: evaluate the step, cost it, diagnose it, advise.
+// The cloud price is for equal work: when [cost] cloud_gpu names another GPU, the same job is
+// evaluated on that GPU's system (resolved by the scenario loader) and the rented hours follow.
+#include "gpusim/answer.hpp"
+
+namespace gpusim::answer {
+
+Estimate estimate(const scenario::Scenario& sc, const Options& options) {
+  Estimate e;
+  e.scenario = sc.name;
+  e.gpu_id = sc.system.gpu.id;
+  e.gpu_name = sc.system.gpu.name;
+  e.gpus = sc.system.gpus;
+  e.nodes = sc.system.nodes();
+  e.fabric = physics::make_fabric(sc.system).intra_desc;
+  e.params = workload::total_params(sc.job.model);
+  e.eval = step::evaluate(sc, step::Options{true});
+
+  const Seconds job_time = e.eval.job_time;
+  Seconds cloud_job_time = job_time;
+  if (sc.cloud_system) {
+    cloud_job_time = step::evaluate(*sc.cloud_system, sc.job, sc.layout, sc.runtime).job_time;
+  }
+  e.energy = cost::job_energy(e.eval.gpu_avg_power, e.gpus, e.nodes, job_time, sc.cost);
+  e.cost_inputs = cost::cost_inputs(sc.cost, job_time, cloud_job_time, e.gpus, e.energy.system_power);
+  e.cost = cost::compute_cost(e.cost_inputs);
+  e.cloud_gpu = sc.cost.cloud_gpu;
+  e.cloud_rate = sc.cost.cloud_rate;
+  e.utilization = sc.cost.utilization;
+
+  e.diagnosis = explain::diagnose(e.eval);
+  if (options.advice) {
+    e.advice = explain::advise(sc, e.eval, e.diagnosis);
+  }
+  return e;
+}
+
+}  // namespace gpusim::answer

@@ -1,0 +1,113 @@
+// The report's data fields (keys, units and formulas in docs/report.md): times in seconds, sizes
+// in bytes, power in watts, energy in kWh, money in USD, fractions in 0..1. One list feeds the
+// JSON and CSV writers and report_metric, so a key validated against a measurement is exactly
+// the key a user reads.
+#include "gpusim/answer.hpp"
+
+namespace gpusim::answer {
+namespace {
+
+FieldValue opt(bool present, double v) { return present ? FieldValue(v) : FieldValue(Null{}); }
+
+}  // namespace
+
+std::vector<Field> report_fields(const Estimate& e) {
+  const step::Evaluation& ev = e.eval;
+  const step::StepBreakdown& s = ev.step;
+  const physics::MemoryBreakdown& m = ev.memory;
+  const bool inf = ev.inference.has_value();
+  const step::InferenceResult r = inf ? *ev.inference : step::InferenceResult{};
+  const bool training = ev.training;
+  return {
+      {"", "scenario", e.scenario},
+      {"system", "gpu", e.gpu_id},
+      {"system", "gpu_name", e.gpu_name},
+      {"system", "gpus", static_cast<double>(e.gpus)},
+      {"system", "nodes", static_cast<double>(e.nodes)},
+      {"system", "intra_node", e.fabric},
+      {"step", "time_s", units::to_seconds(s.time)},
+      {"step", "compute_s", units::to_seconds(s.compute)},
+      {"step", "communication_s", units::to_seconds(s.communication)},
+      {"step", "bubble_s", units::to_seconds(s.bubble)},
+      {"step", "input_stall_s", units::to_seconds(s.input_stall)},
+      {"step", "overhead_s", units::to_seconds(s.overhead)},
+      {"step", "compute_bound_s", units::to_seconds(s.gemm)},
+      {"step", "memory_bound_s", units::to_seconds(s.memory_bound)},
+      {"step", "communication_total_s", units::to_seconds(s.communication_total)},
+      {"step", "kernels", s.kernels},
+      {"step", "host_launch_s", units::to_seconds(s.host_launch)},
+      {"step", "launch_stall_s", units::to_seconds(s.launch_stall)},
+      {"step", "tokens", ev.tokens_per_step},
+      {"throughput", "tokens_per_s", ev.tokens_per_s},
+      {"throughput", "tokens_per_s_per_gpu", ev.tokens_per_s_per_gpu},
+      {"throughput", "samples_per_s", ev.samples_per_s},
+      {"utilization", "mfu", ev.mfu},
+      {"utilization", "hfu", ev.hfu},
+      {"utilization", "model_tflops_per_gpu", units::to_teraflops(ev.model_flops_per_gpu)},
+      {"utilization", "hardware_tflops_per_gpu", units::to_teraflops(ev.hardware_flops_per_gpu)},
+      {"utilization", "peak_tflops_per_gpu", units::to_teraflops(ev.peak)},
+      {"utilization", "dtype", std::string(units::to_string(ev.dtype))},
+      {"memory", "per_gpu_bytes", units::to_bytes(m.total())},
+      {"memory", "capacity_bytes", units::to_bytes(m.capacity)},
+      {"memory", "fits", m.fits()},
+      {"memory", "weights_bytes", units::to_bytes(m.weights)},
+      {"memory", "gradients_bytes", units::to_bytes(m.gradients)},
+      {"memory", "optimizer_bytes", units::to_bytes(m.optimizer)},
+      {"memory", "activations_bytes", units::to_bytes(m.activations)},
+      {"memory", "kv_cache_bytes", units::to_bytes(m.kv_cache)},
+      {"memory", "other_bytes", units::to_bytes(m.other)},
+      {"model", "params", e.params},
+      {"training", "tokens", opt(training, ev.tokens)},
+      {"training", "time_s", opt(training, units::to_seconds(ev.job_time))},
+      {"training", "gpu_hours", opt(training, units::to_hours(ev.gpu_time))},
+      {"inference", "time_to_first_token_s", opt(inf, units::to_seconds(r.time_to_first_token))},
+      {"inference", "time_per_output_token_s", opt(inf, units::to_seconds(r.time_per_output_token))},
+      {"inference", "output_tokens_per_s", opt(inf, r.output_tokens_per_s)},
+      {"inference", "request_latency_s", opt(inf, units::to_seconds(r.request_latency))},
+      {"inference", "offline_output_tokens_per_s", opt(inf, r.offline_output_tokens_per_s)},
+      {"inference", "batch", opt(inf, r.batch)},
+      {"power", "gpu_avg_w", units::to_watts(ev.gpu_avg_power)},
+      {"power", "energy_kwh", units::to_kwh(e.energy.energy)},
+      {"power", "carbon_kg", units::to_kilograms(e.energy.carbon)},
+      {"cost", "cloud_usd", units::to_usd(e.cost.cloud)},
+      {"cost", "owned_usd", units::to_usd(e.cost.owned())},
+      {"cost", "owned_electricity_usd", units::to_usd(e.cost.owned_electricity)},
+      {"cost", "owned_hardware_usd", units::to_usd(e.cost.owned_hardware)},
+      {"cost", "breakeven_days",
+       opt(e.cost.breakeven.has_value(), units::to_days(e.cost.breakeven.value_or(Seconds(0))))},
+      {"", "bottleneck", std::string(explain::to_string(e.diagnosis.bottleneck))},
+  };
+}
+
+namespace {
+std::string full_key(const Field& f) {
+  return *f.section == '\0' ? std::string(f.key) : std::string(f.section) + "." + f.key;
+}
+}  // namespace
+
+std::optional<double> report_metric(const Estimate& e, std::string_view key) {
+  for (const Field& f : report_fields(e)) {
+    if (full_key(f) == key) {
+      if (const double* d = std::get_if<double>(&f.value)) {
+        return *d;
+      }
+      if (const bool* b = std::get_if<bool>(&f.value)) {
+        return *b ? 1.0 : 0.0;
+      }
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
+bool is_report_metric(std::string_view key) {
+  static const Estimate probe{};
+  for (const Field& f : report_fields(probe)) {
+    if (full_key(f) == key && !std::holds_alternative<std::string>(f.value)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace gpusim::answer

@@ -1,0 +1,30 @@
+// The catalog at a glance (`gpusim specs list`).
+#include "gpusim/report.hpp"
+#include "report/format.hpp"
+
+namespace gpusim::report {
+
+std::string catalog_text(const catalog::Catalog& c) {
+  std::string out = strfmt("%-16s %-10s %-5s %5s %10s %10s %10s %7s %10s %10s\n", "gpu", "arch", "form", "SMs",
+                           "bf16 TF/s", "memory GB", "BW GB/s", "TDP W", "price USD", "cloud $/h");
+  for (const auto& id : c.ids(catalog::SpecKind::kGpu)) {
+    const hardware::GpuSpec g = c.gpu(id);
+    const DType main = g.supports(DType::kBf16) ? DType::kBf16 : DType::kFp16;
+    out += strfmt("%-16s %-10s %-5s %5d %10.1f %10.1f %10.0f %7.0f %10.0f %10.2f\n", id.c_str(),
+                  hardware::to_string(g.arch), base::name_in(hardware::kFormFactorNames, g.form_factor), g.sm_count,
+                  units::to_teraflops(g.peak_for(main)), units::to_gigabytes(g.memory_capacity),
+                  units::to_gigabytes_per_second(g.memory_bandwidth), units::to_watts(g.tdp), units::to_usd(g.purchase),
+                  units::to_usd_per_hour(g.cloud_rate));
+  }
+  out += "\nlinks:  ";
+  for (const auto& id : c.ids(catalog::SpecKind::kLink)) {
+    out += id + " ";
+  }
+  out += "\nmodels: ";
+  for (const auto& id : c.ids(catalog::SpecKind::kModel)) {
+    out += id + " ";
+  }
+  return out + "\n";
+}
+
+}  // namespace gpusim::report

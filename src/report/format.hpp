@@ -1,0 +1,24 @@
+// Private to src/report/: numbers and durations as people read them.
+#pragma once
+
+#include <string>
+
+#include "gpusim/base.hpp"
+#include "gpusim/units.hpp"
+
+namespace gpusim::report {
+
+using base::strfmt;
+
+// 570k, 1.2M, 3.4G: counts for people.
+std::string human(double v);
+// "4.1 us", "12.3 ms", "4.12 s", "3.2 min", "21.8 h", "12.0 days".
+std::string duration(Seconds t);
+// Percent of a fraction: 0.42 -> 42.
+inline double pct(double fraction) { return 100.0 * fraction; }
+// Memory is quoted in GiB, as devices report it.
+inline double gib(Bytes b) { return units::to_gibibytes(b); }
+// RFC 4180 field: quoted when it holds a comma, quote or newline; quotes doubled.
+std::string csv_field(const std::string& s);
+
+}  // namespace gpusim::report

@@ -1,0 +1,280 @@
+// Reports of the searches: plan (ranked layouts, why the best wins, what was infeasible), compare
+// (GPUs ranked for one job) and sweep (one row per grid point).
+#include "gpusim/report.hpp"
+#include "report/format.hpp"
+#include "report/json_writer.hpp"
+
+namespace gpusim::report {
+namespace {
+
+using search::PlanRow;
+using workload::Layout;
+
+std::string describe(int gpus, const Layout& l) {
+  return strfmt("gpus %d, tensor %d, pipeline %d, data %d, zero %d, micro_batch %lld, recompute %s%s%s", gpus, l.tensor,
+                l.pipeline, l.data, l.zero, static_cast<long long>(l.micro_batch), workload::to_string(l.recompute),
+                l.sequence ? ", sequence" : "",
+                l.virtual_stages > 1 ? strfmt(", virtual_stages %d", l.virtual_stages).c_str() : "");
+}
+
+// What separates the winner from the runner-up, in words.
+std::string why_best(const search::PlanResult& r, search::Objective obj) {
+  if (r.best.size() < 2) {
+    return "the only feasible layout";
+  }
+  const PlanRow& a = r.best[0];
+  const PlanRow& b = r.best[1];
+  std::string diff;
+  auto add = [&diff](const std::string& s) { diff += (diff.empty() ? "" : ", ") + s; };
+  const Layout& x = a.layout;
+  const Layout& y = b.layout;
+  if (a.gpus != b.gpus) {
+    add(strfmt("gpus %d vs %d", a.gpus, b.gpus));
+  }
+  if (x.tensor != y.tensor) {
+    add(strfmt("tensor %d vs %d", x.tensor, y.tensor));
+  }
+  if (x.pipeline != y.pipeline) {
+    add(strfmt("pipeline %d vs %d", x.pipeline, y.pipeline));
+  }
+  if (x.zero != y.zero) {
+    add(strfmt("zero %d vs %d", x.zero, y.zero));
+  }
+  if (x.micro_batch != y.micro_batch) {
+    add(strfmt("micro_batch %lld vs %lld", static_cast<long long>(x.micro_batch),
+               static_cast<long long>(y.micro_batch)));
+  }
+  if (x.recompute != y.recompute) {
+    add(strfmt("recompute %s vs %s", workload::to_string(x.recompute), workload::to_string(y.recompute)));
+  }
+  if (x.sequence != y.sequence) {
+    add(x.sequence ? "sequence parallel" : "no sequence parallelism");
+  }
+  if (x.virtual_stages != y.virtual_stages) {
+    add(strfmt("virtual_stages %d vs %d", x.virtual_stages, y.virtual_stages));
+  }
+  const double gain = 1.0 - a.objective(obj) / b.objective(obj);
+  const step::StepBreakdown& s = a.eval.step;
+  const std::string vs = gain < 5e-4 ? strfmt("ties with #2 (%s) and needs less memory: %.1f vs %.1f GiB", diff.c_str(),
+                                              gib(a.eval.memory.total()), gib(b.eval.memory.total()))
+                                     : strfmt("%.1f %% better than #2 (%s)", pct(gain),
+                                              diff.empty() ? "same layout, different GPU count" : diff.c_str());
+  return strfmt(
+      "%s; its step is %.0f %% compute, %.0f %% exposed communication, %.0f %% pipeline bubble, %.0f %% overhead",
+      vs.c_str(), pct(s.compute / s.time), pct(s.communication / s.time), pct(s.bubble / s.time),
+      pct(s.overhead / s.time));
+}
+
+std::string region_text(const scenario::Scenario& sc, const search::PlanResult& r, const search::Region& g) {
+  const workload::ModelShape& m = sc.job.model;
+  const auto n = static_cast<unsigned long long>(g.count);
+  switch (g.why) {
+    case search::Infeasible::kNoFit:
+      return strfmt("%llu layouts do not fit in %.1f GiB per GPU (the smallest of them needs %.2f GiB)", n,
+                    gib(sc.system.gpu.memory_capacity), gib(r.closest_memory));
+    case search::Infeasible::kTensorDivides:
+      return strfmt("%llu x tensor degrees that do not divide the %lld heads and ffn_hidden %lld", n,
+                    static_cast<long long>(m.heads), static_cast<long long>(m.ffn_hidden));
+    case search::Infeasible::kPipelineDivides:
+      return strfmt("%llu x pipeline stages that do not divide the %lld layers", n, static_cast<long long>(m.layers));
+    case search::Infeasible::kDataDivides:
+      return strfmt("%llu x data-parallel degrees that do not divide the global batch of %lld", n,
+                    static_cast<long long>(sc.job.training->global_batch));
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string plan_text(const scenario::Scenario& sc, const search::PlanOptions& o, const search::PlanResult& r,
+                      double peak_rss_mb) {
+  const std::string counts = o.max_gpus > sc.system.gpus ? strfmt("%d to %d GPUs", sc.system.gpus, o.max_gpus)
+                                                         : strfmt("%d GPUs", sc.system.gpus);
+  std::string text = strfmt(
+      "Plan: %s — %s, %s; %llu layouts sized, %llu fit and were timed in %.3f s (%.2f M timed/s), peak memory "
+      "%.0f MB\n",
+      sc.name.c_str(), sc.system.gpu.id.c_str(), counts.c_str(), static_cast<unsigned long long>(r.sized),
+      static_cast<unsigned long long>(r.timed), r.seconds,
+      r.seconds > 0 ? static_cast<double>(r.timed) / r.seconds / 1e6 : 0.0, peak_rss_mb);
+  text += strfmt("  %-4s %5s %6s %5s %5s %4s %5s %-9s %3s %4s %9s %5s %9s %10s %11s\n", "rank", "gpus", "tensor", "pipe",
+                 "data", "zero", "micro", "recompute", "sp", "virt", "step", "MFU", "mem GiB", "time", "cloud USD");
+  int rank = 0;
+  for (const PlanRow& row : r.best) {
+    const Layout& l = row.layout;
+    text += strfmt("  %-4d %5d %6d %5d %5d %4d %5lld %-9s %3s %4d %8.3fs %4.0f%% %9.1f %9.1fd %11.4g\n", ++rank, row.gpus,
+                   l.tensor, l.pipeline, l.data, l.zero, static_cast<long long>(l.micro_batch),
+                   workload::to_string(l.recompute), l.sequence ? "yes" : "no", l.virtual_stages,
+                   units::to_seconds(row.eval.step.time), pct(row.eval.mfu), gib(row.eval.memory.total()),
+                   units::to_days(row.eval.job_time), units::to_usd(row.cloud));
+  }
+  if (!r.best.empty()) {
+    text += "  best: " + why_best(r, o.objective) + "\n";
+  } else if (r.closest) {
+    text += strfmt(
+        "  nothing fits: the closest layout (%s) needs %.1f GiB of %.1f GiB per GPU — memory ran out; add GPUs "
+        "(--max-gpus), recompute, or a GPU with more memory\n",
+        describe(r.closest->first, r.closest->second).c_str(), gib(r.closest_memory),
+        gib(sc.system.gpu.memory_capacity));
+  }
+  if (!r.infeasible.empty()) {
+    text += "  not feasible:\n";
+    for (const auto& g : r.infeasible) {
+      text += "    " + region_text(sc, r, g) + "\n";
+    }
+  }
+  return text;
+}
+
+std::string plan_json(const scenario::Scenario& sc, const search::PlanResult& r) {
+  JsonWriter w;
+  w.begin_object();
+  w.value("scenario", sc.name);
+  w.value("sized", static_cast<double>(r.sized));
+  w.value("timed", static_cast<double>(r.timed));
+  w.value("seconds", r.seconds);
+  w.begin_array("best");
+  for (const PlanRow& row : r.best) {
+    w.begin_object();
+    w.value("gpus", row.gpus);
+    w.value("tensor", row.layout.tensor);
+    w.value("pipeline", row.layout.pipeline);
+    w.value("data", row.layout.data);
+    w.value("zero", row.layout.zero);
+    w.value("micro_batch", static_cast<double>(row.layout.micro_batch));
+    w.value("recompute", workload::to_string(row.layout.recompute));
+    w.value("sequence", row.layout.sequence);
+    w.value("virtual_stages", row.layout.virtual_stages);
+    w.value("step_time_s", units::to_seconds(row.eval.step.time));
+    w.value("mfu", row.eval.mfu);
+    w.value("memory_per_gpu_bytes", units::to_bytes(row.eval.memory.total()));
+    w.value("train_time_s", units::to_seconds(row.eval.job_time));
+    w.value("cloud_usd", units::to_usd(row.cloud));
+    w.end_object();
+  }
+  w.end_array();
+  w.begin_array("infeasible");
+  for (const auto& g : r.infeasible) {
+    w.value(nullptr, region_text(sc, r, g));
+  }
+  w.end_array();
+  w.end_object();
+  return w.str() + "\n";
+}
+
+namespace {
+// Cloud cost per million tokens trained (or generated, for inference).
+double usd_per_million_tokens(const answer::Estimate& e) {
+  return e.eval.tokens > 0 ? units::to_usd(e.cost.cloud) / e.eval.tokens * 1e6 : 0.0;
+}
+}  // namespace
+
+std::string compare_text(const std::string& title, const std::vector<search::CompareRow>& rows) {
+  std::string out = "Compare: " + title + "\n";
+  out += strfmt("  %-4s %-16s %5s %10s %12s %10s %12s %12s %10s %6s %-5s %s\n", "rank", "gpu", "gpus", "step", "time",
+                "GPU-hours", "cloud USD", "owned USD", "USD/Mtok", "MFU", "fits", "bottleneck");
+  int rank = 0;
+  for (const auto& r : rows) {
+    if (!r.estimate) {
+      out += strfmt("  %-4s %-16s cannot run: %s\n", "-", r.gpu.c_str(), r.problem.c_str());
+      continue;
+    }
+    const answer::Estimate& e = *r.estimate;
+    out += strfmt("  %-4d %-16s %5d %9.3gs %11.3gh %10.3g %12.4g %12.4g %10.3g %5.0f%% %-5s %s\n", ++rank,
+                  r.gpu.c_str(), e.gpus, units::to_seconds(e.eval.step.time), units::to_hours(e.eval.job_time),
+                  units::to_hours(e.eval.gpu_time), units::to_usd(e.cost.cloud), units::to_usd(e.cost.owned()),
+                  usd_per_million_tokens(e), pct(e.eval.mfu), e.eval.memory.fits() ? "yes" : "NO",
+                  explain::to_string(e.diagnosis.bottleneck));
+  }
+  out += "  time = wall clock for the whole job; owned = electricity + hardware share at the scenario's utilization\n";
+  return out;
+}
+
+std::string compare_json(const std::vector<search::CompareRow>& rows) {
+  JsonWriter w;
+  w.begin_array();
+  for (const auto& r : rows) {
+    w.begin_object();
+    w.value("gpu", r.gpu);
+    if (!r.estimate) {
+      w.value("runs", false);
+      w.value("problem", r.problem);
+    } else {
+      const answer::Estimate& e = *r.estimate;
+      w.value("runs", true);
+      w.value("gpus", e.gpus);
+      w.value("step_time_s", units::to_seconds(e.eval.step.time));
+      w.value("time_s", units::to_seconds(e.eval.job_time));
+      w.value("gpu_hours", units::to_hours(e.eval.gpu_time));
+      w.value("cloud_usd", units::to_usd(e.cost.cloud));
+      w.value("owned_usd", units::to_usd(e.cost.owned()));
+      w.value("usd_per_million_tokens", usd_per_million_tokens(e));
+      w.value("mfu", e.eval.mfu);
+      w.value("fits", e.eval.memory.fits());
+      w.value("memory_per_gpu_bytes", units::to_bytes(e.eval.memory.total()));
+      w.value("bottleneck", explain::to_string(e.diagnosis.bottleneck));
+    }
+    w.end_object();
+  }
+  w.end_array();
+  return w.str() + "\n";
+}
+
+std::string compare_csv(const std::vector<search::CompareRow>& rows) {
+  std::vector<answer::Estimate> ests;
+  for (const auto& r : rows) {
+    if (r.estimate) {
+      ests.push_back(*r.estimate);
+    }
+  }
+  return estimate_csv(ests);
+}
+
+std::string sweep_csv(const std::vector<search::Axis>& axes, const std::vector<search::SweepPoint>& points) {
+  std::string header;
+  for (const auto& a : axes) {
+    header += csv_field(a.key) + ",";
+  }
+  const std::string columns = estimate_csv({});
+  std::string out = header + "status," + columns;
+  const std::size_t empty_columns = static_cast<std::size_t>(std::count(columns.begin(), columns.end(), ','));
+  for (const auto& p : points) {
+    for (const auto& v : p.values) {
+      out += csv_field(v) + ",";
+    }
+    if (p.estimate) {
+      const std::string row = estimate_csv({*p.estimate});
+      out += "ok," + row.substr(row.find('\n') + 1);
+    } else {
+      out += csv_field(p.problem) + std::string(empty_columns + 1, ',') + "\n";
+    }
+  }
+  return out;
+}
+
+std::string sweep_json(const std::vector<search::Axis>& axes, const std::vector<search::SweepPoint>& points) {
+  JsonWriter w;
+  w.begin_array();
+  for (const auto& p : points) {
+    w.begin_object();
+    for (std::size_t k = 0; k < axes.size(); ++k) {
+      w.value(axes[k].key.c_str(), p.values[k]);
+    }
+    w.value("status", p.estimate ? std::string("ok") : p.problem);
+    if (p.estimate) {
+      const answer::Estimate& e = *p.estimate;
+      w.value("step_time_s", units::to_seconds(e.eval.step.time));
+      w.value("tokens_per_s", e.eval.tokens_per_s);
+      w.value("mfu", e.eval.mfu);
+      w.value("memory_per_gpu_bytes", units::to_bytes(e.eval.memory.total()));
+      w.value("fits", e.eval.memory.fits());
+      w.value("train_time_s", units::to_seconds(e.eval.job_time));
+      w.value("cloud_usd", units::to_usd(e.cost.cloud));
+      w.value("bottleneck", explain::to_string(e.diagnosis.bottleneck));
+    }
+    w.end_object();
+  }
+  w.end_array();
+  return w.str() + "\n";
+}
+
+}  // namespace gpusim::report

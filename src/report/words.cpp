@@ -1,0 +1,146 @@
+// The bottleneck and the advice in words: every number comes from the diagnosis and the variants
+// the explain stage evaluated.
+#include "gpusim/report.hpp"
+#include "report/format.hpp"
+
+namespace gpusim::report {
+namespace {
+
+using explain::AdviceKind;
+using explain::Bottleneck;
+
+// "recompute = \"full\", micro_batch = 1": the scenario keys a variant changes, as a user writes them.
+std::string label(const std::vector<scenario::Override>& change) {
+  std::string out;
+  for (const auto& o : change) {
+    const auto dot = o.key.rfind('.');
+    out += (out.empty() ? "" : ", ") + (dot == std::string::npos ? o.key : o.key.substr(dot + 1)) + " = " + o.value;
+  }
+  return out;
+}
+
+// Per token, since a variant may change the tokens per step.
+std::string step_change(const explain::Advice& a) {
+  return strfmt("%+.0f %% time per token", pct(a.after->time_per_token / a.before->time_per_token - 1.0));
+}
+
+}  // namespace
+
+std::string bottleneck_reason(const answer::Estimate& e) {
+  const step::StepBreakdown& s = e.eval.step;
+  const explain::Diagnosis& d = e.diagnosis;
+  switch (d.bottleneck) {
+    case Bottleneck::kCompute:
+      return strfmt("%.0f %% of step time in compute-bound GEMM and attention kernels at %.0f %% of the %s peak",
+                    pct(d.share), pct(d.peak_fraction), units::to_string(e.eval.dtype));
+    case Bottleneck::kMemory:
+      return strfmt("%.0f %% of step time in bandwidth-bound kernels (%s)", pct(d.share),
+                    e.eval.training ? "norms, activations, residuals, optimizer"
+                                    : "weights and KV cache read every token");
+    case Bottleneck::kCommunication:
+      return strfmt("%.0f %% of step time waiting on data-parallel collectives over %s", pct(d.share),
+                    e.fabric.c_str());
+    case Bottleneck::kInput:
+      return strfmt("%.0f %% of step time waiting on the input pipeline (%s is the slowest stage)", pct(d.share),
+                    base::name_in(step::kStaveNames, s.input_stave));
+    case Bottleneck::kLatency:
+      if (s.launch_stall.value() > 0) {
+        return strfmt(
+            "launch-bound: %.0f kernels x %.1f us = %.2f ms of host time per step against %.2f ms of GPU work",
+            s.kernels, units::to_us(s.host_launch) / s.kernels, units::to_ms(s.host_launch), units::to_ms(s.compute));
+      }
+      return strfmt("%.0f %% of step time in kernel gaps and framework overhead (%.0f kernels per step)", pct(d.share),
+                    s.kernels);
+    case Bottleneck::kCapacity:
+      return strfmt("needs %.1f GiB per GPU but the %s has %.1f GiB", gib(e.eval.memory.total()), e.gpu_name.c_str(),
+                    gib(e.eval.memory.capacity));
+  }
+  return {};
+}
+
+std::string advice_text(const answer::Estimate& e, const explain::Advice& a) {
+  switch (a.kind) {
+    case AdviceKind::kQuantizeWeights:
+      return strfmt("weights need %.1f GiB; 4-bit weights (%s) bring the total to %.1f of %.1f GiB",
+                    gib(a.before->memory.weights), label(a.change).c_str(), gib(a.after->memory.total()),
+                    gib(a.after->memory.capacity));
+    case AdviceKind::kFitsWith:
+      return strfmt("%s: %.1f of %.1f GiB per GPU (activations %.1f -> %.1f GiB, optimizer %.1f -> %.1f GiB), %s",
+                    label(a.change).c_str(), gib(a.after->memory.total()), gib(a.after->memory.capacity),
+                    gib(a.before->memory.activations), gib(a.after->memory.activations),
+                    gib(a.before->memory.optimizer), gib(a.after->memory.optimizer), step_change(a).c_str());
+    case AdviceKind::kNeedsMoreGpus:
+      return strfmt(
+          "even with %s one GPU needs %.1f of %.1f GiB; the model states (%.0f GiB in all) need at least %d GPUs "
+          "with ZeRO-3, or a GPU with more memory",
+          label(a.change).c_str(), gib(a.after->memory.total()), gib(a.after->memory.capacity), gib(a.states),
+          a.gpus_needed);
+    case AdviceKind::kActivationsTooLarge:
+      return strfmt(
+          "activations and runtime alone need %.1f of %.1f GiB per GPU: shorten seq_len, split the model with "
+          "tensor or pipeline parallelism (`gpusim plan`), or use a GPU with more memory",
+          gib(a.after->memory.activations + a.after->memory.other), gib(a.after->memory.capacity));
+    case AdviceKind::kMicroBatch:
+      return strfmt("micro_batch %.0f -> %.0f: MFU %.0f -> %.0f %%, %s, fits in %.1f GiB", a.from, a.to,
+                    pct(a.before->mfu), pct(a.after->mfu), step_change(a).c_str(), gib(a.after->memory.total()));
+    case AdviceKind::kFp8:
+      return strfmt("precision = \"fp8\" (Transformer Engine): %s, if the model trains stably in fp8",
+                    step_change(a).c_str());
+    case AdviceKind::kFlashAttention:
+      return strfmt("flash_attention = true: %s", step_change(a).c_str());
+    case AdviceKind::kPrefillComputeBound:
+      return "prefill is compute-bound: a faster GPU or fp8 weights shorten time to first token";
+    case AdviceKind::kDecodeBatch:
+      return strfmt(
+          "decode reads all weights per step: batch %.0f -> %.0f raises output to %.0f tokens/s (from %.0f) at "
+          "%.1f ms per token",
+          a.from, a.to, a.after->tokens_per_s, a.before->tokens_per_s, units::to_ms(a.after->step_time));
+    case AdviceKind::kInt8Weights:
+      return strfmt("8-bit weights (%s) read half the bytes: %.0f tokens/s (from %.0f)", label(a.change).c_str(),
+                    a.after->tokens_per_s, a.before->tokens_per_s);
+    case AdviceKind::kFuseElementwise:
+      return strfmt(
+          "%.0f %% of the step is bandwidth-bound kernels (norms, activations, residuals, optimizer); fusing them "
+          "(torch.compile, fused kernels) cuts their DRAM traffic",
+          pct(a.share));
+    case AdviceKind::kExposedComm:
+      return strfmt("%.0f ms of %.0f ms gradient traffic per step is exposed over %s", units::to_ms(a.exposed),
+                    units::to_ms(a.total), e.fabric.c_str());
+    case AdviceKind::kGlobalBatch:
+      return strfmt(
+          "global_batch %.0f -> %.0f (more gradient accumulation) spreads the same traffic over twice the tokens: %s",
+          a.from, a.to, step_change(a).c_str());
+    case AdviceKind::kHostStaged:
+      return "this GPU has no peer-to-peer over PCIe on the stock driver: every collective is staged through host "
+             "memory; NVLink GPUs avoid it";
+    case AdviceKind::kLaunchBound:
+      return strfmt("launch-bound: %.0f kernels x %.1f us = %.1f ms of host time per step against %.1f ms of GPU work",
+                    a.kernels, units::to_us(a.per_kernel), units::to_ms(a.exposed), units::to_ms(a.total));
+    case AdviceKind::kCudaGraphs:
+      return strfmt("cuda_graphs = true (capture the step in a CUDA graph): %s", step_change(a).c_str());
+    case AdviceKind::kKernelGaps:
+      return strfmt("%.0f kernels per step x %.1f us of gap between kernels = %.1f ms against %.1f ms of kernel time",
+                    a.kernels, units::to_us(a.per_kernel), units::to_ms(a.per_kernel * a.kernels),
+                    units::to_ms(a.total));
+    case AdviceKind::kBatchAmortizesLaunch:
+      return strfmt("batch %.0f -> %.0f amortizes the launches: %.0f tokens/s (from %.0f)", a.from, a.to,
+                    a.after->tokens_per_s, a.before->tokens_per_s);
+    case AdviceKind::kInputWorkers:
+      return strfmt("host preprocessing is the slowest stage: workers %.0f -> %.0f removes the %.0f ms stall per step",
+                    a.from, a.to, units::to_ms(a.exposed));
+    case AdviceKind::kInputStorage:
+      return strfmt(
+          "storage bandwidth is the slowest stage: %.1fx faster storage (or caching) removes the %.0f ms stall per "
+          "step",
+          a.share, units::to_ms(a.exposed));
+    case AdviceKind::kInputPcie:
+      return "host-to-device copies are the slowest stage: use pinned memory and overlap copies with compute";
+    case AdviceKind::kNoCheaperVariant:
+      return strfmt("no cheaper variant found: the step already runs at %.0f %% MFU", pct(a.before->mfu));
+    case AdviceKind::kPlan:
+      return "`gpusim plan` searches every tensor/pipeline/data/ZeRO/micro-batch layout of this job";
+  }
+  return {};
+}
+
+}  // namespace gpusim::report

@@ -1,0 +1,30 @@
+// The scenario format's tables and keys (documented one by one in docs/scenarios.md). The loader
+// reads exactly these; a test loads a scenario that uses every one of them, and another checks
+// that docs/scenarios.md documents each.
+#include "gpusim/scenario.hpp"
+
+namespace gpusim::scenario {
+
+const std::vector<TableKeys>& schema() {
+  static const std::vector<TableKeys> tables = {
+      {"", {"name", "system", "model", "training", "inference", "parallelism", "input", "cost"}},
+      {"system",
+       {"gpu", "gpus", "gpus_per_node", "nics_per_node", "oversubscription", "intra_node", "inter_node",
+        "power_limit"}},
+      {"model",
+       {"preset", "params", "name", "layers", "hidden", "heads", "kv_heads", "ffn_hidden", "ffn", "vocab",
+        "tied_embeddings", "causal", "norm", "bias", "position", "max_seq"}},
+      {"training",
+       {"tokens", "seq_len", "global_batch", "micro_batch", "precision", "optimizer", "recompute", "flash_attention",
+        "cuda_graphs"}},
+      {"inference", {"batch", "prompt_tokens", "output_tokens", "weight_precision", "kv_precision", "cuda_graphs"}},
+      {"parallelism", {"tensor", "pipeline", "data", "zero", "sequence", "virtual_stages", "uneven_stages"}},
+      {"input", {"sample_bytes", "cpu_time_per_sample", "workers", "storage_bandwidth", "pinned_memory"}},
+      {"cost",
+       {"electricity", "utilization", "cloud_gpu", "cloud_rate", "purchase", "host_power", "pue", "lifetime",
+        "carbon_intensity"}},
+  };
+  return tables;
+}
+
+}  // namespace gpusim::scenario

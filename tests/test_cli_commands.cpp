@@ -1,0 +1,256 @@
+// The contract of every command besides estimate: exit codes (0 success, 2 bad input, 3 a
+// threshold exceeded), keys, row counts, and golden outputs — so a change to the evaluator's
+// result shows in the tests of each command, not only in estimate's.
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <regex>
+#include <string>
+
+#include "cli_helpers.hpp"
+
+using namespace gpusim::test;
+
+namespace {
+
+// A number after `"key": ` in JSON text (the first occurrence from `from`).
+double json_number(const std::string& json, const std::string& key, std::size_t from = 0) {
+  const std::string needle = "\"" + key + "\": ";
+  const auto at = json.find(needle, from);
+  REQUIRE(at != std::string::npos);
+  return std::stod(json.substr(at + needle.size()));
+}
+
+std::size_t count_of(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) {
+    ++n;
+  }
+  return n;
+}
+
+// The plan's first line carries wall time, rate and peak memory, which vary run to run.
+std::string without_timing(std::string text) {
+  return std::regex_replace(text, std::regex(" in [0-9.]+ s \\([0-9.]+ M timed/s\\), peak memory [0-9]+ MB"),
+                            " in <time>");
+}
+
+const std::string kPlanScenario = source("scenarios/llama2-13b-8xa100.toml");
+
+}  // namespace
+
+TEST_CASE("plan ranks its top layouts and says how many it sized and timed", "[cli][plan]") {
+  const Run r = run("plan " + kPlanScenario + " --top 3 --format json");
+  REQUIRE(r.code == 0);
+  CHECK(r.err.empty());
+  CHECK(count_of(r.out, "\"step_time_s\"") == 3);
+  for (const char* key : {"\"sized\"", "\"timed\"", "\"tensor\"", "\"pipeline\"", "\"data\"", "\"zero\"",
+                          "\"micro_batch\"", "\"recompute\"", "\"mfu\"", "\"train_time_s\"", "\"cloud_usd\""}) {
+    CHECK(r.out.find(key) != std::string::npos);
+  }
+  CHECK(json_number(r.out, "timed") <= json_number(r.out, "sized"));
+  CHECK(json_number(r.out, "timed") >= 3);
+}
+
+TEST_CASE("plan's best layout is what estimate gives for that layout", "[cli][plan]") {
+  const Run r = run("plan " + kPlanScenario + " --top 1 --format json");
+  REQUIRE(r.code == 0);
+  const auto field = [&](const char* key) {
+    const std::string needle = std::string("\"") + key + "\": ";
+    const auto at = r.out.find(needle);
+    REQUIRE(at != std::string::npos);
+    std::string v = r.out.substr(at + needle.size());
+    return v.substr(0, v.find_first_of(",\n"));
+  };
+  const std::string sets = " --set parallelism.tensor=" + field("tensor") + " --set parallelism.pipeline=" +
+                           field("pipeline") + " --set parallelism.data=" + field("data") + " --set parallelism.zero=" +
+                           field("zero") + " --set training.micro_batch=" + field("micro_batch") +
+                           " --set training.recompute=" + field("recompute") + " --set parallelism.sequence=" +
+                           field("sequence") + " --set parallelism.virtual_stages=" + field("virtual_stages");
+  const Run e = run("estimate " + kPlanScenario + sets + " --format json");
+  REQUIRE(e.code == 0);
+  CHECK(json_number(e.out, "time_s") == Approx(json_number(r.out, "step_time_s")).epsilon(1e-5));
+  CHECK(json_number(e.out, "mfu") == Approx(json_number(r.out, "mfu")).epsilon(1e-5));
+  CHECK(json_number(e.out, "per_gpu_bytes") == Approx(json_number(r.out, "memory_per_gpu_bytes")).epsilon(1e-5));
+  CHECK(json_number(e.out, "cloud_usd") == Approx(json_number(r.out, "cloud_usd")).epsilon(1e-5));
+}
+
+TEST_CASE("plan's table matches its golden file", "[cli][plan][golden]") {
+  const Run r = run("plan " + kPlanScenario + " --top 5");
+  REQUIRE(r.code == 0);
+  check_golden("tests/golden/plan-llama2-13b-8xa100.txt", without_timing(r.out));
+}
+
+TEST_CASE("plan rejects inference scenarios and bad options with exit 2", "[cli][plan][errors]") {
+  const Run inf = run("plan " + source("scenarios/llama2-7b-decode-rtx4090.toml"));
+  CHECK(inf.code == 2);
+  CHECK(inf.out.empty());
+  CHECK(run("plan " + kPlanScenario + " --objective speed").code == 2);
+  CHECK(run("plan " + kPlanScenario + " --top 0").code == 2);
+  CHECK(run("plan").code == 2);
+}
+
+TEST_CASE("sweep writes one row per grid point, its axes first", "[cli][sweep]") {
+  const std::string s = source("scenarios/scaling-llama2-7b.toml");
+  const Run r = run("sweep " + s + " --vary system.gpus=8,64,512 --vary training.micro_batch=1,2");
+  REQUIRE(r.code == 0);
+  const std::string header = r.out.substr(0, r.out.find('\n'));
+  CHECK(header.rfind("system.gpus,training.micro_batch,status,scenario,gpu,", 0) == 0);
+  CHECK(count_of(r.out, "\n") == 1 + 3 * 2);
+  CHECK(count_of(r.out, ",ok,") == 6);
+  // --shard 1/2 runs the odd points only
+  const Run half = run("sweep " + s + " --vary system.gpus=8,64,512 --vary training.micro_batch=1,2 --shard 1/2");
+  REQUIRE(half.code == 0);
+  CHECK(count_of(half.out, "\n") == 1 + 3);
+  const Run json = run("sweep " + s + " --vary system.gpus=8,64 --format json");
+  REQUIRE(json.code == 0);
+  CHECK(count_of(json.out, "\"status\": \"ok\"") == 2);
+}
+
+TEST_CASE("sweep's rows match its golden file", "[cli][sweep][golden]") {
+  const Run r = run("sweep " + source("scenarios/scaling-llama2-7b.toml") + " --vary system.gpus=8,64,512,4096");
+  REQUIRE(r.code == 0);
+  check_golden("tests/golden/sweep-scaling-llama2-7b.csv", r.out);
+}
+
+TEST_CASE("a sweep point that cannot run carries its reason; a sweep where none can run exits 2", "[cli][sweep]") {
+  const std::string s = source("scenarios/scaling-llama2-7b.toml");
+  const Run some = run("sweep " + s + " --vary system.gpus=8,12");
+  REQUIRE(some.code == 0);
+  CHECK(count_of(some.out, ",ok,") == 1);
+  CHECK_THAT(some.out, Catch::Contains("12,") && Catch::Contains("must be a multiple"));
+  const Run none = run("sweep " + s + " --vary system.gpus=12,20");
+  CHECK(none.code == 2);
+  CHECK(none.out.empty());
+  CHECK_THAT(none.err, Catch::Contains("no point can run"));
+  CHECK(run("sweep " + s + " --vary system.gpus=").code == 2);
+  CHECK(run("sweep " + s + " --vary system.gpus=8 --shard 2/2").code == 2);
+  CHECK(run("sweep " + s).code == 2);
+}
+
+TEST_CASE("compare prints one row per GPU, in JSON with its keys and in CSV", "[cli][compare]") {
+  const std::string s = source("scenarios/workstation-4x4090-1b.toml");
+  const Run json = run("compare " + s + " --gpus rtx4090,rtx5090,a100-sxm4-80gb --format json");
+  REQUIRE(json.code == 0);
+  CHECK(count_of(json.out, "\"gpu\"") == 3);
+  for (const char* key : {"\"runs\"", "\"time_s\"", "\"gpu_hours\"", "\"cloud_usd\"", "\"owned_usd\"",
+                          "\"usd_per_million_tokens\"", "\"fits\"", "\"bottleneck\""}) {
+    CHECK(json.out.find(key) != std::string::npos);
+  }
+  const Run csv = run("compare " + s + " --gpus rtx4090,rtx5090 --format csv");
+  REQUIRE(csv.code == 0);
+  CHECK(count_of(csv.out, "\n") == 3);
+}
+
+TEST_CASE("compare's table matches its golden file", "[cli][compare][golden]") {
+  const Run r = run("compare " + source("scenarios/workstation-4x4090-1b.toml") +
+                    " --gpus rtx4090,rtx5090,a100-sxm4-80gb,h100-sxm5-80gb");
+  REQUIRE(r.code == 0);
+  check_golden("tests/golden/compare-workstation-4x4090-1b.txt", r.out);
+}
+
+TEST_CASE("breakeven prints the curve and draws it", "[cli][breakeven]") {
+  const auto svg = scratch() / "be.svg";
+  const Run r = run("breakeven " + source("scenarios/breakeven-desktop.toml") + " --svg " + svg.string());
+  CHECK(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("owning is cheaper over the lifetime above"));
+  CHECK(std::filesystem::file_size(svg) > 1000);
+  check_golden("tests/golden/breakeven-desktop.txt", r.out);
+  CHECK(run("breakeven").code == 2);
+  CHECK(run("breakeven " + source("scenarios/breakeven-desktop.toml") + " --format csv").code == 2);
+}
+
+TEST_CASE("breakeven's JSON curve follows purchase / (u (cloud - electricity)) at each utilization",
+          "[cli][breakeven]") {
+  const Run r = run("breakeven " + source("scenarios/breakeven-desktop.toml") + " --format json");
+  REQUIRE(r.code == 0);
+  CHECK(count_of(r.out, "\"utilization\"") == 22);  // 2 %, 3 %, then every 5 %
+  // At the crossover utilization the owned busy hour costs what the rented one does; the curve is
+  // owned = purchase / (lifetime_h u) + electricity, so owned(u) − electricity scales as 1/u.
+  const auto at = r.out.find("\"utilization\": 0.5");
+  REQUIRE(at != std::string::npos);
+  const double owned_half = json_number(r.out, "owned_usd_per_busy_hour", at);
+  const auto at1 = r.out.find("\"utilization\": 1");
+  const double owned_full = json_number(r.out, "owned_usd_per_busy_hour", at1);
+  const double electricity = 2 * owned_full - owned_half;  // owned(u) = a/u + e: 2·owned(1) − owned(0.5) = e
+  CHECK(owned_half - electricity == Approx(2 * (owned_full - electricity)));
+  CHECK(electricity > 0);
+}
+
+TEST_CASE("an output that cannot be written is bad input and leaves no partial file", "[cli][errors]") {
+  const auto dir = scratch() / "no-such-dir";
+  const auto svg = scratch() / "written-anyway.svg";
+  std::filesystem::remove(svg);
+  const Run r = run("breakeven " + source("scenarios/breakeven-desktop.toml") + " --svg " + svg.string() + " -o " +
+                    (dir / "out.txt").string());
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK_FALSE(std::filesystem::exists(svg));  // nothing is written when any output fails
+  CHECK(run("estimate " + source("scenarios/gpt2-124m-rtx4090.toml") + " -o /dev/full").code == 2);
+}
+
+TEST_CASE("validate reports on the shipped measurements, check and fit rows apart", "[cli][validate]") {
+  const Run r = run("validate " + source("measurements"));
+  CHECK(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("per category, check rows") && Catch::Contains("per category, fit rows") &&
+                        Catch::Contains("not scored"));
+  const Run json = run("validate " + source("measurements") + " --format json");
+  CHECK(json.code == 0);
+  CHECK_THAT(json.out, Catch::Contains("\"by_category_check\"") && Catch::Contains("\"by_role\""));
+  const Run check = run("validate " + source("measurements") + " --role check --format csv");
+  CHECK(check.code == 0);
+  CHECK(check.out.find(",fit,") == std::string::npos);
+  CHECK(run("validate " + source("measurements") + " --role some").code == 2);
+}
+
+TEST_CASE("validate --fail-above exits 3 when the median error is above the bound", "[cli][validate]") {
+  const Run over = run("validate " + source("measurements") + " --fail-above 0.0001");
+  CHECK(over.code == 3);
+  CHECK_THAT(over.err, Catch::Contains("exceeds 0.00 %"));
+  CHECK(run("validate " + source("measurements") + " --fail-above 50").code == 0);
+  CHECK(run("validate " + source("measurements") + " --fail-above -1").code == 2);
+  CHECK(run("validate " + scratch().string() + " --fail-above 50").code == 2);  // no rows: not a pass
+}
+
+TEST_CASE("a bad measurement file exits 2 with its position", "[cli][validate][errors]") {
+  const std::string bad = write_temp("bad-measure.toml",
+                                     "[[measurement]]\nid = \"x\"\nrole = \"check\"\ngpu = \"rtx4090\"\nbenchmark = "
+                                     "\"gemm\"\nvalue = \"170 TFLOPS\"\ndtype = \"bf16\"\nm = 1\nn = 1\nk = 1\n");
+  const Run r = run("validate " + bad);
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK_THAT(r.err, Catch::Contains(bad + ":6:9: measurement[0].value:") && Catch::Contains("write TFLOP/s"));
+}
+
+TEST_CASE("calibrate writes an overlay that --specs loads", "[cli][calibrate]") {
+  const auto out = scratch() / "overlay-cli";
+  const Run r = run("calibrate " + source("measurements") + " -o " + out.string());
+  CHECK(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("median before") && Catch::Contains("(check rows)") &&
+                        Catch::Contains("overlay written"));
+  CHECK(std::filesystem::exists(out / "gpus" / "h100-sxm5-80gb.toml"));
+  CHECK(run("specs check --specs " + out.string()).code == 0);
+  CHECK(run("validate " + source("measurements") + " --specs " + out.string()).code == 0);
+  CHECK(run("calibrate " + source("measurements")).code == 2);  // -o is required
+  const std::string file = write_temp("not-a-dir", "x");
+  CHECK(run("calibrate " + source("measurements") + " -o " + file).code == 2);
+}
+
+TEST_CASE("the roofline picture of the llm.c A100 scenario matches its golden SVG", "[cli][roofline][golden]") {
+  const auto svg = scratch() / "roof.svg";
+  const Run r = run("roofline " + source("scenarios/gpt2-124m-8xa100.toml") + " --svg " + svg.string());
+  REQUIRE(r.code == 0);
+  check_golden("tests/golden/roofline-gpt2-124m-8xa100.svg", read_text(svg));
+  check_golden("tests/golden/roofline-gpt2-124m-8xa100.txt", r.out);
+}
+
+TEST_CASE("roofline needs a GPU or a scenario and rejects a dtype the GPU lacks", "[cli][roofline][errors]") {
+  CHECK(run("roofline").code == 2);
+  const Run fp8 = run("roofline --gpu a100-sxm4-80gb --dtype fp8");
+  CHECK(fp8.code == 2);
+  CHECK_THAT(fp8.err, Catch::Contains("has no fp8 support"));
+  CHECK(run("roofline --gpu a100-sxm4-80gb --dtype int4").code == 2);
+  const Run ok = run("roofline --gpu h100-sxm5-80gb --dtype fp8");
+  CHECK(ok.code == 0);
+  CHECK_THAT(ok.out, Catch::Contains("ridge vs DRAM"));
+}
