@@ -113,7 +113,7 @@ TEST_CASE("sweep's rows match its golden file", "[cli][sweep][golden]") {
   check_golden("tests/golden/sweep-scaling-llama2-7b.csv", r.out);
 }
 
-TEST_CASE("a sweep point that cannot run carries its reason; a sweep where none can run exits 2", "[cli][sweep]") {
+TEST_CASE("a sweep point that cannot run carries its reason, and a sweep where none can run exits 2", "[cli][sweep]") {
   const std::string s = source("scenarios/scaling-llama2-7b.toml");
   const Run some = run("sweep " + s + " --vary system.gpus=8,12");
   REQUIRE(some.code == 0);

@@ -198,3 +198,103 @@ TEST_CASE("a power limit outside idle..TDP is rejected", "[scenario][errors]") {
   REQUIRE(ds.size() == 1);
   CHECK_THAT(ds[0].message, Catch::StartsWith("power_limit above the TDP (400 W)"));
 }
+
+TEST_CASE("an unknown key that belongs to another table says where it belongs", "[scenario][errors]") {
+  const auto ds = errors_of(std::string(test::kSmallTraining) + "zero = 3\n");
+  REQUIRE(ds.size() == 1);
+  CHECK(ds[0].format() == "test.toml:12:1: training.zero: unknown key here: \"zero\" belongs in [parallelism]");
+  const auto top = errors_of(std::string(test::kSmallTraining) + "[cost]\ngpus = 4\n");
+  REQUIRE(top.size() == 1);
+  CHECK(top[0].message == "unknown key here: \"gpus\" belongs in [system]");
+}
+
+TEST_CASE("the loader accepts every key the schema lists", "[scenario][docs]") {
+  // Every key of every table at once (the preset form; params and the shape keys are exclusive
+  // with it and are loaded by the second scenario).
+  const Scenario sc = test::scenario(R"(name = "all keys"
+[system]
+gpu = "h100-sxm5-80gb"
+gpus = 16
+gpus_per_node = 8
+nics_per_node = 8
+oversubscription = 1.5
+intra_node = "nvlink4"
+inter_node = "ib-ndr"
+power_limit = "600 W"
+[model]
+preset = "llama2-7b"
+name = "renamed"
+layers = 32
+hidden = 4096
+heads = 32
+kv_heads = 8
+ffn_hidden = 11008
+ffn = "swiglu"
+vocab = 32000
+tied_embeddings = false
+causal = true
+norm = "rmsnorm"
+bias = false
+position = "rope"
+max_seq = 4096
+[training]
+tokens = 1e9
+seq_len = 2048
+global_batch = 64
+micro_batch = 2
+precision = "bf16"
+optimizer = "adamw"
+recompute = "selective"
+flash_attention = true
+cuda_graphs = true
+[parallelism]
+tensor = 2
+pipeline = 2
+data = 4
+zero = 1
+sequence = true
+virtual_stages = 2
+uneven_stages = false
+[input]
+sample_bytes = "8 kB"
+cpu_time_per_sample = "1 ms"
+workers = 8
+storage_bandwidth = "2 GB/s"
+pinned_memory = true
+[cost]
+electricity = "0.2 USD/kWh"
+utilization = 0.5
+cloud_gpu = "a100-sxm4-80gb"
+cloud_rate = "2 USD/h"
+purchase = "400000 USD"
+host_power = "1 kW"
+pue = 1.3
+lifetime = "4 years"
+carbon_intensity = "0.3 kg/kWh"
+)");
+  CHECK(sc.job.model.kv_heads == 8);
+  CHECK(sc.layout.virtual_stages == 2);
+  CHECK(sc.cloud_system.has_value());
+  const Scenario quick = test::scenario(R"(name = "params"
+[system]
+gpu = "rtx4090"
+gpus = 1
+[model]
+params = 1e9
+vocab = 50000
+[inference]
+batch = 4
+prompt_tokens = 64
+output_tokens = 64
+weight_precision = "int8"
+kv_precision = "fp8"
+cuda_graphs = true
+)");
+  CHECK(quick.job.model.vocab == 50000);
+  // The two cover the schema, table by table.
+  std::size_t covered = 0;
+  for (const auto& t : scenario::schema()) {
+    covered += t.keys.size();
+  }
+  CHECK(covered == 8 + 8 + 16 + 9 + 6 + 7 + 5 + 9);
+}

@@ -22,7 +22,7 @@ template <class Tag>
 class Quantity {
  public:
   constexpr Quantity() = default;
-  constexpr explicit Quantity(double si_value) : v_(si_value) {}
+  constexpr explicit Quantity(double si) : v_(si) {}
   [[nodiscard]] constexpr double value() const { return v_; }
 
   constexpr Quantity operator+(Quantity o) const { return Quantity(v_ + o.v_); }

@@ -24,12 +24,29 @@ using hardware::GpuSpec;
 using hardware::LinkSpec;
 using workload::ModelShape;
 
-// Specs already resolved, by id; emptied whenever a file is added.
+// Specs already resolved, by id, each with the files it was built from ("gpus/h100-sxm5-80gb",
+// "arch/hopper", ...); adding a file forgets exactly the specs built from a file of that id.
 struct Catalog::Memo {
+  template <class Spec>
+  struct Entry {
+    Spec spec;
+    std::vector<std::string> from;
+  };
   std::mutex mutex;
-  std::map<std::string, GpuSpec> gpus;
-  std::map<std::string, LinkSpec> links;
-  std::map<std::string, ModelShape> models;
+  std::map<std::string, Entry<GpuSpec>> gpus;
+  std::map<std::string, Entry<LinkSpec>> links;
+  std::map<std::string, Entry<ModelShape>> models;
+
+  void forget(const std::string& file) {
+    auto drop = [&file](auto& entries) {
+      std::erase_if(entries, [&file](const auto& e) {
+        return std::find(e.second.from.begin(), e.second.from.end(), file) != e.second.from.end();
+      });
+    };
+    drop(gpus);
+    drop(links);
+    drop(models);
+  }
 };
 
 namespace {
@@ -45,8 +62,11 @@ constexpr int kMaxBaseDepth = 8;
 // Parses layer `layer` of a file and resolves `base =` chains into one merged table. A file whose
 // base is its own id patches the layer below it (a calibration overlay over the built-in file).
 toml::table merged_table(const Catalog& c, SpecKind kind, const std::string& id, std::size_t layer, Diagnostics& diags,
-                         int depth) {
+                         int depth, std::vector<std::string>* from) {
   const SpecFile& f = c.file_layer(kind, id, layer);
+  if (from != nullptr) {
+    from->push_back(std::string(base::name_in(kSpecFolders, kind)) + "/" + id);
+  }
   auto parsed = parse::parse_toml(f.text, f.path, diags);
   if (!parsed) {
     return {};
@@ -73,18 +93,20 @@ toml::table merged_table(const Catalog& c, SpecKind kind, const std::string& id,
     return table;
   }
   const std::size_t base_layer = patch ? layer - 1 : c.layers(kind, base_id) - 1;
-  toml::table merged = merged_table(c, kind, base_id, base_layer, diags, depth + 1);
+  toml::table merged = merged_table(c, kind, base_id, base_layer, diags, depth + 1, from);
   merged.erase("meta");  // a child's sources and assumptions are its own
   parse::merge_into(merged, std::move(table));
   return merged;
 }
 
-toml::table merged_table(const Catalog& c, SpecKind kind, const std::string& id, Diagnostics& diags) {
-  return merged_table(c, kind, id, c.layers(kind, id) - 1, diags, 0);
+toml::table merged_table(const Catalog& c, SpecKind kind, const std::string& id, Diagnostics& diags,
+                         std::vector<std::string>* from = nullptr) {
+  return merged_table(c, kind, id, c.layers(kind, id) - 1, diags, 0, from);
 }
 
-GpuSpec load_gpu(const Catalog& c, const std::string& id, const SpecFile& f, Diagnostics& diags) {
-  toml::table table = merged_table(c, SpecKind::kGpu, id, diags);
+GpuSpec load_gpu(const Catalog& c, const std::string& id, const SpecFile& f, Diagnostics& diags,
+                 std::vector<std::string>* from) {
+  toml::table table = merged_table(c, SpecKind::kGpu, id, diags, from);
   GpuSpec g;
   g.id = id;
   g.origin = f.path;
@@ -94,7 +116,7 @@ GpuSpec load_gpu(const Catalog& c, const std::string& id, const SpecFile& f, Dia
   // Architecture defaults ([efficiency], [power], [memory]) go under the GPU's own values.
   if (const auto* arch = table.get_as<std::string>("architecture");
       arch != nullptr && c.has(SpecKind::kArch, arch->get())) {
-    toml::table at = merged_table(c, SpecKind::kArch, arch->get(), diags);
+    toml::table at = merged_table(c, SpecKind::kArch, arch->get(), diags, from);
     parse::Reader ar(at, "", diags);
     ar.allow({"efficiency", "power", "memory", "meta", "name", "base"});
     ar.finish();
@@ -165,11 +187,8 @@ void Catalog::add_directory(const std::string& dir) {
 
 void Catalog::add_file(SpecKind kind, const std::string& id, SpecFile file) {
   files_[kind][id].push_back(std::move(file));
-  // A file may be the base or the architecture of specs already resolved: forget them all.
   const std::lock_guard lock(memo_->mutex);
-  memo_->gpus.clear();
-  memo_->links.clear();
-  memo_->models.clear();
+  memo_->forget(std::string(base::name_in(kSpecFolders, kind)) + "/" + id);
 }
 
 std::size_t Catalog::layers(SpecKind kind, const std::string& id) const {
@@ -220,14 +239,15 @@ GpuSpec Catalog::gpu(const std::string& id) const {
   {
     const std::lock_guard lock(memo_->mutex);
     if (auto it = memo_->gpus.find(id); it != memo_->gpus.end()) {
-      return it->second;
+      return it->second.spec;
     }
   }
   Diagnostics diags;
-  GpuSpec g = load_gpu(*this, id, file(SpecKind::kGpu, id), diags);
+  std::vector<std::string> from;
+  GpuSpec g = load_gpu(*this, id, file(SpecKind::kGpu, id), diags, &from);
   diags.throw_if_any();
   const std::lock_guard lock(memo_->mutex);
-  memo_->gpus.emplace(id, g);
+  memo_->gpus.emplace(id, Memo::Entry<GpuSpec>{g, std::move(from)});
   return g;
 }
 
@@ -235,7 +255,7 @@ LinkSpec Catalog::link(const std::string& id) const {
   {
     const std::lock_guard lock(memo_->mutex);
     if (auto it = memo_->links.find(id); it != memo_->links.end()) {
-      return it->second;
+      return it->second.spec;
     }
   }
   Diagnostics diags;
@@ -243,7 +263,8 @@ LinkSpec Catalog::link(const std::string& id) const {
   LinkSpec l;
   l.id = id;
   l.origin = f.path;
-  toml::table t = merged_table(*this, SpecKind::kLink, id, diags);
+  std::vector<std::string> from;
+  toml::table t = merged_table(*this, SpecKind::kLink, id, diags, &from);
   if (diags.empty()) {
     parse::Reader r(t, "", diags);
     r.allow({"base"});
@@ -251,7 +272,7 @@ LinkSpec Catalog::link(const std::string& id) const {
   }
   diags.throw_if_any();
   const std::lock_guard lock(memo_->mutex);
-  memo_->links.emplace(id, l);
+  memo_->links.emplace(id, Memo::Entry<LinkSpec>{l, std::move(from)});
   return l;
 }
 
@@ -259,13 +280,14 @@ ModelShape Catalog::model(const std::string& id) const {
   {
     const std::lock_guard lock(memo_->mutex);
     if (auto it = memo_->models.find(id); it != memo_->models.end()) {
-      return it->second;
+      return it->second.spec;
     }
   }
   Diagnostics diags;
   (void)file(SpecKind::kModel, id);  // unknown ids throw here
   ModelShape m;
-  toml::table t = merged_table(*this, SpecKind::kModel, id, diags);
+  std::vector<std::string> from;
+  toml::table t = merged_table(*this, SpecKind::kModel, id, diags, &from);
   if (diags.empty()) {
     parse::Reader r(t, "", diags);
     r.allow({"base"});
@@ -283,7 +305,7 @@ ModelShape Catalog::model(const std::string& id) const {
   }
   diags.throw_if_any();
   const std::lock_guard lock(memo_->mutex);
-  memo_->models.emplace(id, m);
+  memo_->models.emplace(id, Memo::Entry<ModelShape>{m, std::move(from)});
   return m;
 }
 

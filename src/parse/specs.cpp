@@ -206,7 +206,7 @@ void read_model_keys(Reader& r, workload::ModelShape& m, Need need) {
   count("layers", m.layers);
   count("hidden", m.hidden);
   count("heads", m.heads);
-  // kv_heads and ffn_hidden have defaults (DESIGN §4) in scenarios; spec files must state them.
+  // kv_heads and ffn_hidden have defaults in scenarios (docs/scenarios.md); spec files must state them.
   if (auto v = r.integer("kv_heads", need)) {
     m.kv_heads = *v;
   }
