@@ -170,4 +170,3 @@ TEST_CASE("GPUSIM_SPECS adds spec directories like --specs", "[cli][specs]") {
   CHECK(e.code == 0);
   CHECK_THAT(e.out, Catch::Contains("env L4"));
 }
-

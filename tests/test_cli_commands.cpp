@@ -62,11 +62,12 @@ TEST_CASE("plan's best layout is what estimate gives for that layout", "[cli][pl
     std::string v = r.out.substr(at + needle.size());
     return v.substr(0, v.find_first_of(",\n"));
   };
-  const std::string sets = " --set parallelism.tensor=" + field("tensor") + " --set parallelism.pipeline=" +
-                           field("pipeline") + " --set parallelism.data=" + field("data") + " --set parallelism.zero=" +
-                           field("zero") + " --set training.micro_batch=" + field("micro_batch") +
-                           " --set training.recompute=" + field("recompute") + " --set parallelism.sequence=" +
-                           field("sequence") + " --set parallelism.virtual_stages=" + field("virtual_stages");
+  const std::string sets =
+      " --set parallelism.tensor=" + field("tensor") + " --set parallelism.pipeline=" + field("pipeline") +
+      " --set parallelism.data=" + field("data") + " --set parallelism.zero=" + field("zero") +
+      " --set training.micro_batch=" + field("micro_batch") + " --set training.recompute=" + field("recompute") +
+      " --set parallelism.sequence=" + field("sequence") +
+      " --set parallelism.virtual_stages=" + field("virtual_stages");
   const Run e = run("estimate " + kPlanScenario + sets + " --format json");
   REQUIRE(e.code == 0);
   CHECK(json_number(e.out, "time_s") == Approx(json_number(r.out, "step_time_s")).epsilon(1e-5));
@@ -226,8 +227,8 @@ TEST_CASE("calibrate writes an overlay that --specs loads", "[cli][calibrate]") 
   const auto out = scratch() / "overlay-cli";
   const Run r = run("calibrate " + source("measurements") + " -o " + out.string());
   CHECK(r.code == 0);
-  CHECK_THAT(r.out, Catch::Contains("median before") && Catch::Contains("(check rows)") &&
-                        Catch::Contains("overlay written"));
+  CHECK_THAT(r.out,
+             Catch::Contains("median before") && Catch::Contains("(check rows)") && Catch::Contains("overlay written"));
   CHECK(std::filesystem::exists(out / "gpus" / "h100-sxm5-80gb.toml"));
   CHECK(run("specs check --specs " + out.string()).code == 0);
   CHECK(run("validate " + source("measurements") + " --specs " + out.string()).code == 0);

@@ -8,7 +8,9 @@ using physics::Fabric;
 using physics::make_fabric;
 
 namespace {
-Seconds allreduce_time(const Fabric& f, Bytes s, int n) { return physics::collective_time(f, Collective::kAllReduce, s, n); }
+Seconds allreduce_time(const Fabric& f, Bytes s, int n) {
+  return physics::collective_time(f, Collective::kAllReduce, s, n);
+}
 Seconds ring_allreduce(Bytes s, int n, BytesPerSecond b, Seconds a) {
   return physics::ring_time(Collective::kAllReduce, s, n, b, a);
 }
@@ -27,7 +29,8 @@ TEST_CASE("ring all-reduce costs 2(n-1)/n S/B + 2(n-1) alpha", "[comm]") {
   // 2(n-1)/n * S / B + 2(n-1) * alpha
   CHECK(ring_allreduce(S, n, B, alpha).value() == Approx(2.0 * 7 / 8 * 1e9 / 100e9 + 2.0 * 7 * 5e-6));
   // reduce-scatter: (n-1)/n * S / B + (n-1) * alpha
-  CHECK(physics::ring_time(Collective::kReduceScatter, S, n, B, alpha).value() == Approx(7.0 / 8 * 1e9 / 100e9 + 7 * 5e-6));
+  CHECK(physics::ring_time(Collective::kReduceScatter, S, n, B, alpha).value() ==
+        Approx(7.0 / 8 * 1e9 / 100e9 + 7 * 5e-6));
   CHECK(physics::ring_time(Collective::kAllGather, S, n, B, alpha).value() == Approx(7.0 / 8 * 1e9 / 100e9 + 7 * 5e-6));
   CHECK(ring_allreduce(S, 1, B, alpha).value() == 0);
 }

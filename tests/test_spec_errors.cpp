@@ -6,8 +6,8 @@
 
 using namespace gpusim;
 using catalog::SpecFile;
-using hardware::GpuSpec;
 using gpusim::test::diagnostics_of;
+using hardware::GpuSpec;
 
 namespace {
 

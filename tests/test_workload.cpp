@@ -126,9 +126,8 @@ TEST_CASE("full recompute adds one forward pass of the layers to the hardware FL
   const step::Evaluation e1 = step::evaluate(full);
   const double model0 = e0.model_flops_per_gpu.value() * e0.step.time.value();
   CHECK(e1.model_flops_per_gpu.value() * e1.step.time.value() == Approx(model0));
-  const double layer_forward = flops(micro_batch_ops(base), 12, [](const Op& op) {
-    return op.phase == Phase::kForward && op.scope == Scope::kLayer;
-  });
+  const double layer_forward = flops(
+      micro_batch_ops(base), 12, [](const Op& op) { return op.phase == Phase::kForward && op.scope == Scope::kLayer; });
   const double micro_batches = 1;  // 64 sequences / (8 per micro-batch x 8 ranks)
   CHECK(e1.hardware_flops_per_gpu.value() * e1.step.time.value() == Approx(model0 + layer_forward * micro_batches));
 }
@@ -143,8 +142,7 @@ TEST_CASE("gradient accumulation repeats the micro-batch's kernels", "[workload]
   }
   const Op opt = lowering::optimizer_op(sc.job.model, *sc.job.training, sc.layout);
   // 64 / (2 x 8) = 4 micro-batches per optimizer step, then one optimizer step
-  CHECK(step::evaluate(sc).step.compute.value() ==
-        Approx(4 * micro + physics::kernel_time(opt, g).time.value()));
+  CHECK(step::evaluate(sc).step.compute.value() == Approx(4 * micro + physics::kernel_time(opt, g).time.value()));
 }
 
 TEST_CASE("tensor parallelism divides each rank's GEMM FLOPs by t", "[workload][parallel]") {

@@ -74,19 +74,18 @@ int main(int argc, char** argv) {
       points = rows.size();
       sink = sink + static_cast<double>(rows.size());
     });
-    std::printf("%-52s %11.1f us  per point (%zu points, scaling-llama2-7b)\n", "sweep", t / static_cast<double>(points) * 1e6, points);
+    std::printf("%-52s %11.1f us  per point (%zu points, scaling-llama2-7b)\n", "sweep",
+                t / static_cast<double>(points) * 1e6, points);
   }
 
   {
     const std::vector<validation::Measurement> rows = validation::load_measurements(catalog, {root + "/measurements"});
-    const double v = median_seconds(5, [&] {
-      sink = sink + validation::validate(validation::resolve(rows, catalog)).all.median;
-    });
+    const double v =
+        median_seconds(5, [&] { sink = sink + validation::validate(validation::resolve(rows, catalog)).all.median; });
     std::printf("%-52s %11.1f ms  %zu rows (resolve + predict + summarize)\n", "validate measurements/", v * 1e3,
                 rows.size());
-    const double c = median_seconds(5, [&] {
-      sink = sink + static_cast<double>(validation::calibrate(rows, catalog).params.size());
-    });
+    const double c = median_seconds(
+        5, [&] { sink = sink + static_cast<double>(validation::calibrate(rows, catalog).params.size()); });
     std::printf("%-52s %11.1f ms  least squares on the fit rows, judged per parameter\n", "calibrate measurements/",
                 c * 1e3);
   }
@@ -97,10 +96,9 @@ int main(int argc, char** argv) {
     o.max_gpus = 4096;
     search::PlanResult r;
     const double t = median_seconds(5, [&] { r = search::plan(sc, o); });
-    std::printf("%-52s %11.1f ms  %llu sized (%.1f M/s), %llu timed (%.2f M/s)\n",
-                "plan GPT-3 175B, 1,024-4,096 A100s", t * 1e3, static_cast<unsigned long long>(r.sized),
-                static_cast<double>(r.sized) / t / 1e6, static_cast<unsigned long long>(r.timed),
-                static_cast<double>(r.timed) / t / 1e6);
+    std::printf("%-52s %11.1f ms  %llu sized (%.1f M/s), %llu timed (%.2f M/s)\n", "plan GPT-3 175B, 1,024-4,096 A100s",
+                t * 1e3, static_cast<unsigned long long>(r.sized), static_cast<double>(r.sized) / t / 1e6,
+                static_cast<unsigned long long>(r.timed), static_cast<double>(r.timed) / t / 1e6);
   }
   return 0;
 }

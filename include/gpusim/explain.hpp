@@ -36,29 +36,29 @@ Diagnosis diagnose(const step::Evaluation& e);
 
 // What a piece of advice is about; each kind documents the fields it fills.
 enum class AdviceKind {
-  kFitsWith,             // change fits: before/after (memory, activations, optimizer, time per token)
-  kNeedsMoreGpus,        // nothing tried fits: after = the tightest variant; gpus_needed, states
-  kActivationsTooLarge,  // activations and runtime alone exceed the GPU: after = the tightest variant
-  kQuantizeWeights,      // inference does not fit: after = 4-bit weights
-  kMicroBatch,           // micro_batch doubled: from/to, before/after (MFU, time per token, memory)
-  kFp8,                  // precision fp8: before/after time per token
-  kFlashAttention,       // flash attention on: before/after time per token
-  kPrefillComputeBound,  // inference compute-bound: no figures
-  kDecodeBatch,          // batch x4 in decode: from/to, before/after tokens/s and time per output token
-  kInt8Weights,          // 8-bit weights: before/after tokens/s
-  kFuseElementwise,      // share of the step in bandwidth-bound kernels
-  kExposedComm,          // exposed / total communication per step
-  kGlobalBatch,          // global batch doubled: from/to, before/after time per token
-  kHostStaged,           // collectives staged through host memory
-  kLaunchBound,          // kernels, host launch time, GPU time
-  kCudaGraphs,           // CUDA graphs: before/after time per token
-  kKernelGaps,           // kernels, gap per kernel, GPU time
-  kBatchAmortizesLaunch, // inference batch x4: from/to, before/after tokens/s
-  kInputWorkers,         // more host workers: from/to, stall
-  kInputStorage,         // faster storage: factor, stall
-  kInputPcie,            // host-to-device copies are the slowest stage
-  kNoCheaperVariant,     // nothing helps: before MFU
-  kPlan,                 // multi-GPU training: try `gpusim plan`
+  kFitsWith,              // change fits: before/after (memory, activations, optimizer, time per token)
+  kNeedsMoreGpus,         // nothing tried fits: after = the tightest variant; gpus_needed, states
+  kActivationsTooLarge,   // activations and runtime alone exceed the GPU: after = the tightest variant
+  kQuantizeWeights,       // inference does not fit: after = 4-bit weights
+  kMicroBatch,            // micro_batch doubled: from/to, before/after (MFU, time per token, memory)
+  kFp8,                   // precision fp8: before/after time per token
+  kFlashAttention,        // flash attention on: before/after time per token
+  kPrefillComputeBound,   // inference compute-bound: no figures
+  kDecodeBatch,           // batch x4 in decode: from/to, before/after tokens/s and time per output token
+  kInt8Weights,           // 8-bit weights: before/after tokens/s
+  kFuseElementwise,       // share of the step in bandwidth-bound kernels
+  kExposedComm,           // exposed / total communication per step
+  kGlobalBatch,           // global batch doubled: from/to, before/after time per token
+  kHostStaged,            // collectives staged through host memory
+  kLaunchBound,           // kernels, host launch time, GPU time
+  kCudaGraphs,            // CUDA graphs: before/after time per token
+  kKernelGaps,            // kernels, gap per kernel, GPU time
+  kBatchAmortizesLaunch,  // inference batch x4: from/to, before/after tokens/s
+  kInputWorkers,          // more host workers: from/to, stall
+  kInputStorage,          // faster storage: factor, stall
+  kInputPcie,             // host-to-device copies are the slowest stage
+  kNoCheaperVariant,      // nothing helps: before MFU
+  kPlan,                  // multi-GPU training: try `gpusim plan`
 };
 
 // One side of a variant, as the evaluator gives it.
@@ -77,13 +77,13 @@ struct Advice {
   std::optional<Effect> after;
   double from = 0;  // the changed count (micro-batch, batch, workers), before and after
   double to = 0;
-  double share = 0;      // of the step (kFuseElementwise), or a speed factor (kInputStorage)
-  Seconds exposed;       // kExposedComm: exposed; kInput*: the stall; kLaunchBound: host time
-  Seconds total;         // kExposedComm: all traffic; kLaunchBound, kKernelGaps: GPU work
-  double kernels = 0;    // kLaunchBound, kKernelGaps
-  Seconds per_kernel;    // kLaunchBound: host cost per launch; kKernelGaps: gap per kernel
-  int gpus_needed = 0;   // kNeedsMoreGpus
-  Bytes states;          // kNeedsMoreGpus: weights + gradients + optimizer states of the whole model
+  double share = 0;     // of the step (kFuseElementwise), or a speed factor (kInputStorage)
+  Seconds exposed;      // kExposedComm: exposed; kInput*: the stall; kLaunchBound: host time
+  Seconds total;        // kExposedComm: all traffic; kLaunchBound, kKernelGaps: GPU work
+  double kernels = 0;   // kLaunchBound, kKernelGaps
+  Seconds per_kernel;   // kLaunchBound: host cost per launch; kKernelGaps: gap per kernel
+  int gpus_needed = 0;  // kNeedsMoreGpus
+  Bytes states;         // kNeedsMoreGpus: weights + gradients + optimizer states of the whole model
 };
 
 // Advice for the bottleneck of `e` (the evaluation of `sc`).

@@ -1,8 +1,10 @@
 // gpusim's public face: what the command line, the tests of public behaviour and a future Python
 // binding use. The pipeline, each stage a folder under src/ and a namespace, its face a header here:
 //
-//   base → units → hardware → workload → catalog → cost → scenario → lowering → physics → step
-//        → explain → answer → search → validation → report
+//   base → units → hardware → workload → parse → catalog → cost → scenario → lowering → physics
+//        → step → explain → answer → search → validation → report
+//
+// (parse is library-internal: it keeps toml++ inside the loaders and has no face here.)
 //
 // A scenario file is loaded against the spec catalog into a complete Scenario; the evaluator
 // (step) times one step of it through lowering and physics; answer adds cost and the diagnosis;
@@ -44,8 +46,8 @@ inline Catalog load_catalog(const std::vector<std::string>& dirs) {
 }
 
 // The whole answer for one scenario file.
-inline Estimate estimate_file(const Catalog& catalog, const std::string& path, const std::vector<Override>& overrides = {},
-                              const std::string& gpu = "") {
+inline Estimate estimate_file(const Catalog& catalog, const std::string& path,
+                              const std::vector<Override>& overrides = {}, const std::string& gpu = "") {
   return answer::estimate(scenario::load_scenario_file(catalog, path, overrides, gpu));
 }
 

@@ -72,13 +72,13 @@ Op flash_attention_op(const AttentionShape& s, Phase phase, DType dtype);
 // Training, one micro-batch of one tensor-parallel rank: one layer's ops (Scope::kLayer), the
 // embedding's and the output head's. Which of them a pipeline stage runs, and how often, is the
 // step model's business. Only the layout's tensor, sequence, micro_batch and recompute matter.
-std::vector<Op> lower_training(const workload::ModelShape& m, const workload::Training& t, const workload::Layout& layout,
-                    const workload::Runtime& rt);
+std::vector<Op> lower_training(const workload::ModelShape& m, const workload::Training& t,
+                               const workload::Layout& layout, const workload::Runtime& rt);
 // The optimizer step of one rank: its N/(t·p) parameters, sharded over data ranks by ZeRO >= 1.
 Op optimizer_op(const workload::ModelShape& m, const workload::Training& t, const workload::Layout& layout);
 // Inference: one forward pass of `batch` sequences with `q_len` new tokens each over a context of
 // `kv_len` (prefill: q_len = kv_len = prompt; decode: q_len = 1); layer ops once, as in training.
 std::vector<Op> lower_forward(const workload::ModelShape& m, const workload::Inference& inf, double batch, double q_len,
-                   double kv_len);
+                              double kv_len);
 
 }  // namespace gpusim::lowering

@@ -56,8 +56,8 @@ class ParsedScenario {
 ParsedScenario parse_scenario_file(const std::string& path);
 // Applies overrides (and `gpu_override`), resolves defaults and validates. Throws InputError with
 // every problem found (file:line:col, key, value).
-Scenario resolve(const catalog::Catalog& catalog, const ParsedScenario& parsed, const std::vector<Override>& overrides = {},
-                 const std::string& gpu_override = "");
+Scenario resolve(const catalog::Catalog& catalog, const ParsedScenario& parsed,
+                 const std::vector<Override>& overrides = {}, const std::string& gpu_override = "");
 Scenario load_scenario(const catalog::Catalog& catalog, const std::string& path, const std::string& text,
                        const std::vector<Override>& overrides = {}, const std::string& gpu_override = "");
 Scenario load_scenario_file(const catalog::Catalog& catalog, const std::string& path,

@@ -51,10 +51,10 @@ struct StepBreakdown {
   Seconds communication_total;
   Seconds bubble;
   Seconds input_stall;
-  Seconds overhead;      // kernel gaps + framework time + launch stall
-  Seconds launch_stall;  // GPU idle because the host launches kernels slower than they run
-  Seconds host_launch;   // host time to launch the step's kernels (eager or CUDA graph)
-  double kernels = 0;    // kernel launches per step
+  Seconds overhead;                  // kernel gaps + framework time + launch stall
+  Seconds launch_stall;              // GPU idle because the host launches kernels slower than they run
+  Seconds host_launch;               // host time to launch the step's kernels (eager or CUDA graph)
+  double kernels = 0;                // kernel launches per step
   Stave input_stave = Stave::kNone;  // the slowest input stage, when there is an input pipeline
 };
 
@@ -85,11 +85,11 @@ struct Evaluation {
   physics::MemoryBreakdown memory;
   std::vector<OpShare> ops;  // largest time first; only with Options::op_shares
   DType dtype = DType::kBf16;
-  FlopPerSecond peak;           // dense peak of the dtype per GPU (nominal clocks)
-  double tokens_per_step = 0;   // all GPUs
-  double tokens_per_s = 0;      // training: trained tokens; inference: output tokens in decode
+  FlopPerSecond peak;          // dense peak of the dtype per GPU (nominal clocks)
+  double tokens_per_step = 0;  // all GPUs
+  double tokens_per_s = 0;     // training: trained tokens; inference: output tokens in decode
   double tokens_per_s_per_gpu = 0;
-  double samples_per_s = 0;     // sequences (training) or requests (inference) per second
+  double samples_per_s = 0;              // sequences (training) or requests (inference) per second
   FlopPerSecond model_flops_per_gpu;     // achieved model FLOP/s per GPU
   FlopPerSecond hardware_flops_per_gpu;  // including recomputation (what Megatron-LM reports)
   double mfu = 0;

@@ -172,15 +172,16 @@ void Catalog::add_directory(const std::string& dir) {
     std::error_code e2;
     for (const auto& entry : fs::directory_iterator(folder, e2)) {
       if (entry.is_regular_file() && entry.path().extension() == ".toml") {
-        add_file(kind, entry.path().stem().string(), SpecFile{entry.path().string(), parse::read_file(entry.path().string(), "spec file")});
+        add_file(kind, entry.path().stem().string(),
+                 SpecFile{entry.path().string(), parse::read_file(entry.path().string(), "spec file")});
       }
     }
   };
   add_toml_files(dir, SpecKind::kGpu);
-  for (const char* sub : {"gpus", "links", "models", "arch"}) {
+  for (const auto& [kind, sub] : kSpecFolders) {
     const fs::path p = fs::path(dir) / sub;
     if (fs::is_directory(p, ec)) {
-      add_toml_files(p, *base::value_in(kSpecFolders, sub));
+      add_toml_files(p, kind);
     }
   }
 }

@@ -84,7 +84,8 @@ void write_outputs(const std::vector<std::pair<std::string, std::string>>& outpu
     fs::rename(tmp, final_path, ec);
     if (ec) {
       discard();
-      throw InputError({Diagnostic{SourcePos{final_path.string()}, "", "cannot write the output file: " + ec.message()}});
+      throw InputError(
+          {Diagnostic{SourcePos{final_path.string()}, "", "cannot write the output file: " + ec.message()}});
     }
   }
   if (to_stdout != nullptr) {

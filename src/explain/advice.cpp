@@ -32,7 +32,8 @@ Effect run(const Scenario& v) { return effect_of(step::evaluate(v)); }
 
 double gain(const Effect& before, const Effect& after) { return 1.0 - after.time_per_token / before.time_per_token; }
 
-const char* quoted(Recompute r) { return r == Recompute::kFull ? "\"full\"" : (r == Recompute::kNone ? "\"none\"" : "\"selective\""); }
+// A scenario value as a user writes it: "full".
+std::string quoted(Recompute r) { return base::strfmt("\"%s\"", workload::to_string(r)); }
 
 void capacity_advice(const Scenario& sc, const Evaluation& e, std::vector<Advice>& out) {
   const Effect before = effect_of(e);

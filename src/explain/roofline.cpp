@@ -14,7 +14,8 @@ Roofline make_roofline(const hardware::GpuSpec& g, const step::Evaluation* e, DT
     if (!g.supports(d)) {
       continue;
     }
-    r.compute.push_back({d, g.peak_for(d), g.peak_for(d) * physics::gemm_efficiency(g, d), physics::ridge_intensity(g, d)});
+    r.compute.push_back(
+        {d, g.peak_for(d), g.peak_for(d) * physics::gemm_efficiency(g, d), physics::ridge_intensity(g, d)});
   }
   std::stable_sort(r.compute.begin(), r.compute.end(),
                    [](const ComputeRoof& a, const ComputeRoof& b) { return a.paper > b.paper; });

@@ -42,8 +42,8 @@ Fabric make_fabric(const hardware::System& sys) {
       f.intra_bus = link * g.efficiency.peer_link;
       f.intra_p2p = link * pcie.efficiency;
       f.intra_alpha = pcie.latency;
-      f.intra_desc = strfmt("%s peer-to-peer (%.1f GB/s per direction)", pcie.name.c_str(),
-                            units::to_gigabytes_per_second(link));
+      f.intra_desc =
+          strfmt("%s peer-to-peer (%.1f GB/s per direction)", pcie.name.c_str(), units::to_gigabytes_per_second(link));
     } else {
       f.host_staged = true;
       f.intra_bus = link * pcie.staged_efficiency;

@@ -20,8 +20,8 @@
 namespace gpusim::physics {
 
 using hardware::GpuSpec;
-using workload::ModelShape;
 using workload::FfnKind;
+using workload::ModelShape;
 using workload::Recompute;
 
 Bytes layer_activation_bytes(const ModelShape& m, double seq, double micro_batch, double e, bool flash,
@@ -89,8 +89,8 @@ MemoryBreakdown training_memory(const ModelShape& m, const workload::Training& t
   // plus the logits and their gradient at the loss. The larger of the two is the GPU's need.
   const double in_flight = std::min(pp, micro);
   auto stage_activations = [&](double micro_batches) {
-    Bytes act =
-        layer_activation_bytes(m, s, b, e, rt.flash_attention, par.recompute, tp, par.sequence) * (layers * micro_batches);
+    Bytes act = layer_activation_bytes(m, s, b, e, rt.flash_attention, par.recompute, tp, par.sequence) *
+                (layers * micro_batches);
     if (par.recompute == Recompute::kFull) {
       act += layer_activation_bytes(m, s, b, e, rt.flash_attention, Recompute::kNone, tp, par.sequence);
     }

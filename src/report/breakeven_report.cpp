@@ -38,11 +38,11 @@ std::string breakeven_text(const Breakeven& b) {
                    units::to_usd(p.cloud_per_busy_hour),
                    p.breakeven ? strfmt("%.0f days", units::to_days(*p.breakeven)).c_str() : "never");
   }
-  text += b.crossover
-              ? strfmt("  owning is cheaper over the lifetime above %.0f %% utilization (the scenario: %.0f %%)\n",
-                       pct(*b.crossover), pct(b.utilization))
-              : std::string(
-                    "  renting is cheaper at any utilization: the electricity alone costs more than the rent\n");
+  text +=
+      b.crossover
+          ? strfmt("  owning is cheaper over the lifetime above %.0f %% utilization (the scenario: %.0f %%)\n",
+                   pct(*b.crossover), pct(b.utilization))
+          : std::string("  renting is cheaper at any utilization: the electricity alone costs more than the rent\n");
   return text;
 }
 

@@ -30,9 +30,9 @@ void write_value(JsonWriter& w, const char* key, const answer::FieldValue& v) {
 std::string estimate_text(const answer::Estimate& e) {
   const step::Evaluation& ev = e.eval;
   const physics::MemoryBreakdown& m = ev.memory;
-  std::string out = strfmt("%s — %d × %s (%.0f GiB, %.0f TFLOP/s %s dense)\n", e.scenario.c_str(), e.gpus,
-                           e.gpu_name.c_str(), gib(m.capacity), units::to_teraflops(ev.peak),
-                           units::to_string(ev.dtype));
+  std::string out =
+      strfmt("%s — %d × %s (%.0f GiB, %.0f TFLOP/s %s dense)\n", e.scenario.c_str(), e.gpus, e.gpu_name.c_str(),
+             gib(m.capacity), units::to_teraflops(ev.peak), units::to_string(ev.dtype));
   const step::StepBreakdown& s = ev.step;
   if (ev.training) {
     std::string parts = strfmt("compute %s + exposed comm %s + overhead %s", duration(s.compute).c_str(),
@@ -74,17 +74,15 @@ std::string estimate_text(const answer::Estimate& e) {
        strfmt("%.0f W per GPU avg   %.3g kWh · %.3g kg CO2e%s", units::to_watts(ev.gpu_avg_power),
               units::to_kwh(e.energy.energy), units::to_kilograms(e.energy.carbon),
               ev.training ? "" : " per request batch"));
-  const std::string breakeven =
-      e.cost.breakeven ? strfmt("break-even %.0f days at %.0f %% use", units::to_days(*e.cost.breakeven),
-                                pct(e.utilization))
-                       : strfmt("owning never pays back at %.0f %% use", pct(e.utilization));
+  const std::string breakeven = e.cost.breakeven ? strfmt("break-even %.0f days at %.0f %% use",
+                                                          units::to_days(*e.cost.breakeven), pct(e.utilization))
+                                                 : strfmt("owning never pays back at %.0f %% use", pct(e.utilization));
   line(out, "cost",
        strfmt("cloud %.3g USD at %.2f USD/GPU-h (%s) · owned %.3g USD (electricity %.3g + hardware %.3g) · %s",
               units::to_usd(e.cost.cloud), units::to_usd_per_hour(e.cloud_rate), e.cloud_gpu.c_str(),
               units::to_usd(e.cost.owned()), units::to_usd(e.cost.owned_electricity),
               units::to_usd(e.cost.owned_hardware), breakeven.c_str()));
-  line(out, "bottleneck",
-       strfmt("%s — %s", explain::to_string(e.diagnosis.bottleneck), bottleneck_reason(e).c_str()));
+  line(out, "bottleneck", strfmt("%s — %s", explain::to_string(e.diagnosis.bottleneck), bottleneck_reason(e).c_str()));
   for (std::size_t i = 0; i < e.advice.size(); ++i) {
     line(out, i == 0 ? "advice" : "", advice_text(e, e.advice[i]));
   }

@@ -29,8 +29,8 @@ std::string roofline_text(const Roofline& r) {
   std::string out = "Roofline of the " + r.gpu_name + "\n";
   out += strfmt("  %-6s %16s %16s %22s\n", "roof", "paper", "achievable", "ridge vs DRAM (FLOP/B)");
   for (const auto& c : r.compute) {
-    out += strfmt("  %-6s %9.1f TFLOP/s %9.1f TFLOP/s %22.0f\n", units::to_string(c.dtype), units::to_teraflops(c.paper),
-                  units::to_teraflops(c.achievable), c.ridge);
+    out += strfmt("  %-6s %9.1f TFLOP/s %9.1f TFLOP/s %22.0f\n", units::to_string(c.dtype),
+                  units::to_teraflops(c.paper), units::to_teraflops(c.achievable), c.ridge);
   }
   for (const auto& m : r.memory) {
     out +=
@@ -43,9 +43,9 @@ std::string roofline_text(const Roofline& r) {
   out += strfmt("  %-22s %-9s %12s %12s %9s %10s %-8s %6s\n", "op", "phase", "GFLOP", "MB", "FLOP/B", "TFLOP/s",
                 "bound", "share");
   for (const auto& p : r.points) {
-    out += strfmt("  %-22s %-9s %12.1f %12.1f %9.1f %10.1f %-8s %5.1f%%\n", p.name.c_str(), lowering::to_string(p.phase),
-                  p.flops.value() / 1e9, p.bytes.value() / 1e6, p.intensity, units::to_teraflops(p.attained),
-                  p.compute_bound ? "compute" : "memory", 100 * p.share);
+    out += strfmt("  %-22s %-9s %12.1f %12.1f %9.1f %10.1f %-8s %5.1f%%\n", p.name.c_str(),
+                  lowering::to_string(p.phase), p.flops.value() / 1e9, p.bytes.value() / 1e6, p.intensity,
+                  units::to_teraflops(p.attained), p.compute_bound ? "compute" : "memory", 100 * p.share);
   }
   return out;
 }

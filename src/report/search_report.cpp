@@ -96,13 +96,14 @@ std::string plan_text(const scenario::Scenario& sc, const search::PlanOptions& o
       sc.name.c_str(), sc.system.gpu.id.c_str(), counts.c_str(), static_cast<unsigned long long>(r.sized),
       static_cast<unsigned long long>(r.timed), r.seconds,
       r.seconds > 0 ? static_cast<double>(r.timed) / r.seconds / 1e6 : 0.0, peak_rss_mb);
-  text += strfmt("  %-4s %5s %6s %5s %5s %4s %5s %-9s %3s %4s %9s %5s %9s %10s %11s\n", "rank", "gpus", "tensor", "pipe",
-                 "data", "zero", "micro", "recompute", "sp", "virt", "step", "MFU", "mem GiB", "time", "cloud USD");
+  text +=
+      strfmt("  %-4s %5s %6s %5s %5s %4s %5s %-9s %3s %4s %9s %5s %9s %10s %11s\n", "rank", "gpus", "tensor", "pipe",
+             "data", "zero", "micro", "recompute", "sp", "virt", "step", "MFU", "mem GiB", "time", "cloud USD");
   int rank = 0;
   for (const PlanRow& row : r.best) {
     const Layout& l = row.layout;
-    text += strfmt("  %-4d %5d %6d %5d %5d %4d %5lld %-9s %3s %4d %8.3fs %4.0f%% %9.1f %9.1fd %11.4g\n", ++rank, row.gpus,
-                   l.tensor, l.pipeline, l.data, l.zero, static_cast<long long>(l.micro_batch),
+    text += strfmt("  %-4d %5d %6d %5d %5d %4d %5lld %-9s %3s %4d %8.3fs %4.0f%% %9.1f %9.1fd %11.4g\n", ++rank,
+                   row.gpus, l.tensor, l.pipeline, l.data, l.zero, static_cast<long long>(l.micro_batch),
                    workload::to_string(l.recompute), l.sequence ? "yes" : "no", l.virtual_stages,
                    units::to_seconds(row.eval.step.time), pct(row.eval.mfu), gib(row.eval.memory.total()),
                    units::to_days(row.eval.job_time), units::to_usd(row.cloud));

@@ -185,8 +185,8 @@ void read_model(Reader& r, const catalog::Catalog& cat, workload::ModelShape& m)
   bool have_base = false;
   if (preset) {
     if (!cat.has(catalog::SpecKind::kModel, *preset)) {
-      r.error("preset", "unknown model preset \"" + *preset + "\" (known: " +
-                            cat.known_ids(catalog::SpecKind::kModel) + ")");
+      r.error("preset",
+              "unknown model preset \"" + *preset + "\" (known: " + cat.known_ids(catalog::SpecKind::kModel) + ")");
     } else {
       m = cat.model(*preset);
       have_base = true;
@@ -346,7 +346,8 @@ void read_parallel(Reader* r, Scenario& sc) {
   p.virtual_stages = count(*r, "virtual_stages", Need::kOptional).value_or(1);
   p.uneven_stages = r->boolean("uneven_stages", Need::kOptional).value_or(false);
   const std::int64_t model_parallel = static_cast<std::int64_t>(p.tensor) * p.pipeline;
-  p.data = count(*r, "data", Need::kOptional).value_or(static_cast<int>(gpus / std::max<std::int64_t>(1, model_parallel)));
+  p.data =
+      count(*r, "data", Need::kOptional).value_or(static_cast<int>(gpus / std::max<std::int64_t>(1, model_parallel)));
   if (p.zero > 3) {
     r->error("zero", "expected a ZeRO stage 0..3, got " + std::to_string(p.zero));
   }
@@ -390,8 +391,8 @@ void read_cost(Reader* r, const catalog::Catalog& cat, Scenario& sc, bool gpu_ch
   auto num = [r](std::string_view key, double fallback, Range range) {
     return r == nullptr ? fallback : r->number(key, Need::kOptional, range).value_or(fallback);
   };
-  c.electricity = UsdPerJoule(
-      q("electricity", Dim::kMoneyPerEnergy, units::usd_per_kwh(cost::kElectricityUsdPerKwh).value(), Range::kNonNegative));
+  c.electricity = UsdPerJoule(q("electricity", Dim::kMoneyPerEnergy,
+                                units::usd_per_kwh(cost::kElectricityUsdPerKwh).value(), Range::kNonNegative));
   c.utilization = num("utilization", cost::kUtilization, Range::kFraction);
   c.cloud_gpu = r == nullptr ? s.gpu.id : r->string("cloud_gpu", Need::kOptional).value_or(s.gpu.id);
   double cloud_default = s.gpu.cloud_rate.value();
@@ -501,9 +502,11 @@ Scenario resolve_tree(const catalog::Catalog& catalog, const std::string& path, 
     const workload::Training& t = *sc.job.training;
     const std::int64_t per_step = sc.layout.micro_batch * sc.layout.data;
     if (per_step > 0 && t.global_batch % per_step != 0) {
-      r.table("training", Need::kRequired)->error("global_batch", "global_batch (" + std::to_string(t.global_batch) +
-                              ") must be a multiple of micro_batch x data = " + std::to_string(sc.layout.micro_batch) +
-                              " x " + std::to_string(sc.layout.data) + " = " + std::to_string(per_step));
+      r.table("training", Need::kRequired)
+          ->error("global_batch",
+                  "global_batch (" + std::to_string(t.global_batch) +
+                      ") must be a multiple of micro_batch x data = " + std::to_string(sc.layout.micro_batch) + " x " +
+                      std::to_string(sc.layout.data) + " = " + std::to_string(per_step));
     }
   }
   if (auto in = r.table("input", Need::kOptional)) {

@@ -6,7 +6,8 @@
 namespace gpusim::search {
 
 std::vector<CompareRow> compare(const catalog::Catalog& catalog, const scenario::ParsedScenario& parsed,
-                                const std::vector<scenario::Override>& overrides, const std::vector<std::string>& gpus) {
+                                const std::vector<scenario::Override>& overrides,
+                                const std::vector<std::string>& gpus) {
   for (const auto& id : gpus) {
     (void)catalog.file(catalog::SpecKind::kGpu, id);  // an unknown id is bad input, before any work
   }

@@ -59,8 +59,7 @@ Evaluation Evaluator::evaluate_training(const Layout& layout, const System& sys,
   StepKernels sk = stage_kernels(k, stage_layers, first_stage_is_last);
   sk.optimizer = physics::kernel_time(lowering::optimizer_op(m, t, layout), g, scale).time;
   sk.optimizer_kernels = 1;
-  const double micro =
-      static_cast<double>(t.global_batch) / (static_cast<double>(layout.micro_batch) * layout.data);
+  const double micro = static_cast<double>(t.global_batch) / (static_cast<double>(layout.micro_batch) * layout.data);
   const physics::ParallelComm comm = physics::parallel_comm(fabric, sys.gpus_per_node, m, t, layout);
 
   Evaluation e;

@@ -14,11 +14,11 @@ struct StepKernels {
   Seconds micro;          // all kernels of one micro-batch
   Seconds compute_bound;  // of `micro`
   Flop compute_bound_flops;
-  Seconds memory_bound;   // of `micro`
-  Seconds backward;       // backward and recompute of one micro-batch
-  Flop recompute_flops;   // of one micro-batch
-  double kernels = 0;     // per micro-batch
-  Seconds optimizer;      // once per step
+  Seconds memory_bound;  // of `micro`
+  Seconds backward;      // backward and recompute of one micro-batch
+  Flop recompute_flops;  // of one micro-batch
+  double kernels = 0;    // per micro-batch
+  Seconds optimizer;     // once per step
   double optimizer_kernels = 0;
   StepKernels& operator+=(const StepKernels& o);
   [[nodiscard]] StepKernels scaled(double k) const;  // micro-batch parts only

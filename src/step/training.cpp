@@ -42,7 +42,8 @@ std::shared_ptr<const Evaluator::Kernels> time_pass(std::vector<Op> ops, const h
   for (const Op& op : k->ops) {
     const physics::KernelTime kt = physics::kernel_time(op, gpu, clock_scale);
     k->times.push_back(kt);
-    StepKernels* into = op.scope == Scope::kLayer ? &k->layer : (op.scope == Scope::kEmbedding ? &k->embedding : &k->head);
+    StepKernels* into =
+        op.scope == Scope::kLayer ? &k->layer : (op.scope == Scope::kEmbedding ? &k->embedding : &k->head);
     const Seconds t = kt.time * op.count;
     into->micro += t;
     into->kernels += op.count;

@@ -274,8 +274,9 @@ void Fitter::fit(const std::vector<const Subject*>& rows) {
   // Collectives: t = a / eta + steps * alpha; the steps column is the "offset" here, so fit it as
   // one more unknown column and fall back to eta alone with alpha at its prior.
   if (!coll.empty()) {
-    const double alpha = e.peer_latency.value() > 0 ? e.peer_latency.value()
-                                                    : physics::make_fabric(unit_system(*rows.front()->system)).intra_alpha.value();
+    const double alpha = e.peer_latency.value() > 0
+                             ? e.peer_latency.value()
+                             : physics::make_fabric(unit_system(*rows.front()->system)).intra_alpha.value();
     auto x = solve(coll, 2, true);
     if (x && (*x)(1) > 0 && (*x)(0) > 0) {
       record("efficiency", "peer_link", e.peer_link, 1.0 / (*x)(0), coll, 0, 4.0, false, "");

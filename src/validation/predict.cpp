@@ -76,8 +76,8 @@ Prediction attention(const Measurement& m, const GpuSpec& g) {
 
 Prediction p2p(const Measurement& m, const System& sys) {
   const physics::Fabric f = physics::make_fabric(sys);
-  const double one_way = m.bytes ? (*m.bytes / physics::p2p_time(*m.bytes, f.intra_p2p, f.intra_alpha)).value()
-                                 : f.intra_p2p.value();
+  const double one_way =
+      m.bytes ? (*m.bytes / physics::p2p_time(*m.bytes, f.intra_p2p, f.intra_alpha)).value() : f.intra_p2p.value();
   return value(m.bidirectional ? 2.0 * one_way : one_way);
 }
 
@@ -140,9 +140,9 @@ std::vector<Subject> resolve(const std::vector<Measurement>& rows, const catalog
         s.system = scenario::make_system(catalog, m.gpu, std::max(1, m.gpus), box_size(m.gpus));
       }
     } catch (const InputError& e) {
-      s.problem = (m.benchmark == Benchmark::kScenario ? "the scenario cannot be loaded: "
-                                                        : "cannot build the system: ") +
-                  std::string(e.what());
+      s.problem =
+          (m.benchmark == Benchmark::kScenario ? "the scenario cannot be loaded: " : "cannot build the system: ") +
+          std::string(e.what());
     }
     out.push_back(std::move(s));
   }

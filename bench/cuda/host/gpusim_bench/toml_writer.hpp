@@ -20,7 +20,7 @@ struct Meta {
   // Every row's role: "fit" (a user's own measurements are what `gpusim calibrate` fits) or
   // "check" (held out, to judge the model by).
   std::string role = "fit";
-  std::string date;    // "2026-11"
+  std::string date;  // "2026-11"
   std::string gpu_name;
   std::string driver;
   std::string cuda_runtime;

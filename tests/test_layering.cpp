@@ -1,0 +1,68 @@
+// The house is shaped like the pipeline: every stage is a folder under src/ with its public face in
+// include/gpusim/<stage>.hpp; a file includes only its own stage's private headers, the faces of
+// stages before its own, and (for parse, which keeps toml++ inside the library) parse/parse.hpp.
+// The command line includes the facade and its own headers only.
+#include <filesystem>
+#include <regex>
+
+#include "cli_helpers.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The stages in pipeline order; a stage may include the faces of those before it.
+const std::vector<std::string> kStages = {"base",    "units",   "hardware", "workload", "parse",      "catalog",
+                                          "cost",    "scenario", "lowering", "physics",  "step",       "explain",
+                                          "answer",  "search",  "validation", "report", "cli"};
+
+int order_of(const std::string& stage) {
+  const auto it = std::find(kStages.begin(), kStages.end(), stage);
+  return it == kStages.end() ? -1 : static_cast<int>(it - kStages.begin());
+}
+
+}  // namespace
+
+TEST_CASE("includes only point down the pipeline, and private headers stay in their folder", "[layering]") {
+  const fs::path root(GPUSIM_SOURCE_DIR);
+  const std::regex include_line(R"re(#include "([^"]+)")re");
+  int files = 0;
+  for (const char* top : {"include/gpusim", "src"}) {
+    for (const auto& entry : fs::recursive_directory_iterator(root / top)) {
+      if (!entry.is_regular_file()) {
+        continue;
+      }
+      const fs::path rel = fs::relative(entry.path(), root);
+      // include/gpusim/<stage>.hpp or src/<stage>/...
+      const std::string stage =
+          std::string(top) == "src" ? rel.begin()->string() == "src" ? std::next(rel.begin())->string() : ""
+                                    : entry.path().stem().string();
+      if (stage == "gpusim") {
+        continue;  // the facade includes every face
+      }
+      INFO(rel.string());
+      REQUIRE(order_of(stage) >= 0);
+      ++files;
+      const std::string text = gpusim::test::read_text(entry.path());
+      for (auto it = std::sregex_iterator(text.begin(), text.end(), include_line); it != std::sregex_iterator(); ++it) {
+        const std::string inc = (*it)[1];
+        INFO("includes " << inc);
+        if (inc.rfind("gpusim/", 0) == 0) {
+          const std::string face = fs::path(inc).stem().string();
+          if (stage == "cli") {
+            CHECK(face == "gpusim");  // the command line sees the library through its facade only
+          } else {
+            CHECK(order_of(face) >= 0);
+            CHECK(order_of(face) <= order_of(stage));
+          }
+        } else {
+          const std::string folder = inc.substr(0, inc.find('/'));
+          const bool own = folder == stage;
+          const bool parse_face = inc == "parse/parse.hpp" && order_of(stage) > order_of("parse");
+          CHECK((own || parse_face));
+        }
+      }
+    }
+  }
+  CHECK(files > 50);
+}
