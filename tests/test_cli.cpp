@@ -122,6 +122,12 @@ TEST_CASE("the text report of the GPT-2 4090 scenario matches its golden file", 
   check_golden("tests/golden/estimate-gpt2-124m-rtx4090.txt", r.out);
 }
 
+TEST_CASE("the text report of a serving scenario matches its golden file", "[cli][golden]") {
+  const Run r = run("estimate " + source("scenarios/llama2-7b-decode-rtx4090.toml"));
+  REQUIRE(r.code == 0);
+  check_golden("tests/golden/estimate-llama2-7b-decode-rtx4090.txt", r.out);
+}
+
 TEST_CASE("specs check passes on the catalog and fails with positions on a bad file", "[cli][specs]") {
   CHECK(run("specs check").code == 0);
   const std::string dir = (scratch() / "gpus").string();

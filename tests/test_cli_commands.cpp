@@ -204,6 +204,12 @@ TEST_CASE("validate reports on the shipped measurements, check and fit rows apar
   CHECK(run("validate " + source("measurements") + " --role some").code == 2);
 }
 
+TEST_CASE("validate's check rows match their golden file", "[cli][validate][golden]") {
+  const Run r = run("validate " + source("measurements") + " --role check");
+  REQUIRE(r.code == 0);
+  check_golden("tests/golden/validate-check-rows.txt", r.out);
+}
+
 TEST_CASE("validate --fail-above exits 3 when the median error is above the bound", "[cli][validate]") {
   const Run over = run("validate " + source("measurements") + " --fail-above 0.0001");
   CHECK(over.code == 3);

@@ -37,6 +37,22 @@ struct Catalog::Memo {
   std::map<std::string, Entry<LinkSpec>> links;
   std::map<std::string, Entry<ModelShape>> models;
 
+  // The spec of `id` from `entries`, or load(from) it, remember it and the files it came from.
+  template <class Spec, class Load>
+  Spec remembered(std::map<std::string, Entry<Spec>>& entries, const std::string& id, Load&& load) {
+    {
+      const std::lock_guard lock(mutex);
+      if (auto it = entries.find(id); it != entries.end()) {
+        return it->second.spec;
+      }
+    }
+    std::vector<std::string> from;
+    Spec spec = load(from);  // throws InputError for a bad file, which is not remembered
+    const std::lock_guard lock(mutex);
+    entries.emplace(id, Entry<Spec>{spec, std::move(from)});
+    return spec;
+  }
+
   void forget(const std::string& file) {
     auto drop = [&file](auto& entries) {
       std::erase_if(entries, [&file](const auto& e) {
@@ -237,77 +253,56 @@ const SpecFile& Catalog::file(SpecKind kind, const std::string& id) const {
 }
 
 GpuSpec Catalog::gpu(const std::string& id) const {
-  {
-    const std::lock_guard lock(memo_->mutex);
-    if (auto it = memo_->gpus.find(id); it != memo_->gpus.end()) {
-      return it->second.spec;
-    }
-  }
-  Diagnostics diags;
-  std::vector<std::string> from;
-  GpuSpec g = load_gpu(*this, id, file(SpecKind::kGpu, id), diags, &from);
-  diags.throw_if_any();
-  const std::lock_guard lock(memo_->mutex);
-  memo_->gpus.emplace(id, Memo::Entry<GpuSpec>{g, std::move(from)});
-  return g;
+  return memo_->remembered(memo_->gpus, id, [&](std::vector<std::string>& from) {
+    Diagnostics diags;
+    GpuSpec g = load_gpu(*this, id, file(SpecKind::kGpu, id), diags, &from);
+    diags.throw_if_any();
+    return g;
+  });
 }
 
 LinkSpec Catalog::link(const std::string& id) const {
-  {
-    const std::lock_guard lock(memo_->mutex);
-    if (auto it = memo_->links.find(id); it != memo_->links.end()) {
-      return it->second.spec;
+  return memo_->remembered(memo_->links, id, [&](std::vector<std::string>& from) {
+    Diagnostics diags;
+    const SpecFile& f = file(SpecKind::kLink, id);
+    LinkSpec l;
+    l.id = id;
+    l.origin = f.path;
+    toml::table t = merged_table(*this, SpecKind::kLink, id, diags, &from);
+    if (diags.empty()) {
+      parse::Reader r(t, "", diags);
+      r.allow({"base"});
+      parse::read_link(r, l);
     }
-  }
-  Diagnostics diags;
-  const SpecFile& f = file(SpecKind::kLink, id);
-  LinkSpec l;
-  l.id = id;
-  l.origin = f.path;
-  std::vector<std::string> from;
-  toml::table t = merged_table(*this, SpecKind::kLink, id, diags, &from);
-  if (diags.empty()) {
-    parse::Reader r(t, "", diags);
-    r.allow({"base"});
-    parse::read_link(r, l);
-  }
-  diags.throw_if_any();
-  const std::lock_guard lock(memo_->mutex);
-  memo_->links.emplace(id, Memo::Entry<LinkSpec>{l, std::move(from)});
-  return l;
+    diags.throw_if_any();
+    return l;
+  });
 }
 
 ModelShape Catalog::model(const std::string& id) const {
-  {
-    const std::lock_guard lock(memo_->mutex);
-    if (auto it = memo_->models.find(id); it != memo_->models.end()) {
-      return it->second.spec;
+  return memo_->remembered(memo_->models, id, [&](std::vector<std::string>& from) {
+    Diagnostics diags;
+    (void)file(SpecKind::kModel, id);  // unknown ids throw here
+    ModelShape m;
+    toml::table t = merged_table(*this, SpecKind::kModel, id, diags, &from);
+    if (diags.empty()) {
+      parse::Reader r(t, "", diags);
+      r.allow({"base"});
+      if (auto v = r.string("name", parse::Need::kRequired)) {
+        m.name = *v;
+      }
+      parse::read_model_keys(r, m, parse::Need::kRequired);
+      parse::check_model(r, m);
+      if (auto meta = r.table("meta", parse::Need::kOptional)) {
+        meta->string_list("sources");
+        meta->string_list("assumptions");
+        meta->finish();
+      }
+      r.finish();
     }
-  }
-  Diagnostics diags;
-  (void)file(SpecKind::kModel, id);  // unknown ids throw here
-  ModelShape m;
-  std::vector<std::string> from;
-  toml::table t = merged_table(*this, SpecKind::kModel, id, diags, &from);
-  if (diags.empty()) {
-    parse::Reader r(t, "", diags);
-    r.allow({"base"});
-    if (auto v = r.string("name", parse::Need::kRequired)) {
-      m.name = *v;
-    }
-    parse::read_model_keys(r, m, parse::Need::kRequired);
-    parse::check_model(r, m);
-    if (auto meta = r.table("meta", parse::Need::kOptional)) {
-      meta->string_list("sources");
-      meta->string_list("assumptions");
-      meta->finish();
-    }
-    r.finish();
-  }
-  diags.throw_if_any();
-  const std::lock_guard lock(memo_->mutex);
-  memo_->models.emplace(id, Memo::Entry<ModelShape>{m, std::move(from)});
-  return m;
+    diags.throw_if_any();
+    return m;
+  });
 }
 
 std::vector<Diagnostic> Catalog::check_all() const {
