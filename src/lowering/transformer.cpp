@@ -125,13 +125,20 @@ class Builder {
   Scope scope_ = Scope::kLayer;
 };
 
+// The widths one layer's kernels are sized by, and the tokens of the pass.
+struct LayerDims {
+  explicit LayerDims(const PassShape& p)
+      : h(static_cast<double>(p.m->hidden)),
+        kv(static_cast<double>(p.m->kv_dim())),
+        f(static_cast<double>(p.m->ffn_hidden)),
+        f_in(static_cast<double>(p.m->ffn_in())),
+        t(p.tokens()) {}
+  double h, kv, f, f_in, t;
+};
+
 void layer_forward(Builder& b, const PassShape& p, Phase ph) {
   const ModelShape& m = *p.m;
-  const double h = static_cast<double>(m.hidden);
-  const double kv = static_cast<double>(m.kv_dim());
-  const double f = static_cast<double>(m.ffn_hidden);
-  const double f_in = static_cast<double>(m.ffn_in());
-  const double t = p.tokens();
+  const auto [h, kv, f, f_in, t] = LayerDims(p);
   b.mem("norm", ph, p.replicated(2.0 * 2.0 * t * h * p.e), 1);  // two norms: read x, write y
   b.linear("qkv", p, ph, h + 2.0 * kv, h, 1, Split::kColumn);
   if (m.position == PositionKind::kRope) {
@@ -147,11 +154,7 @@ void layer_forward(Builder& b, const PassShape& p, Phase ph) {
 
 void layer_backward(Builder& b, const PassShape& p) {
   const ModelShape& m = *p.m;
-  const double h = static_cast<double>(m.hidden);
-  const double kv = static_cast<double>(m.kv_dim());
-  const double f = static_cast<double>(m.ffn_hidden);
-  const double f_in = static_cast<double>(m.ffn_in());
-  const double t = p.tokens();
+  const auto [h, kv, f, f_in, t] = LayerDims(p);
   const Phase ph = Phase::kBackward;
   b.linear("ffn.down", p, ph, h, f, 1, Split::kRow);
   // Activation backward reads its input and dy, writes dx.

@@ -34,7 +34,7 @@ std::string roofline_text(const Roofline& r) {
   }
   for (const auto& m : r.memory) {
     out +=
-        strfmt("  %-6s %12.2f TB/s %12.2f TB/s\n", m.name.c_str(), m.paper.value() / 1e12, m.achievable.value() / 1e12);
+        strfmt("  %-6s %12.2f TB/s %12.2f TB/s\n", m.name.c_str(), units::to_terabytes_per_second(m.paper), units::to_terabytes_per_second(m.achievable));
   }
   if (r.points.empty()) {
     return out;
@@ -44,7 +44,7 @@ std::string roofline_text(const Roofline& r) {
                 "bound", "share");
   for (const auto& p : r.points) {
     out += strfmt("  %-22s %-9s %12.1f %12.1f %9.1f %10.1f %-8s %5.1f%%\n", p.name.c_str(),
-                  lowering::to_string(p.phase), p.flops.value() / 1e9, p.bytes.value() / 1e6, p.intensity,
+                  lowering::to_string(p.phase), units::to_gigaflop(p.flops), units::to_megabytes(p.bytes), p.intensity,
                   units::to_teraflops(p.attained), p.compute_bound ? "compute" : "memory", 100 * p.share);
   }
   return out;
@@ -130,7 +130,7 @@ std::string roofline_svg(const Roofline& r) {
     }
     const double li = std::pow(10, x_lo + 0.6 + 0.9 * static_cast<double>(i));
     svg.text(X(li), Y(li * m.achievable.value()) - 8,
-             strfmt("%s %.2f TB/s", m.name.c_str(), m.achievable.value() / 1e12), 10, "start", mem_colors[i % 2]);
+             strfmt("%s %.2f TB/s", m.name.c_str(), units::to_terabytes_per_second(m.achievable)), 10, "start", mem_colors[i % 2]);
   }
   const BytesPerSecond dram = r.memory.front().achievable;
   // Roofs with the same achievable rate (fp16 and bf16) share one line and one label.

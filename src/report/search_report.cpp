@@ -95,7 +95,7 @@ std::string plan_text(const scenario::Scenario& sc, const search::PlanOptions& o
       "%.0f MB\n",
       sc.name.c_str(), sc.system.gpu.id.c_str(), counts.c_str(), static_cast<unsigned long long>(r.sized),
       static_cast<unsigned long long>(r.timed), r.seconds,
-      r.seconds > 0 ? static_cast<double>(r.timed) / r.seconds / 1e6 : 0.0, peak_rss_mb);
+      r.seconds > 0 ? static_cast<double>(r.timed) / r.seconds / units::kMega : 0.0, peak_rss_mb);
   text +=
       strfmt("  %-4s %5s %6s %5s %5s %4s %5s %-9s %3s %4s %9s %5s %9s %10s %11s\n", "rank", "gpus", "tensor", "pipe",
              "data", "zero", "micro", "recompute", "sp", "virt", "step", "MFU", "mem GiB", "time", "cloud USD");
@@ -165,7 +165,7 @@ std::string plan_json(const scenario::Scenario& sc, const search::PlanResult& r)
 namespace {
 // Cloud cost per million tokens trained (or generated, for inference).
 double usd_per_million_tokens(const answer::Estimate& e) {
-  return e.eval.tokens > 0 ? units::to_usd(e.cost.cloud) / e.eval.tokens * 1e6 : 0.0;
+  return e.eval.tokens > 0 ? units::to_usd(e.cost.cloud) / e.eval.tokens * units::kMega : 0.0;
 }
 }  // namespace
 

@@ -23,7 +23,7 @@ std::string show(const Measurement& m, double v) {
     case Benchmark::kLatencyL1:
     case Benchmark::kLatencyL2:
     case Benchmark::kLatencyDram:
-      return m.value_in_cycles ? strfmt("%.0f cycles", v) : strfmt("%.1f ns", units::to_us(Seconds(v)) * 1e3);
+      return m.value_in_cycles ? strfmt("%.0f cycles", v) : strfmt("%.1f ns", units::to_ns(Seconds(v)));
     case Benchmark::kLaunchOverhead:
       return strfmt("%.2f us", units::to_us(Seconds(v)));
     case Benchmark::kPower:
@@ -31,8 +31,8 @@ std::string show(const Measurement& m, double v) {
     case Benchmark::kScenario:
       return strfmt("%.4g", v);
     default:
-      return v >= 1e12 ? strfmt("%.2f TB/s", v / 1e12)
-                       : strfmt("%.1f GB/s", units::to_gigabytes_per_second(BytesPerSecond(v)));
+      return v >= units::kTera ? strfmt("%.2f TB/s", units::to_terabytes_per_second(BytesPerSecond(v)))
+                               : strfmt("%.1f GB/s", units::to_gigabytes_per_second(BytesPerSecond(v)));
   }
 }
 
@@ -152,7 +152,7 @@ std::string calibration_text(const validation::CalibrationResult& fit, const Val
                              const ValidationReport& v1, const std::string& out_dir) {
   std::string text = strfmt("%-22s %-28s %12s %12s  %s\n", "scope", "parameter", "prior", "fitted", "rows");
   for (const auto& p : fit.params) {
-    const double k = p.is_time ? 1e6 : 1.0;  // times are shown in microseconds
+    const double k = p.is_time ? units::to_us(Seconds(1)) : 1.0;  // times are shown in microseconds
     text += strfmt("%-22s %-28s %12.4g %12.4g  %zu%s\n", p.scope.c_str(), (p.table + "." + p.key).c_str(), p.prior * k,
                    p.value * k, p.rows.size(), p.is_time ? " (us)" : "");
   }

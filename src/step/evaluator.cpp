@@ -35,11 +35,44 @@ const std::pair<System, physics::Fabric>& Evaluator::system_for(int gpus) {
   return it->second;
 }
 
+namespace {
+
+// batch = "max": the largest batch whose weights, KV cache and activations fit in memory.
+workload::Inference resolve_max_batch(const workload::ModelShape& m, workload::Inference inf,
+                                      const hardware::GpuSpec& g) {
+  if (!inf.batch_max) {
+    return inf;
+  }
+  auto fits = [&](std::int64_t b) {
+    inf.batch = b;
+    return physics::inference_memory(m, inf, g).fits();
+  };
+  if (!fits(1)) {
+    inf.batch = 1;  // even one sequence does not fit: the report says so
+    return inf;
+  }
+  std::int64_t hi = 1;
+  while (hi < (1 << 20) && fits(hi * 2)) {
+    hi *= 2;
+  }
+  std::int64_t lo = hi;
+  hi = hi * 2;
+  while (hi - lo > 1) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    (fits(mid) ? lo : hi) = mid;
+  }
+  inf.batch = lo;
+  return inf;
+}
+
+}  // namespace
+
 physics::MemoryBreakdown Evaluator::memory(const Layout& layout) const {
   if (job_.training) {
     return physics::training_memory(job_.model, *job_.training, layout, runtime_, system_.gpu);
   }
-  return physics::inference_memory(job_.model, *job_.inference, system_.gpu);
+  return physics::inference_memory(job_.model, resolve_max_batch(job_.model, *job_.inference, system_.gpu),
+                                   system_.gpu);
 }
 
 Evaluation Evaluator::evaluate(const Layout& layout, int gpus, const Options& options) {
@@ -106,37 +139,6 @@ Evaluation Evaluator::evaluate_training(const Layout& layout, const System& sys,
   return e;
 }
 
-namespace {
-
-// batch = "max": the largest batch whose weights, KV cache and activations fit in memory.
-workload::Inference resolve_max_batch(const workload::ModelShape& m, workload::Inference inf,
-                                      const hardware::GpuSpec& g) {
-  if (!inf.batch_max) {
-    return inf;
-  }
-  auto fits = [&](std::int64_t b) {
-    inf.batch = b;
-    return physics::inference_memory(m, inf, g).fits();
-  };
-  if (!fits(1)) {
-    inf.batch = 1;  // even one sequence does not fit: the report says so
-    return inf;
-  }
-  std::int64_t hi = 1;
-  while (hi < (1 << 20) && fits(hi * 2)) {
-    hi *= 2;
-  }
-  std::int64_t lo = hi;
-  hi = hi * 2;
-  while (hi - lo > 1) {
-    const std::int64_t mid = lo + (hi - lo) / 2;
-    (fits(mid) ? lo : hi) = mid;
-  }
-  inf.batch = lo;
-  return inf;
-}
-
-}  // namespace
 
 Evaluation Evaluator::evaluate_inference(const System& sys, const Options& options) const {
   const workload::ModelShape& m = job_.model;
