@@ -108,7 +108,7 @@ struct Options {
 // An evaluator for one (hardware, job, runtime); layouts and GPU counts vary per call. It keeps
 // the kernel sums of one micro-batch per (tensor, sequence parallelism, micro-batch, recompute,
 // clock) and the fabric per GPU count, so a search pays only for what a layout changes; a cached
-// and an uncached evaluation run the same code.
+// and an uncached evaluation run the same code. One evaluator serves one thread at a time.
 class Evaluator {
  public:
   Evaluator(hardware::System system, workload::Job job, workload::Runtime runtime);
