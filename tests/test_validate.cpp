@@ -361,3 +361,60 @@ TEST_CASE("every shipped measurement row loads and every scored row is predicted
     }
   }
 }
+
+TEST_CASE("a power-limit row is the workload's throughput at the cap over its throughput at TDP", "[validate][power]") {
+  const auto dir = scratch_dir("power-limit");
+  write(dir / "s.toml", R"(name = "3090 training"
+[system]
+gpu = "rtx3090"
+gpus = 1
+[model]
+preset = "gpt2-350m"
+[training]
+tokens = 1e9
+seq_len = 1024
+global_batch = 32
+micro_batch = 8
+precision = "fp16"
+)");
+  const std::string f = write(dir / "p.toml", R"([meta]
+role = "check"
+[[measurement]]
+id = "speed"
+gpu = "rtx3090"
+benchmark = "power_limit"
+scenario = "s.toml"
+power_limit = "300 W"
+metric = "speed"
+value = 0.93
+[[measurement]]
+id = "energy"
+gpu = "rtx3090"
+benchmark = "power_limit"
+scenario = "s.toml"
+power_limit = "300 W"
+metric = "energy"
+value = 0.9
+[[measurement]]
+id = "too-high"
+gpu = "rtx3090"
+benchmark = "power_limit"
+scenario = "s.toml"
+power_limit = "500 W"
+metric = "speed"
+value = 1.0
+)");
+  const std::vector<Measurement> rows = load_measurements(test::catalog(), {f});
+  const ValidationReport r = validate_rows(rows, test::catalog());
+  Scenario sc = scenario::load_scenario_file(test::catalog(), (dir / "s.toml").string());
+  const step::Evaluation full = step::evaluate(sc);
+  sc.system.power_limit = Watts(300);
+  const step::Evaluation capped = step::evaluate(sc);
+  REQUIRE(r.rows[0].prediction.value);
+  CHECK(*r.rows[0].prediction.value == Approx(capped.tokens_per_s / full.tokens_per_s));
+  // energy per token: board power x step time / tokens per step, at the cap over at TDP
+  CHECK(*r.rows[1].prediction.value ==
+        Approx((capped.gpu_avg_power * capped.step.time).value() / (full.gpu_avg_power * full.step.time).value()));
+  CHECK_FALSE(r.rows[2].prediction.value);
+  CHECK_THAT(r.rows[2].prediction.reason, Catch::Contains("outside the modelled range"));
+}

@@ -36,6 +36,7 @@ enum class Benchmark {
   kReduceScatter,
   kAllGather,
   kPower,
+  kPowerLimit,
   kScenario,
 };
 inline constexpr base::Named<Benchmark> kBenchmarkNames[] = {
@@ -56,6 +57,7 @@ inline constexpr base::Named<Benchmark> kBenchmarkNames[] = {
     {Benchmark::kReduceScatter, "reduce_scatter"},
     {Benchmark::kAllGather, "all_gather"},
     {Benchmark::kPower, "power"},
+    {Benchmark::kPowerLimit, "power_limit"},
     {Benchmark::kScenario, "scenario"},
 };
 constexpr const char* to_string(Benchmark b) { return base::name_in(kBenchmarkNames, b); }
@@ -90,8 +92,9 @@ struct Measurement {
   std::string algorithm = "auto";
   std::optional<double> intensity;  // FLOP per byte (power rows)
   std::string kernel;
-  std::string scenario;  // resolved path of the scenario file
-  std::string metric;    // report key for scenario rows
+  std::string scenario;  // resolved path of the scenario file (scenario and power_limit rows)
+  std::string metric;    // report key for scenario rows; "speed" or "energy" for power_limit rows
+  std::optional<Watts> power_limit;  // power_limit rows: the cap of the point
   std::string conditions;
   std::string source;
   std::string note;
@@ -105,6 +108,10 @@ inline int box_size(int gpus) { return gpus <= 8 ? std::max(1, gpus) : 8; }
 // Loads files and directories (every *.toml directly inside a directory). Throws InputError with
 // all problems of all files, and when no row was found.
 std::vector<Measurement> load_measurements(const catalog::Catalog& catalog, const std::vector<std::string>& paths);
+
+// Whether a row is predicted on a whole scenario (end-to-end and power-limit rows) rather than on
+// a system.
+constexpr bool uses_scenario(Benchmark b) { return b == Benchmark::kScenario || b == Benchmark::kPowerLimit; }
 
 // What a row is predicted on, resolved once: the system of a microbenchmark row, the scenario of
 // an end-to-end row, or why there is none.

@@ -29,6 +29,7 @@ std::string show(const Measurement& m, double v) {
     case Benchmark::kPower:
       return strfmt("%.0f W", v);
     case Benchmark::kScenario:
+    case Benchmark::kPowerLimit:
       return strfmt("%.4g", v);
     default:
       return v >= units::kTera ? strfmt("%.2f TB/s", units::to_terabytes_per_second(BytesPerSecond(v)))

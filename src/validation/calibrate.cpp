@@ -382,7 +382,7 @@ CalibrationResult calibrate(const std::vector<Measurement>& rows, const catalog:
   // Only fit rows that a microbenchmark model predicts: end-to-end rows are evidence, not inputs.
   std::vector<Measurement> fit_rows;
   for (const Measurement& m : rows) {
-    if (m.role == Role::kFit && m.scored && m.benchmark != Benchmark::kScenario) {
+    if (m.role == Role::kFit && m.scored && !uses_scenario(m.benchmark)) {
       fit_rows.push_back(m);
     }
   }

@@ -34,6 +34,7 @@ const char* category_of(Benchmark b) {
     case Benchmark::kAllGather:
       return "communication";
     case Benchmark::kPower:
+    case Benchmark::kPowerLimit:
       return "power";
     case Benchmark::kScenario:
       return "end-to-end";
@@ -73,6 +74,7 @@ std::optional<Dim> value_dim(Benchmark b) {
     case Benchmark::kPower:
       return Dim::kPower;
     case Benchmark::kScenario:
+    case Benchmark::kPowerLimit:
       return std::nullopt;
   }
   return std::nullopt;
@@ -87,13 +89,13 @@ void read_value(Reader& r, Measurement& m) {
     r.error("value", "missing required key");
     return;
   }
-  if (m.benchmark == Benchmark::kScenario && m.scored) {
+  if (uses_scenario(m.benchmark) && m.scored) {
     if (auto v = r.number("value", Need::kRequired, Range::kPositive)) {
       m.value = *v;
     }
     return;
   }
-  if (m.benchmark == Benchmark::kScenario) {  // unscored: any figure, kept for the record
+  if (uses_scenario(m.benchmark)) {  // unscored: any figure, kept for the record
     r.allow({"value"});
     return;
   }
@@ -205,6 +207,7 @@ void read_row(Reader& r, const catalog::Catalog& cat, const std::string& file, c
       m.intensity = r.number("intensity", Need::kOptional, Range::kPositive);
       m.kernel = r.string("kernel", Need::kOptional).value_or("");
       break;
+    case Benchmark::kPowerLimit:
     case Benchmark::kScenario: {
       if (auto s = r.string("scenario", need)) {
         const auto path = std::filesystem::path(file).parent_path() / *s;
@@ -213,6 +216,16 @@ void read_row(Reader& r, const catalog::Catalog& cat, const std::string& file, c
         if (!std::filesystem::is_regular_file(path, ec)) {
           r.error("scenario", "scenario file \"" + *s + "\" does not exist (looked for " + m.scenario + ")");
         }
+      }
+      if (m.benchmark == Benchmark::kPowerLimit) {
+        if (auto w = r.quantity("power_limit", Dim::kPower, need)) {
+          m.power_limit = Watts(*w);
+        }
+        m.metric = r.string("metric", need).value_or("speed");
+        if (m.metric != "speed" && m.metric != "energy") {
+          r.error("metric", "expected \"speed\" or \"energy\", got \"" + m.metric + "\"");
+        }
+        break;
       }
       if (auto k = r.string("metric", need)) {
         m.metric = *k;

@@ -123,6 +123,33 @@ Prediction scenario_row(const Measurement& m, const scenario::Scenario& sc) {
   }
 }
 
+// The workload at the cap against the same workload at the GPU's TDP: throughput, or GPU energy
+// per unit of work (board power × step time / work per step).
+Prediction power_limit_row(const Measurement& m, const scenario::Scenario& sc) {
+  const hardware::GpuSpec& g = sc.system.gpu;
+  if (*m.power_limit > g.tdp || *m.power_limit <= g.idle_power) {
+    return none(base::strfmt("the cap %.0f W is outside the modelled range (idle %.0f W, TDP %.0f W)",
+                             m.power_limit->value(), g.idle_power.value(), g.tdp.value()));
+  }
+  scenario::Scenario full = sc;
+  full.system.power_limit = g.tdp;
+  scenario::Scenario capped = sc;
+  capped.system.power_limit = *m.power_limit;
+  try {
+    const step::Evaluation a = step::evaluate(full);
+    const step::Evaluation b = step::evaluate(capped);
+    if (m.metric == "speed") {
+      return value(b.tokens_per_s / a.tokens_per_s);
+    }
+    const auto energy_per_token = [](const step::Evaluation& e) {
+      return (e.gpu_avg_power * e.step.time).value() / e.tokens_per_step;
+    };
+    return value(energy_per_token(b) / energy_per_token(a));
+  } catch (const InputError& e) {
+    return none(std::string("the scenario cannot be estimated: ") + e.what());
+  }
+}
+
 }  // namespace
 
 std::vector<Subject> resolve(const std::vector<Measurement>& rows, const catalog::Catalog& catalog) {
@@ -132,7 +159,7 @@ std::vector<Subject> resolve(const std::vector<Measurement>& rows, const catalog
     Subject s;
     s.row = &m;
     try {
-      if (m.benchmark == Benchmark::kScenario) {
+      if (uses_scenario(m.benchmark)) {
         if (m.scored) {
           s.scenario = scenario::load_scenario_file(catalog, m.scenario);
         }
@@ -141,7 +168,7 @@ std::vector<Subject> resolve(const std::vector<Measurement>& rows, const catalog
       }
     } catch (const InputError& e) {
       s.problem =
-          (m.benchmark == Benchmark::kScenario ? "the scenario cannot be loaded: " : "cannot build the system: ") +
+          (uses_scenario(m.benchmark) ? "the scenario cannot be loaded: " : "cannot build the system: ") +
           std::string(e.what());
     }
     out.push_back(std::move(s));
@@ -159,6 +186,9 @@ Prediction predict(const Subject& s) {
   }
   if (m.benchmark == Benchmark::kScenario) {
     return scenario_row(m, *s.scenario);
+  }
+  if (m.benchmark == Benchmark::kPowerLimit) {
+    return power_limit_row(m, *s.scenario);
   }
   const System& sys = *s.system;
   const GpuSpec& g = sys.gpu;
@@ -194,6 +224,7 @@ Prediction predict(const Subject& s) {
       case Benchmark::kPower:
         return power(m, sys);
       case Benchmark::kScenario:
+      case Benchmark::kPowerLimit:
         break;
     }
   } catch (const InputError& e) {
