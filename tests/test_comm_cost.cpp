@@ -119,7 +119,9 @@ TEST_CASE("ZeRO-1 exposes the weight all-gather that follows the optimizer step"
       test::kSmallTraining, {{"parallelism.zero", "1"}, {"system.gpu", "\"rtx4090\""}, {"system.gpus_per_node", "8"}});
   const step::Evaluation e = step::evaluate(sc);
   const Fabric f = make_fabric(sc.system);
-  const Bytes weights(workload::total_params(sc.job.model) * 2.0);  // bf16
+  // the model's parameters at their stored width (fp32 under the default runtime's autocast)
+  const Bytes weights(workload::total_params(sc.job.model) *
+                      physics::parameter_bytes(*sc.job.training, sc.layout, sc.runtime));
   const Seconds gather = physics::collective_time(f, Collective::kAllGather, weights, 8);
   const Seconds scatter = physics::collective_time(f, Collective::kReduceScatter, weights, 8);
   CHECK(e.step.communication.value() >= Approx(gather.value()));

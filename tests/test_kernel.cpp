@@ -51,12 +51,19 @@ TEST_CASE("GEMM traffic reads an operand that fits in half the L2 once", "[kerne
   CHECK(kernel_time(op, g).memory.value() == Approx((a + 2 * b + c) / bw));
 }
 
-TEST_CASE("an elementwise kernel whose working set fits in L2 runs at L2 bandwidth", "[kernel][l2]") {
+TEST_CASE("an elementwise kernel whose working set fits in L2 reads from L2 and writes to DRAM", "[kernel][l2]") {
   const GpuSpec g = test::catalog().gpu("rtx4090");  // 72 MB L2
   Op small;
   small.kind = OpKind::kMemoryBound;
-  small.bytes = Bytes(16e6);
-  CHECK(kernel_time(small, g).time.value() == Approx(16e6 / (g.l2_bandwidth.value() * g.efficiency.l2)));
+  small.bytes = Bytes(16e6);  // half read, half written
+  const double l2 = g.l2_bandwidth.value() * g.efficiency.l2;
+  const double dram = g.memory_bandwidth.value() * g.efficiency.dram;
+  // max(R / BW_L2, W / BW_DRAM): the writes reach DRAM when the next kernels evict them
+  CHECK(kernel_time(small, g).time.value() == Approx(std::max(8e6 / l2, 8e6 / dram)));
+  CHECK(kernel_time(small, g).dram.value() == Approx(8e6));
+  Op read_only = small;
+  read_only.write_share = 0;
+  CHECK(kernel_time(read_only, g).time.value() == Approx(16e6 / l2));
   Op big = small;
   big.bytes = Bytes(1e9);
   CHECK(kernel_time(big, g).time.value() == Approx(1e9 / (g.memory_bandwidth.value() * g.efficiency.dram)));

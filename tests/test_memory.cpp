@@ -19,21 +19,32 @@ MemoryBreakdown inference_memory(const Scenario& sc) {
 }  // namespace
 
 TEST_CASE("mixed-precision AdamW holds 16 bytes per parameter before sharding", "[memory]") {
-  const Scenario sc = test::scenario(test::kSmallTraining, {{"parallelism.zero", "0"}});
+  // 16-bit weights and gradients with an fp32 master copy and two fp32 moments: 2 + 2 + (4 + 8)
+  const Scenario sc = test::scenario(test::kSmallTraining, {{"parallelism.zero", "0"}, {"runtime.autocast", "false"}});
   const MemoryBreakdown m = training_memory(sc);
   const double n = total_params(sc.job.model);
   CHECK(m.weights.value() == Approx(2 * n));
   CHECK(m.gradients.value() == Approx(2 * n));
   CHECK(m.optimizer.value() == Approx(12 * n));
+  // autocast over an fp32 model: fp32 weights and gradients are the master copy: 4 + 4 + 8
+  const MemoryBreakdown amp =
+      training_memory(test::scenario(test::kSmallTraining, {{"parallelism.zero", "0"}, {"runtime.autocast", "true"}}));
+  CHECK(amp.weights.value() == Approx(4 * n));
+  CHECK(amp.gradients.value() == Approx(4 * n));
+  CHECK(amp.optimizer.value() == Approx(8 * n));
 }
 
 TEST_CASE("ZeRO stages shard optimizer, then gradients, then weights over data ranks", "[memory]") {
   const double dp = 8;
   const double n = total_params(test::catalog().model("gpt2-124m"));
   const double layer = workload::count_params(test::catalog().model("gpt2-124m")).per_layer;
-  const MemoryBreakdown z1 = training_memory(test::scenario(test::kSmallTraining, {{"parallelism.zero", "1"}}));
-  const MemoryBreakdown z2 = training_memory(test::scenario(test::kSmallTraining, {{"parallelism.zero", "2"}}));
-  const MemoryBreakdown z3 = training_memory(test::scenario(test::kSmallTraining, {{"parallelism.zero", "3"}}));
+  auto zero = [](const char* stage) {
+    return training_memory(
+        test::scenario(test::kSmallTraining, {{"parallelism.zero", stage}, {"runtime.autocast", "false"}}));
+  };
+  const MemoryBreakdown z1 = zero("1");
+  const MemoryBreakdown z2 = zero("2");
+  const MemoryBreakdown z3 = zero("3");
   CHECK(z1.optimizer.value() == Approx(12 * n / dp));
   CHECK(z1.gradients.value() == Approx(2 * n));
   CHECK(z2.gradients.value() == Approx(2 * n / dp));

@@ -20,7 +20,7 @@ TEST_CASE("defaults follow docs/scenarios.md", "[scenario]") {
   CHECK(sc.layout.data == 8);
   CHECK(sc.layout.zero == 0);
   CHECK(sc.job.training->precision == DType::kBf16);
-  CHECK(sc.runtime.flash_attention);
+  CHECK(sc.runtime.flash_attention());
   CHECK(sc.cost.utilization == Approx(0.15));
   CHECK(sc.cost.cloud_rate.value() == Approx(sc.system.gpu.cloud_rate.value()));
   CHECK(sc.system.power_limit.value() == Approx(400));
@@ -131,7 +131,7 @@ TEST_CASE("overrides are validated with the same rules", "[scenario][errors]") {
   CHECK(ds[0].message == "must be at least 1, got -4");
   const auto bare = errors_of(test::kSmallTraining, {{"training.recompute", "fully"}});
   REQUIRE(bare.size() == 1);
-  CHECK(bare[0].message == "expected one of \"none\", \"selective\", \"full\", got \"fully\"");
+  CHECK(bare[0].message == "expected one of \"none\", \"selective\", \"op\", \"full\", got \"fully\"");
 }
 
 TEST_CASE("a scenario needs exactly one of training or inference", "[scenario][errors]") {
@@ -190,10 +190,10 @@ TEST_CASE("a head dimension flash attention does not cover is rejected", "[scena
             .empty());
 }
 
-TEST_CASE("a power limit outside idle..TDP is rejected", "[scenario][errors]") {
+TEST_CASE("a power limit outside busy floor..TDP is rejected", "[scenario][errors]") {
   auto ds = errors_of(test::kSmallTraining, {{"system.power_limit", "\"1 W\""}});
   REQUIRE(ds.size() == 1);
-  CHECK_THAT(ds[0].message, Catch::StartsWith("power_limit must be above the GPU's idle power"));
+  CHECK_THAT(ds[0].message, Catch::StartsWith("power_limit must be above the GPU's busy floor (80 W"));
   ds = errors_of(test::kSmallTraining, {{"system.power_limit", "\"500 W\""}});
   REQUIRE(ds.size() == 1);
   CHECK_THAT(ds[0].message, Catch::StartsWith("power_limit above the TDP (400 W)"));
@@ -221,6 +221,8 @@ oversubscription = 1.5
 intra_node = "nvlink4"
 inter_node = "ib-ndr"
 power_limit = "600 W"
+pcie_lanes = 8
+collectives = "nccl"
 [model]
 preset = "llama2-7b"
 name = "renamed"
@@ -237,6 +239,7 @@ norm = "rmsnorm"
 bias = false
 position = "rope"
 max_seq = 4096
+dropout = 0.1
 [training]
 tokens = 1e9
 seq_len = 2048
@@ -255,6 +258,27 @@ zero = 1
 sequence = true
 virtual_stages = 2
 uneven_stages = false
+[runtime]
+name = "megatron-te"
+launch = "cuda-graphs"
+dispatch = "2 us"
+autocast = false
+composite_ops = false
+attention = "flash2"
+optimizer = "fused"
+[runtime.fusion]
+norm_residual = true
+bias_activation = true
+rope = true
+cross_entropy = true
+[runtime.overlap]
+data_parallel = 0.5
+parameter_gather = 0.5
+tensor_parallel = 0.5
+pipeline = 0.5
+[runtime.efficiency]
+quantized = 1.0
+remainder = 0.1
 [input]
 sample_bytes = "8 kB"
 cpu_time_per_sample = "1 ms"
@@ -275,6 +299,12 @@ carbon_intensity = "0.3 kg/kWh"
   CHECK(sc.job.model.kv_heads == 8);
   CHECK(sc.layout.virtual_stages == 2);
   CHECK(sc.cloud_system.has_value());
+  CHECK(sc.runtime.id == "megatron-te");
+  CHECK(sc.runtime.remainder == Approx(0.1));
+  CHECK(sc.runtime.overlap.pipeline == Approx(0.5));
+  CHECK(sc.job.model.dropout == Approx(0.1));
+  // x8 halves the host link: bandwidth x lanes / 16
+  CHECK(sc.system.pcie.bandwidth.value() == Approx(test::catalog().link("pcie5").bandwidth.value() * 8 / 16));
   const Scenario quick = test::scenario(R"(name = "params"
 [system]
 gpu = "rtx4090"
@@ -296,5 +326,6 @@ cuda_graphs = true
   for (const auto& t : scenario::schema()) {
     covered += t.keys.size();
   }
-  CHECK(covered == 8 + 8 + 16 + 9 + 6 + 7 + 5 + 9);
+  // top level, system, model, training, inference, parallelism, runtime and its three tables, input, cost
+  CHECK(covered == 9 + 10 + 17 + 9 + 6 + 7 + 10 + 4 + 4 + 2 + 5 + 9);
 }

@@ -165,7 +165,11 @@ TEST_CASE("a stream row is predicted as spec bandwidth times DRAM efficiency", "
   const Prediction p = predict_row(m, test::catalog());
   REQUIRE(p.value);
   CHECK(*p.value == Approx(g.memory_bandwidth.value() * g.efficiency.dram));
-  m.bytes = units::gibibytes(0.01);  // fits in the 50 MB L2
+  m.bytes = units::gibibytes(0.01);  // fits in the 50 MB L2: reads from L2, writes (half of a copy) to DRAM
+  const double t = std::max(0.5 / (g.l2_bandwidth.value() * g.efficiency.l2),
+                            0.5 / (g.memory_bandwidth.value() * g.efficiency.dram));
+  CHECK(*predict_row(m, test::catalog()).value == Approx(1.0 / t));
+  m.benchmark = Benchmark::kL2Bandwidth;  // a read-only kernel runs at the L2's bandwidth
   CHECK(*predict_row(m, test::catalog()).value == Approx(g.l2_bandwidth.value() * g.efficiency.l2));
 }
 
@@ -199,10 +203,13 @@ launch_eager = "6.5 us"
 launch_graph = "1.25 us"
 attention = 0.4567
 peer_link = 0.8888
-peer_latency = "7.7 us"
+nvls = 1.1111
+nvls_round = "8.5 us"
+collective_call = "12.5 us"
+simple_step = "3.25 us"
 [power]
 memory_activity = 0.4321
-gemm_activity = 0.8765
+gemm_activity = 0.6123
 )");
   Catalog truth = test::catalog();
   truth.add_directory(dir.string());
@@ -237,8 +244,16 @@ gemm_activity = 0.8765
   a.heads = 16;
   a.head_dim = 128;
   add(a);
-  for (const double mib : {1.0, 64.0, 1024.0}) {
-    Measurement c = row("ar-" + std::to_string(static_cast<int>(mib)), Benchmark::kAllreduce);
+  // All-reduces small enough for LL (the call cost), large enough for NVLS (its bandwidth and
+  // per-round cost); all-gathers on the Simple ring (the link efficiency and the step latency).
+  for (const double kib : {8.0, 64.0, 16384.0, 262144.0, 1048576.0}) {
+    Measurement c = row("ar-" + std::to_string(static_cast<int>(kib)), Benchmark::kAllreduce);
+    c.gpus = 8;
+    c.bytes = Bytes(kib * units::kKibi);
+    add(c);
+  }
+  for (const double mib : {256.0, 1024.0, 4096.0}) {
+    Measurement c = row("ag-" + std::to_string(static_cast<int>(mib)), Benchmark::kAllGather);
     c.gpus = 8;
     c.bytes = Bytes(mib * units::kMebi);
     add(c);
@@ -272,9 +287,12 @@ gemm_activity = 0.8765
   CHECK(fitted("launch_graph") == Approx(1.25e-6).epsilon(eps));
   CHECK(fitted("attention") == Approx(0.4567).epsilon(eps));
   CHECK(fitted("peer_link") == Approx(0.8888).epsilon(eps));
-  CHECK(fitted("peer_latency") == Approx(7.7e-6).epsilon(eps));
+  CHECK(fitted("nvls") == Approx(1.1111).epsilon(eps));
+  CHECK(fitted("nvls_round") == Approx(8.5e-6).epsilon(eps));
+  CHECK(fitted("collective_call") == Approx(12.5e-6).epsilon(eps));
+  CHECK(fitted("simple_step") == Approx(3.25e-6).epsilon(eps));
   CHECK(fitted("memory_activity") == Approx(0.4321).epsilon(eps));
-  CHECK(fitted("gemm_activity") == Approx(0.8765).epsilon(eps));
+  CHECK(fitted("gemm_activity") == Approx(0.6123).epsilon(eps));
 
   // The overlay files load as a patch and reproduce the truth's predictions.
   const auto out = scratch_dir("overlay");
@@ -325,7 +343,8 @@ TEST_CASE("calibrate never writes an efficiency outside its range", "[calibrate]
   CHECK_THAT(fit.kept[0], Catch::Contains("efficiency.dram") && Catch::Contains("outside"));
 }
 
-TEST_CASE("calibrating on the shipped measurements lowers the median error of the rows it fits", "[calibrate]") {
+TEST_CASE("the shipped specs hold the calibrated values: re-fitting moves its rows' median error by < 0.5 points",
+          "[calibrate]") {
   const std::string dir = std::string(GPUSIM_SOURCE_DIR) + "/measurements";
   const std::vector<Measurement> rows = load_measurements(test::catalog(), {dir});
   const CalibrationResult fit = calibrate(rows, test::catalog());
@@ -342,7 +361,9 @@ TEST_CASE("calibrating on the shipped measurements lowers the median error of th
   const Catalog after = with_overlay(test::catalog(), fit.params);
   const double before_median = validate_rows(fitted_rows, test::catalog()).all.median;
   const double after_median = validate_rows(fitted_rows, after).all.median;
-  CHECK(after_median < before_median);
+  // The spec files carry the fitted values rounded to two or three digits, so a re-fit finds
+  // (nearly) what is there: the median error of the rows it fits barely moves either way.
+  CHECK(std::fabs(after_median - before_median) < 0.005);
   for (const auto& p : fit.params) {
     CHECK(std::isfinite(p.value));
     CHECK(p.value >= 0);

@@ -140,9 +140,10 @@ TEST_CASE("gradient accumulation repeats the micro-batch's kernels", "[workload]
   for (const Op& op : ops) {
     micro += physics::kernel_time(op, g).time.value() * op.count * (op.scope == Scope::kLayer ? 12.0 : 1.0);
   }
-  const Op opt = lowering::optimizer_op(sc.job.model, *sc.job.training, sc.layout);
-  // 64 / (2 x 8) = 4 micro-batches per optimizer step, then one optimizer step
-  CHECK(step::evaluate(sc).step.compute.value() == Approx(4 * micro + physics::kernel_time(opt, g).time.value()));
+  const Op opt = lowering::optimizer_op(sc.job.model, *sc.job.training, sc.layout, sc.runtime);
+  // 64 / (2 x 8) = 4 micro-batches per optimizer step, then one optimizer step of opt.count kernels
+  CHECK(step::evaluate(sc).step.compute.value() ==
+        Approx(4 * micro + physics::kernel_time(opt, g).time.value() * opt.count));
 }
 
 TEST_CASE("tensor parallelism divides each rank's GEMM FLOPs by t", "[workload][parallel]") {

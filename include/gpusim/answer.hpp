@@ -24,6 +24,10 @@ struct Estimate {
   int gpus = 1;
   int nodes = 1;
   std::string fabric;  // the intra-node path, in words
+  std::string runtime_id;
+  std::string runtime_name;
+  std::string runtime_summary;  // launch path, attention kernel, optimizer, in words
+  double sm_clock_mhz = 0;      // the SM clock the step sustains
   double params = 0;
 
   step::Evaluation eval;  // with op shares

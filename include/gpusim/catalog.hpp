@@ -23,10 +23,11 @@
 
 namespace gpusim::catalog {
 
-enum class SpecKind { kGpu, kLink, kModel, kArch };
+enum class SpecKind { kGpu, kLink, kModel, kArch, kRuntime, kComm };
 // The catalog folder of each kind.
-inline constexpr base::Named<SpecKind> kSpecFolders[] = {
-    {SpecKind::kGpu, "gpus"}, {SpecKind::kLink, "links"}, {SpecKind::kModel, "models"}, {SpecKind::kArch, "arch"}};
+inline constexpr base::Named<SpecKind> kSpecFolders[] = {{SpecKind::kGpu, "gpus"},         {SpecKind::kLink, "links"},
+                                                         {SpecKind::kModel, "models"},     {SpecKind::kArch, "arch"},
+                                                         {SpecKind::kRuntime, "runtimes"}, {SpecKind::kComm, "comm"}};
 
 struct SpecFile {
   std::string path;  // shown in messages, e.g. "specs/gpus/h100-sxm5-80gb.toml"
@@ -61,6 +62,8 @@ class Catalog {
   [[nodiscard]] hardware::GpuSpec gpu(const std::string& id) const;
   [[nodiscard]] hardware::LinkSpec link(const std::string& id) const;
   [[nodiscard]] workload::ModelShape model(const std::string& id) const;
+  [[nodiscard]] workload::Runtime runtime(const std::string& id) const;
+  [[nodiscard]] hardware::CommLibrary comm(const std::string& id) const;
 
   // Validates every file of the catalog; returns all problems found (empty = all good).
   [[nodiscard]] std::vector<Diagnostic> check_all() const;

@@ -31,26 +31,31 @@ inline constexpr base::Named<LinkKind> kLinkKindNames[] = {{LinkKind::kPcie, "pc
                                                            {LinkKind::kEthernet, "ethernet"}};
 
 struct Efficiency {
-  double gemm = 0;                 // large GEMM: sustained / dense peak (max achievable matmul)
-  std::optional<double> gemm_fp8;  // the same for fp8 GEMMs where it differs (B04); default: gemm
-  double attention = 0;            // flash-attention forward+backward: sustained / dense peak
-  double dram = 0;                 // stream bandwidth / paper bandwidth
-  double l2 = 0;                   // L2-resident bandwidth / spec l2_bandwidth
-  double host_link = 0;            // host<->device copy / PCIe per-direction bandwidth
-  double peer_link = 0;            // collective bus bandwidth / peer link per-direction bandwidth
-  double comm_overlap = 0;         // fraction of data-parallel gradient traffic hidden behind backward
-  double training_overhead = 0;    // framework time outside kernels, as a fraction of kernel time
-  Seconds kernel_overhead;         // GPU-side gap between dependent kernels
-  Seconds launch_eager;            // host time per eager kernel launch
-  Seconds launch_graph;            // host time per kernel replayed from a CUDA graph
-  Bytes gemv_inflight_per_sm;      // memory-level parallelism of skinny (GEMV-like) kernels, per SM
-  Seconds gemm_latency;            // fixed time per GEMM kernel (pipeline fill and drain); 0 when not calibrated
-  Seconds peer_latency;            // collective latency per ring step inside a node; 0 = the link spec's latency
-  int gemm_tile_m = 128;           // output tile of the architecture's best GEMM kernels (wave quantization)
+  double gemm = 0;                         // large GEMM: sustained / dense peak (max achievable matmul)
+  std::optional<double> gemm_fp8;          // the same for fp8 GEMMs where it differs (B04); default: gemm
+  double attention = 0;                    // flash-attention forward+backward: sustained / dense peak
+  std::optional<double> attention_flash3;  // the same for FlashAttention-3-class kernels; default: attention
+  double dram = 0;                         // stream bandwidth / paper bandwidth
+  double l2 = 0;                           // L2-resident bandwidth / spec l2_bandwidth
+  double host_link = 0;                    // host<->device copy / PCIe per-direction bandwidth
+  double peer_link = 0;         // ring (Simple protocol) collective bus bandwidth / peer link per-direction bandwidth
+  double nvls = 0;              // in-switch (NVLS) all-reduce bus bandwidth / peer link bandwidth; 0 = none
+  std::optional<double> ll128;  // LL128 bus bandwidth / Simple bus bandwidth; default: the library's payload
+  Seconds nvls_round;           // NVLS: time per round of chunks over all channels and GPUs (synchronisation)
+  Seconds collective_call;      // fixed time per collective call (launch, proxy, synchronisation)
+  Seconds simple_step;          // Simple protocol: latency per ring step beyond the library's hop latency
+  Seconds kernel_overhead;      // GPU-side gap between dependent kernels
+  Seconds launch_eager;         // host time per eager kernel launch
+  Seconds launch_graph;         // host time per kernel replayed from a CUDA graph
+  Bytes gemv_inflight_per_sm;   // memory-level parallelism of skinny (GEMV-like) kernels, per SM
+  Seconds gemm_latency;         // fixed time per GEMM kernel (pipeline fill and drain); 0 when not calibrated
+  int gemm_tile_m = 128;        // output tile of the architecture's best GEMM kernels (wave quantization)
   int gemm_tile_n = 128;
 };
 
-// Board power while busy: idle + activity * (TDP - idle), activity per kind of work.
+// Power of the SMs (everything but the busy floor and DRAM traffic) at the rated boost clock, as a
+// fraction of TDP − busy floor, per kind of work. May exceed 1: work that would draw more than the TDP at the rated
+// clock runs at a lower one.
 struct PowerActivity {
   double gemm = 0;    // tensor-core compute-bound kernels
   double memory = 0;  // DRAM-bound kernels
@@ -88,8 +93,12 @@ struct GpuSpec {
   Watts tdp;
   Watts idle_power;
   PowerActivity activity;
-  Bytes memory_reserved;     // CUDA context and library workspaces
-  double fragmentation = 0;  // allocator overhead as a fraction of live tensors
+  Watts busy_floor;         // board power while a job runs (memory clocked up) with the SMs idle at their lowest clock
+  Hertz max_clock;          // highest SM clock the board reaches below its power limit (GeForce: above boost)
+  double voltage_knee = 0;  // fraction of max_clock below which the voltage stays at its floor
+  double dram_energy_per_bit = 0;  // joules per bit moved by the DRAM devices
+  Bytes memory_reserved;           // CUDA context and library workspaces
+  double fragmentation = 0;        // allocator overhead as a fraction of live tensors
   Usd purchase;
   std::string purchase_date;
   UsdPerSecond cloud_rate;
@@ -115,8 +124,43 @@ struct LinkSpec {
   // PCIe only: GPUs without peer-to-peer stage every transfer through host memory.
   double staged_efficiency = 0;
   Seconds staged_latency;
+  double staged_overlap = 0;         // share of a host-staged collective that can hide behind compute
+  bool in_switch_reduction = false;  // NVSwitch with NVLink SHARP: all-reduce reduced in the switch (NVLS)
   std::vector<std::string> sources;
   std::string origin;
+};
+
+// A collective library's cost model (specs/comm): per protocol, a fixed latency per call, a latency
+// per ring step on each kind of link, and the share of the link's bus bandwidth the wire format
+// carries as payload [nccl-source].
+enum class Protocol { kLL, kLL128, kSimple };
+inline constexpr base::Named<Protocol> kProtocolNames[] = {
+    {Protocol::kLL, "ll"}, {Protocol::kLL128, "ll128"}, {Protocol::kSimple, "simple"}};
+inline constexpr std::size_t kArchCount = 5;
+static_assert(std::size(kArchNames) == kArchCount);
+
+struct ProtocolSpec {
+  Seconds base_latency;  // per call
+  Seconds hop_nvlink;    // per ring step over NVLink
+  Seconds hop_pcie;      // per ring step over PCIe (peer-to-peer or through the host)
+  Seconds hop_network;   // per ring or tree step across nodes
+  double payload = 1.0;  // bus bandwidth fraction carried as data
+  bool nvlink_only = false;
+  std::array<std::optional<BytesPerSecond>, kArchCount> cap{};  // bus bandwidth cap inside a node, by Arch
+  std::optional<BytesPerSecond> cap_across_nodes;               // bus bandwidth cap across nodes
+};
+
+struct CommLibrary {
+  std::string id;
+  std::string name;
+  std::array<ProtocolSpec, 3> protocols;        // indexed by Protocol
+  Seconds nvls_latency;                         // in-switch all-reduce, per call
+  Bytes nvls_chunk;                             // largest NVLS chunk (NCCL_NVLS_CHUNKSIZE)
+  std::array<int, kArchCount> nvls_channels{};  // NVLS channels by Arch; 0 = no NVLS on that architecture
+  std::vector<std::string> sources;
+  std::vector<std::string> assumptions;
+  std::string origin;
+  [[nodiscard]] const ProtocolSpec& protocol(Protocol p) const { return protocols[static_cast<std::size_t>(p)]; }
 };
 
 // The machines a job runs on: `gpus` GPUs of one kind in nodes of `gpus_per_node`.
@@ -130,6 +174,7 @@ struct System {
   int nics_per_node = 1;
   double oversubscription = 1.0;  // of the inter-node fabric (2 = a 2:1 tapered fat tree)
   Watts power_limit;              // default: TDP
+  CommLibrary comm;               // the collective library (specs/comm)
   [[nodiscard]] int nodes() const { return (gpus + gpus_per_node - 1) / gpus_per_node; }
   [[nodiscard]] const std::string& gpu_id() const { return gpu.id; }
 };

@@ -45,6 +45,8 @@ struct Op {
   Bytes bytes;                    // DRAM traffic per instance
   double count = 1;               // instances per layer (kLayer) or per pass (other scopes)
   Scope scope = Scope::kLayer;
+  bool flash3 = false;       // attention: a FlashAttention-3-class kernel (Hopper warp specialization)
+  double write_share = 0.5;  // memory-bound: share of `bytes` written (an elementwise pass: half)
 };
 
 // A GEMM C[m,n] = A[m,k] · B[k,n] with ea/eb/ec bytes per element: 2·m·n·k FLOPs.
@@ -74,11 +76,13 @@ Op flash_attention_op(const AttentionShape& s, Phase phase, DType dtype);
 // step model's business. Only the layout's tensor, sequence, micro_batch and recompute matter.
 std::vector<Op> lower_training(const workload::ModelShape& m, const workload::Training& t,
                                const workload::Layout& layout, const workload::Runtime& rt);
-// The optimizer step of one rank: its N/(t·p) parameters, sharded over data ranks by ZeRO >= 1.
-Op optimizer_op(const workload::ModelShape& m, const workload::Training& t, const workload::Layout& layout);
+// The optimizer step of one rank: its N/(t·p) parameters, sharded over data ranks by ZeRO >= 1,
+// as the runtime's optimizer implementation runs it (count = kernels, bytes per kernel).
+Op optimizer_op(const workload::ModelShape& m, const workload::Training& t, const workload::Layout& layout,
+                const workload::Runtime& rt);
 // Inference: one forward pass of `batch` sequences with `q_len` new tokens each over a context of
 // `kv_len` (prefill: q_len = kv_len = prompt; decode: q_len = 1); layer ops once, as in training.
-std::vector<Op> lower_forward(const workload::ModelShape& m, const workload::Inference& inf, double batch, double q_len,
-                              double kv_len);
+std::vector<Op> lower_forward(const workload::ModelShape& m, const workload::Inference& inf,
+                              const workload::Runtime& rt, double batch, double q_len, double kv_len);
 
 }  // namespace gpusim::lowering

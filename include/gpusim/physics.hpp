@@ -24,11 +24,14 @@ struct KernelTime {
   Seconds compute;  // time if only the arithmetic mattered
   Seconds memory;   // time if only DRAM (or L2) traffic mattered
   Seconds time;     // max of the two
+  Bytes dram;       // traffic that reaches DRAM (0 for an L2-resident kernel)
   [[nodiscard]] bool compute_bound() const { return compute >= memory; }
 };
 
-// `clock_scale` < 1 when a power limit lowers clocks (the compute rate scales with it).
-KernelTime kernel_time(const lowering::Op& op, const hardware::GpuSpec& gpu, double clock_scale = 1.0);
+// `clock` is the SM clock over the rated boost clock: the compute rate scales with it.
+KernelTime kernel_time(const lowering::Op& op, const hardware::GpuSpec& gpu, double clock = 1.0);
+// The clock a kernel sustains run back to back under `limit` (benchmarks, power rows).
+double kernel_clock(const lowering::Op& op, const hardware::GpuSpec& gpu, Watts limit);
 // Whether a bandwidth-bound kernel runs from L2: its whole working set fits there (it reads what
 // the previous kernel just wrote; the RTX 4090's 72 MB L2 effect).
 bool l2_resident(const lowering::Op& op, const hardware::GpuSpec& gpu);
@@ -67,17 +70,38 @@ Bytes layer_activation_bytes(const workload::ModelShape& m, double seq, double m
 
 // ---------------------------------------------------------------- collectives.cpp
 
+// One protocol of the collective library on this fabric [nccl-source]:
+//   t = base + (ring steps in a node)·intra_hop + (steps across nodes)·inter_hop + bytes / bus.
+struct ProtocolCost {
+  hardware::Protocol protocol = hardware::Protocol::kSimple;
+  Seconds base;              // per call
+  Seconds intra_hop;         // per ring step inside a node
+  Seconds inter_hop;         // per ring or tree step across nodes
+  BytesPerSecond intra_bus;  // bus bandwidth inside a node
+  BytesPerSecond inter_bus;  // per-GPU bus bandwidth across nodes
+};
+
 // The links a collective sees: GPUs of a node share the intra-node bus, nodes talk over NICs.
+// `protocols` empty means one protocol with no fixed latency: intra_bus / intra_alpha and
+// inter_bus / inter_alpha per step (the plain alpha-beta model).
 struct Fabric {
-  BytesPerSecond intra_bus;  // achievable collective bus bandwidth between GPUs of a node
+  BytesPerSecond intra_bus;  // achievable ring (Simple) bus bandwidth between GPUs of a node
   BytesPerSecond intra_p2p;  // achievable point-to-point copy bandwidth between two GPUs of a node
-  Seconds intra_alpha;
+  Seconds intra_alpha;       // point-to-point latency inside a node
   BytesPerSecond inter_bus;  // achievable per-GPU bandwidth across nodes
-  Seconds inter_alpha;
+  Seconds inter_alpha;       // point-to-point latency across nodes
   int gpus_per_node = 1;
   int nodes = 1;
   std::string intra_desc;  // e.g. "NVLink 4 (450 GB/s per direction)" or "PCIe 4.0 x16, host-staged"
   bool host_staged = false;
+  double overlap_cap = 1;  // the most of a collective that can hide behind compute (host-staged: the link's)
+  std::vector<ProtocolCost> protocols;  // the library's protocols enabled on these links
+  BytesPerSecond nvls_bus;              // in-switch all-reduce bus bandwidth; 0 = no NVLS
+  Seconds nvls_latency;
+  Seconds nvls_round;  // per round of chunks over all NVLS channels and GPUs
+  Bytes nvls_chunk;    // largest chunk
+  int nvls_channels = 0;
+  Seconds call;  // fixed cost of one collective call
 };
 // Throws InputError when the GPUs of a node have no usable link.
 Fabric make_fabric(const hardware::System& sys);
@@ -94,9 +118,21 @@ RingCost ring_cost(Collective c, int ranks);
 Seconds ring_time(Collective c, Bytes size, int ranks, BytesPerSecond bus, Seconds alpha);
 // Double binary tree all-reduce [sanders-2009]: 2·S/B + 2·⌈log2 n⌉·α; wins for latency-bound sizes.
 Seconds tree_allreduce(Bytes size, int ranks, BytesPerSecond bus, Seconds alpha);
-// A collective over `ranks` GPUs placed densely on the fabric's nodes: rings inside a node;
-// across nodes hierarchical (reduce-scatter in the node, the 1/g shard across nodes with the
-// faster of ring and tree, all-gather in the node).
+// A collective over `ranks` GPUs placed densely on the fabric's nodes, with the protocol (and
+// NVLS) that takes the least time, as NCCL chooses [nccl-source]: rings inside a node; across
+// nodes hierarchical (reduce-scatter in the node, the 1/g shard across nodes with the faster of
+// ring and tree, all-gather in the node); plus the fixed cost of the call.
+struct CollectiveCost {
+  Seconds time;
+  std::string algorithm;  // "ring/LL", "ring/LL128", "ring/Simple", "NVLS"; empty for 1 rank
+};
+// Rounds an NVLS all-reduce of `size` bytes over `ranks` GPUs takes: size / (channels · ranks ·
+// chunk), with NCCL's chunk shrinking for smaller messages [nccl-source].
+double nvls_rounds(const Fabric& fabric, Bytes size, int ranks);
+// kRing rules NVLS out (NCCL_NVLS_ENABLE=0); kNvls forces it where the fabric has it.
+enum class Algorithm { kAuto, kRing, kNvls };
+CollectiveCost collective_cost(const Fabric& fabric, Collective c, Bytes size, int ranks,
+                               Algorithm algorithm = Algorithm::kAuto);
 Seconds collective_time(const Fabric& fabric, Collective c, Bytes size, int ranks);
 // All-to-all of `size` bytes per rank: node peers over the intra-node bus and other nodes over the
 // NICs at once.
@@ -118,35 +154,58 @@ struct ParallelComm {
   Seconds data_total;               // per step
   Seconds data_overlappable;        // the part that may hide behind backward (or all compute, ZeRO-3)
   bool data_hides_behind_all = false;
+  double overlap_cap = 1;  // of the data-parallel fabric (host-staged collectives hide less)
 };
 ParallelComm parallel_comm(const Fabric& node, int gpus_per_node, const workload::ModelShape& m,
-                           const workload::Training& t, const workload::Layout& layout);
+                           const workload::Training& t, const workload::Layout& layout, const workload::Runtime& rt);
+// Bytes per parameter of the gradients and of the weights a rank holds: fp32 under autocast with
+// unsharded fp32 parameters (PyTorch AMP keeps the model in fp32), else the training precision's.
+double parameter_bytes(const workload::Training& t, const workload::Layout& layout, const workload::Runtime& rt);
 // The fabric a data-parallel group sees: its members inside one node share the intra-node bus;
 // across nodes each GPU uses its share of the NICs.
 Fabric data_parallel_fabric(const Fabric& node, int gpus_per_node, const workload::Layout& layout);
 
 // ---------------------------------------------------------------- power.cpp
 
-// Clock (and compute-rate) scale under a power limit: (limit / TDP)^(1/3), 1 at or above TDP.
-double clock_scale(const hardware::System& sys);
-// Shares of a period spent in each kind of work; the rest is idle (waiting on the host, the
-// network or the input).
-struct ActivityShares {
+// Shares of a period spent in each kind of work (the rest is idle: waiting on the host, the
+// network or the input) and the DRAM traffic rate over the period.
+struct PowerMix {
   double tensor = 0;  // tensor-core compute-bound kernels
   double simt = 0;    // CUDA-core compute-bound kernels
   double memory = 0;  // bandwidth-bound kernels
+  BytesPerSecond dram;
 };
-// Board power: idle + (TDP − idle) × Σ share_i × activity_i, capped at the power limit.
-Watts board_power(const hardware::GpuSpec& gpu, Watts power_limit, const ActivityShares& shares);
-// The activity a measured board power implies for one kind of work: (P − idle) / (TDP − idle).
-double activity_from_power(const hardware::GpuSpec& gpu, Watts measured);
+// Highest SM clock over the rated boost clock (the clock of the spec's peaks).
+double max_clock_ratio(const hardware::GpuSpec& gpu);
+// Dynamic power at clock x relative to the rated boost clock: x · max(x, κ)² / max(1, κ)².
+double voltage_factor(const hardware::GpuSpec& gpu, double clock);
+// Σ share_i · a_i with the idle share at the idle activity.
+double core_activity(const hardware::GpuSpec& gpu, const PowerMix& mix);
+// Power of the DRAM devices: energy per bit × 8 × bytes per second.
+Watts dram_power(const hardware::GpuSpec& gpu, BytesPerSecond dram);
+// Board power the mix would draw at `clock` (uncapped).
+Watts board_power(const hardware::GpuSpec& gpu, const PowerMix& mix, double clock);
+// The highest clock (over the rated boost) at which the mix stays within `limit`.
+double sustained_clock(const hardware::GpuSpec& gpu, Watts limit, const PowerMix& mix);
+// A kernel of `intensity` FLOP per DRAM byte on tensor cores (bf16) or CUDA cores (fp32), run back
+// to back under `limit`: compute-bound above the ridge point at its clock (its DRAM traffic is
+// then its FLOP rate / intensity), bandwidth-bound below; its clock, mix and board power.
+struct PowerClock {
+  double clock = 1;
+  PowerMix mix;
+  Watts power;
+};
+PowerClock intensity_power(const hardware::GpuSpec& gpu, double intensity, bool tensor, Watts limit);
+// The SM activity a measured board power implies, given the DRAM traffic and the clock it ran at.
+double activity_from_power(const hardware::GpuSpec& gpu, Watts measured, BytesPerSecond dram, double clock);
 // Whether compute-bound work of `dtype` runs on tensor cores (fp32 runs on CUDA cores).
 bool on_tensor_cores(DType dtype);
 
 // ---------------------------------------------------------------- host.cpp
 
-// Host time to launch one kernel: eager, or replayed from a CUDA graph.
-Seconds launch_cost(const hardware::GpuSpec& gpu, bool cuda_graphs);
+// Host time to launch one kernel: eager (CUDA launch + the runtime's dispatch), or replayed from a
+// CUDA graph.
+Seconds launch_cost(const hardware::GpuSpec& gpu, const workload::Runtime& rt);
 // The host launches kernels while the GPU runs earlier ones; when launching takes longer than the
 // GPU needs for them, the GPU waits: stall = max(0, host time − GPU time).
 Seconds launch_stall(Seconds host_time, Seconds gpu_time);

@@ -6,20 +6,24 @@
 //
 // Training, one optimizer step (communication in physics/parallel.cpp):
 //   stage    = one micro-batch through the slowest pipeline stage: Σ op time + kernel gaps +
-//              training_overhead × kernels + exposed tensor- and pipeline-parallel communication
+//              remainder × kernels + exposed tensor- and pipeline-parallel communication
 //   pipeline = m · stage + bubble, bubble = (p − 1) / v · stage (1F1B, v virtual stages) [narayanan-2021]
-//   overhead = Σ kernel launches × kernel_overhead + training_overhead × kernels
+//   overhead = Σ kernel launches × kernel_overhead + remainder × kernels (the runtime's time
+//              outside modelled kernels, calibrated per runtime)
 //              + launch stall: max(0, kernels × host launch cost − GPU time) (eager or CUDA graph)
 //   comm     = data-parallel gradient (and ZeRO-3 parameter) collectives, of which
-//              comm_overlap × (backward time of the last micro-batch, or all compute for ZeRO-3)
+//              the runtime's overlap share × (backward time of the last micro-batch, or all
+//              compute for ZeRO-3), at most the fabric's overlap cap (host-staged links hide less)
 //              is hidden; the rest is exposed
 //   input    = host pipeline time per step beyond the GPU step (the slowest "stave")
 //   step     = kernels + overhead + exposed comm + bubble + input stall
 // Inference: time to first token = the prefill pass; time per output token = one decode pass at
 // the mean context (prompt + output / 2); each pass pays its kernel gaps and any launch stall.
 // Utilization [chowdhery-2022]: MFU = model FLOPs per second / dense peak of the dtype; HFU also
-// counts recomputation. Power: physics::board_power over the step's shares of tensor-core,
-// CUDA-core and bandwidth-bound work; under a power limit compute runs at physics::clock_scale.
+// counts recomputation. Power and clock: the step runs at the highest clock whose board power
+// (physics::board_power over its shares of tensor-core, CUDA-core and bandwidth-bound work and its
+// DRAM traffic) stays within the power limit (physics::sustained_clock); compute-bound kernels run
+// at that clock, bandwidth-bound ones at the memory's rate.
 #pragma once
 
 #include <map>
@@ -98,6 +102,7 @@ struct Evaluation {
   Seconds job_time;   // time to train, or the latency of one batch of requests
   Seconds gpu_time;   // job_time × GPUs (GPU-seconds)
   Watts gpu_avg_power;
+  double clock = 1;  // SM clock the step sustains over the rated boost clock (inference: decode's)
   std::optional<InferenceResult> inference;
 };
 
@@ -107,7 +112,7 @@ struct Options {
 
 // An evaluator for one (hardware, job, runtime); layouts and GPU counts vary per call. It keeps
 // the kernel sums of one micro-batch per (tensor, sequence parallelism, micro-batch, recompute,
-// clock) and the fabric per GPU count, so a search pays only for what a layout changes; a cached
+// ZeRO-3 or not, clock) and the fabric per GPU count, so a search pays only for what a layout changes; a cached
 // and an uncached evaluation run the same code. One evaluator serves one thread at a time.
 class Evaluator {
  public:
@@ -125,7 +130,7 @@ class Evaluator {
   struct Kernels;
 
  private:
-  const Kernels& kernels(const workload::Layout& layout, double clock_scale);
+  const Kernels& kernels(const workload::Layout& layout, double clock);
   const std::pair<hardware::System, physics::Fabric>& system_for(int gpus);
   Evaluation evaluate_training(const workload::Layout& layout, const hardware::System& sys,
                                const physics::Fabric& fabric, const Options& options);
@@ -134,7 +139,7 @@ class Evaluator {
   hardware::System system_;
   workload::Job job_;
   workload::Runtime runtime_;
-  std::map<std::tuple<int, bool, std::int64_t, int, double>, std::shared_ptr<const Kernels>> kernels_;
+  std::map<std::tuple<int, bool, std::int64_t, int, bool, double>, std::shared_ptr<const Kernels>> kernels_;
   std::map<int, std::pair<hardware::System, physics::Fabric>> systems_;
 };
 

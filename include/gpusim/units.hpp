@@ -117,6 +117,7 @@ constexpr double to_terabytes_per_second(BytesPerSecond r) { return r.value() / 
 constexpr double to_megabytes(Bytes b) { return b.value() / kMega; }
 constexpr double to_gigaflop(Flop f) { return f.value() / kGiga; }
 constexpr double to_ns(Seconds t) { return t.value() * 1e9; }
+constexpr double to_megahertz(Hertz f) { return f.value() / kMega; }
 constexpr double to_usd_per_hour(UsdPerSecond r) { return r.value() * kSecondsPerHour; }
 constexpr double to_usd_per_kwh(UsdPerJoule p) { return p.value() * kJoulesPerKwh; }
 constexpr double to_kg_per_kwh(KgPerJoule c) { return c.value() * kJoulesPerKwh; }

@@ -92,8 +92,8 @@ struct Measurement {
   std::string algorithm = "auto";
   std::optional<double> intensity;  // FLOP per byte (power rows)
   std::string kernel;
-  std::string scenario;  // resolved path of the scenario file (scenario and power_limit rows)
-  std::string metric;    // report key for scenario rows; "speed" or "energy" for power_limit rows
+  std::string scenario;              // resolved path of the scenario file (scenario and power_limit rows)
+  std::string metric;                // report key for scenario rows; "speed" or "energy" for power_limit rows
   std::optional<Watts> power_limit;  // power_limit rows: the cap of the point
   std::string conditions;
   std::string source;
@@ -143,14 +143,21 @@ struct Summary {
   double median = 0;  // of |error|
   double p90 = 0;
   double worst = 0;
+  double mean = 0;  // signed mean error (only from summarize_signed): + predicted high, − low
 };
 // Median, 90th percentile (nearest rank) and maximum of |errors|; zeros for an empty list.
 Summary summarize(const std::string& group, std::vector<double> abs_errors);
+// The same from signed errors, with their mean: a bias shows as a mean far from 0.
+Summary summarize_signed(const std::string& group, const std::vector<double>& errors);
 
 struct ValidationReport {
   std::vector<RowResult> rows;
   std::vector<Summary> by_gpu;          // scored rows of both roles
   std::vector<Summary> by_category[2];  // per role (index: Role)
+  // End-to-end check rows (scenario and power-limit rows), per runtime and per GPU, with the
+  // signed mean: the bias of a software stack or a GPU.
+  std::vector<Summary> by_runtime;
+  std::vector<Summary> by_gpu_end_to_end;
   Summary all;
   Summary by_role[2];  // index: Role
 };

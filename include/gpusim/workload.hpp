@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "gpusim/base.hpp"
 #include "gpusim/units.hpp"
@@ -32,9 +33,14 @@ inline constexpr base::Named<PositionKind> kPositionNames[] = {{PositionKind::kL
 enum class Optimizer { kAdamW, kSgd, kAdafactor };
 inline constexpr base::Named<Optimizer> kOptimizerNames[] = {
     {Optimizer::kAdamW, "adamw"}, {Optimizer::kSgd, "sgd"}, {Optimizer::kAdafactor, "adafactor"}};
-enum class Recompute { kNone, kSelective, kFull };
-inline constexpr base::Named<Recompute> kRecomputeNames[] = {
-    {Recompute::kNone, "none"}, {Recompute::kSelective, "selective"}, {Recompute::kFull, "full"}};
+// selective: Megatron-LM's (attention scores and softmax) [korthikanti-2022]; op: torchtitan's
+// per-op policy (every second matmul output and the attention output saved, all else recomputed)
+// [torchtitan-source]; full: each layer's forward again from its input.
+enum class Recompute { kNone, kSelective, kOp, kFull };
+inline constexpr base::Named<Recompute> kRecomputeNames[] = {{Recompute::kNone, "none"},
+                                                             {Recompute::kSelective, "selective"},
+                                                             {Recompute::kOp, "op"},
+                                                             {Recompute::kFull, "full"}};
 constexpr const char* to_string(Recompute r) { return base::name_in(kRecomputeNames, r); }
 
 struct ModelShape {
@@ -52,6 +58,7 @@ struct ModelShape {
   bool bias = false;
   PositionKind position = PositionKind::kRope;
   std::int64_t max_seq = 0;
+  double dropout = 0;  // training dropout probability (hidden, attention probabilities, embeddings)
 
   [[nodiscard]] std::int64_t head_dim() const { return heads > 0 ? hidden / heads : 0; }
   [[nodiscard]] std::int64_t kv_dim() const { return kv_heads * head_dim(); }
@@ -142,10 +149,66 @@ struct Layout {
   [[nodiscard]] int gpus() const { return tensor * pipeline * data; }
 };
 
-// The software running the job: which kernels it uses and how it launches them.
+// The software stack running the job (specs/runtimes/<id>.toml; format in specs/README.md): which
+// kernels it fuses, how it launches them, how much host time each costs, how it overlaps
+// communication with compute, which attention kernel and optimizer implementation it uses.
+enum class RuntimeKind { kTraining, kInference };
+inline constexpr base::Named<RuntimeKind> kRuntimeKindNames[] = {{RuntimeKind::kTraining, "training"},
+                                                                 {RuntimeKind::kInference, "inference"}};
+enum class AttentionKernel { kFlash2, kFlash3, kUnfused };
+inline constexpr base::Named<AttentionKernel> kAttentionNames[] = {
+    {AttentionKernel::kFlash2, "flash2"}, {AttentionKernel::kFlash3, "flash3"}, {AttentionKernel::kUnfused, "unfused"}};
+// How the optimizer step is launched: one fused multi-tensor kernel, PyTorch's foreach (one
+// kernel per elementwise operation over groups of tensors), or one kernel per operation per tensor.
+enum class OptimizerImpl { kFused, kForeach, kPerTensor, kNone };
+inline constexpr base::Named<OptimizerImpl> kOptimizerImplNames[] = {{OptimizerImpl::kFused, "fused"},
+                                                                     {OptimizerImpl::kForeach, "foreach"},
+                                                                     {OptimizerImpl::kPerTensor, "per-tensor"},
+                                                                     {OptimizerImpl::kNone, "none"}};
+enum class Launch { kEager, kCudaGraphs };
+inline constexpr base::Named<Launch> kLaunchNames[] = {{Launch::kEager, "eager"}, {Launch::kCudaGraphs, "cuda-graphs"}};
+
+// Elementwise work done inside another kernel instead of a pass of its own over memory.
+struct Fusion {
+  bool norm_residual = false;    // the residual add and the following norm in one kernel
+  bool bias_activation = false;  // the activation in a GEMM epilogue (or with the gate), no pass of its own
+  bool rope = false;             // rotary embedding inside the QKV or attention kernel
+  bool cross_entropy = true;     // softmax and loss in one kernel
+};
+
+// Share (0..1) of each kind of communication hidden behind compute.
+struct Overlap {
+  double data_parallel = 0;     // gradient reduction behind backward
+  double parameter_gather = 0;  // ZeRO-3 / FSDP all-gathers behind compute
+  double tensor_parallel = 0;   // tensor-parallel collectives behind GEMMs
+  double pipeline = 0;          // pipeline sends behind compute
+};
+
 struct Runtime {
-  bool flash_attention = true;
+  std::string id;  // specs/runtimes id
+  std::string name;
+  RuntimeKind kind = RuntimeKind::kTraining;
+  AttentionKernel attention = AttentionKernel::kFlash2;
   bool cuda_graphs = false;  // kernels replayed from a CUDA graph instead of launched eagerly
+  // Mixed precision through torch.autocast: norms, softmax and the loss run in fp32 (a cast back
+  // to 16 bits before each GEMM); with fp32 parameters (not sharded by ZeRO-3) the residual
+  // stream stays fp32 and every GEMM casts its weight per micro-batch.
+  bool autocast = false;
+  // RMSNorm, rotary embedding and the gated activation written as chains of primitive tensor ops
+  // (the Hugging Face modelling code): one kernel and one pass over memory per primitive.
+  bool composite_ops = false;
+  Seconds dispatch;  // host time per kernel on top of the CUDA launch (eager only)
+  OptimizerImpl optimizer = OptimizerImpl::kFused;
+  Fusion fusion;
+  Overlap overlap;
+  double quantized = 1.0;  // dequantizing GEMV bandwidth relative to the fp16 GEMV
+  // Time outside the modelled kernels, as a fraction of kernel time: what no other parameter of
+  // the runtime explains, calibrated on its fit rows (0 where it has none).
+  double remainder = 0;
+  std::vector<std::string> sources;
+  std::vector<std::string> assumptions;
+  std::string origin;
+  [[nodiscard]] bool flash_attention() const { return attention != AttentionKernel::kUnfused; }
 };
 
 }  // namespace gpusim::workload

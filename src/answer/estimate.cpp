@@ -13,8 +13,18 @@ Estimate estimate(const scenario::Scenario& sc, const Options& options) {
   e.gpus = sc.system.gpus;
   e.nodes = sc.system.nodes();
   e.fabric = physics::make_fabric(sc.system).intra_desc;
+  e.runtime_id = sc.runtime.id;
+  e.runtime_name = sc.runtime.name;
+  e.runtime_summary = base::strfmt(
+      "%s launch, %s attention%s", sc.runtime.cuda_graphs ? "CUDA-graph" : "eager",
+      base::name_in(workload::kAttentionNames, sc.runtime.attention),
+      sc.job.training
+          ? (std::string(", ") + base::name_in(workload::kOptimizerImplNames, sc.runtime.optimizer) + " optimizer")
+                .c_str()
+          : "");
   e.params = workload::total_params(sc.job.model);
   e.eval = step::evaluate(sc, step::Options{true});
+  e.sm_clock_mhz = units::to_megahertz(sc.system.gpu.boost_clock * e.eval.clock);
 
   const Seconds job_time = e.eval.job_time;
   Seconds cloud_job_time = job_time;

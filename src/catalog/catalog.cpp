@@ -36,6 +36,8 @@ struct Catalog::Memo {
   std::map<std::string, Entry<GpuSpec>> gpus;
   std::map<std::string, Entry<LinkSpec>> links;
   std::map<std::string, Entry<ModelShape>> models;
+  std::map<std::string, Entry<workload::Runtime>> runtimes;
+  std::map<std::string, Entry<hardware::CommLibrary>> comms;
 
   // The spec of `id` from `entries`, or load(from) it, remember it and the files it came from.
   template <class Spec, class Load>
@@ -62,6 +64,8 @@ struct Catalog::Memo {
     drop(gpus);
     drop(links);
     drop(models);
+    drop(runtimes);
+    drop(comms);
   }
 };
 
@@ -155,6 +159,8 @@ Catalog::Catalog(const Catalog& other) : files_(other.files_), memo_(std::make_u
   memo_->gpus = other.memo_->gpus;
   memo_->links = other.memo_->links;
   memo_->models = other.memo_->models;
+  memo_->runtimes = other.memo_->runtimes;
+  memo_->comms = other.memo_->comms;
 }
 Catalog& Catalog::operator=(const Catalog& other) {
   if (this != &other) {
@@ -305,6 +311,38 @@ ModelShape Catalog::model(const std::string& id) const {
   });
 }
 
+workload::Runtime Catalog::runtime(const std::string& id) const {
+  return memo_->remembered(memo_->runtimes, id, [&](std::vector<std::string>& from) {
+    Diagnostics diags;
+    workload::Runtime rt;
+    rt.id = id;
+    rt.origin = file(SpecKind::kRuntime, id).path;
+    toml::table t = merged_table(*this, SpecKind::kRuntime, id, diags, &from);
+    if (diags.empty()) {
+      parse::Reader r(t, "", diags);
+      parse::read_runtime(r, rt);
+    }
+    diags.throw_if_any();
+    return rt;
+  });
+}
+
+hardware::CommLibrary Catalog::comm(const std::string& id) const {
+  return memo_->remembered(memo_->comms, id, [&](std::vector<std::string>& from) {
+    Diagnostics diags;
+    hardware::CommLibrary c;
+    c.id = id;
+    c.origin = file(SpecKind::kComm, id).path;
+    toml::table t = merged_table(*this, SpecKind::kComm, id, diags, &from);
+    if (diags.empty()) {
+      parse::Reader r(t, "", diags);
+      parse::read_comm(r, c);
+    }
+    diags.throw_if_any();
+    return c;
+  });
+}
+
 std::vector<Diagnostic> Catalog::check_all() const {
   std::vector<Diagnostic> all;
   auto collect = [&all](auto&& load) {
@@ -330,6 +368,12 @@ std::vector<Diagnostic> Catalog::check_all() const {
   for (const auto& id : ids(SpecKind::kModel)) {
     collect([&] { (void)model(id); });
   }
+  for (const auto& id : ids(SpecKind::kRuntime)) {
+    collect([&] { (void)runtime(id); });
+  }
+  for (const auto& id : ids(SpecKind::kComm)) {
+    collect([&] { (void)comm(id); });
+  }
   // Duplicates of a GPU failing both loads are reported once.
   std::sort(all.begin(), all.end(), [](const Diagnostic& a, const Diagnostic& b) { return a.format() < b.format(); });
   all.erase(std::unique(all.begin(), all.end(),
@@ -352,6 +396,12 @@ std::vector<Diagnostic> check_file(const Catalog& catalog, SpecKind kind, const 
         break;
       case SpecKind::kModel:
         (void)c.model(id);
+        break;
+      case SpecKind::kRuntime:
+        (void)c.runtime(id);
+        break;
+      case SpecKind::kComm:
+        (void)c.comm(id);
         break;
       case SpecKind::kArch:
         // An architecture file holds defaults: check it under every GPU of that architecture.

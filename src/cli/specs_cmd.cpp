@@ -44,7 +44,8 @@ int run_specs(const std::vector<std::string>& args) {
     if (rest.size() != 2) {
       throw UsageError("specs show needs one ID");
     }
-    for (const SpecKind k : {SpecKind::kGpu, SpecKind::kLink, SpecKind::kModel, SpecKind::kArch}) {
+    for (const SpecKind k :
+         {SpecKind::kGpu, SpecKind::kLink, SpecKind::kModel, SpecKind::kArch, SpecKind::kRuntime, SpecKind::kComm}) {
       if (catalog.has(k, rest[1])) {
         const catalog::SpecFile& f = catalog.file(k, rest[1]);
         if (k == SpecKind::kGpu) {
@@ -62,8 +63,9 @@ int run_specs(const std::vector<std::string>& args) {
     std::size_t files = 0;
     if (rest.size() == 1) {
       problems = catalog.check_all();
-      files = catalog.ids(SpecKind::kGpu).size() + catalog.ids(SpecKind::kLink).size() +
-              catalog.ids(SpecKind::kModel).size() + catalog.ids(SpecKind::kArch).size();
+      for (const auto& [kind, folder] : catalog::kSpecFolders) {
+        files += catalog.ids(kind).size();
+      }
     } else {
       for (std::size_t i = 1; i < rest.size(); ++i) {
         auto p = catalog::check_file(catalog, kind_of_path(rest[i]), rest[i]);

@@ -169,9 +169,9 @@ void compute_advice(const Scenario& sc, const Evaluation& e, std::vector<Advice>
       v.job.training->precision = DType::kFp8;
       try_variant(AdviceKind::kFp8, {"training.precision", "\"fp8\""}, v, e, out);
     }
-    if (!sc.runtime.flash_attention) {
+    if (!sc.runtime.flash_attention()) {
       Scenario v = sc;
-      v.runtime.flash_attention = true;
+      v.runtime.attention = workload::AttentionKernel::kFlash2;
       try_variant(AdviceKind::kFlashAttention, {"training.flash_attention", "true"}, v, e, out);
     }
   } else {

@@ -10,6 +10,7 @@ namespace {
 
 using workload::FfnKind;
 using workload::ModelShape;
+using workload::NormKind;
 using workload::PositionKind;
 using workload::Recompute;
 
@@ -25,9 +26,16 @@ struct PassShape {
   double q_len = 1;     // query positions per sequence in this pass
   double kv_len = 1;    // key/value positions each query attends over
   bool flash = true;
+  bool flash3 = false;
+  workload::Fusion fusion;
   bool causal_square = true;  // training/prefill with causal mask: half the score matrix
   double tp = 1;              // tensor-parallel degree: heads, FFN columns and vocabulary are split
   bool sp = false;            // sequence parallelism: norms, residuals and dropout split too
+  bool dropout = false;       // training with dropout: a mask kernel after each branch and on the scores
+  double e_norm = 2;          // bytes per element of a norm's output and of the loss (4 under autocast)
+  double e_res = 2;           // bytes per element of the residual stream (4 under autocast with fp32 weights)
+  double weight_cast = 0;     // parameters per layer cast fp32 -> 16-bit per micro-batch (autocast, fp32 weights)
+  bool composite = false;     // RMSNorm, RoPE and SwiGLU as chains of primitive ops (Hugging Face eager code)
   [[nodiscard]] double tokens() const { return seqs * q_len; }
   // Bytes of an activation that tensor parallelism replicates (split only with sequence parallelism).
   [[nodiscard]] double replicated(double bytes) const { return sp ? bytes / tp : bytes; }
@@ -81,6 +89,10 @@ class Builder {
     op.bytes = Bytes(bytes);
     add(std::move(op), count);
   }
+  // `bytes` per instance spread over `kernels` kernels (count × kernels launches).
+  void mem_kernels(const std::string& name, Phase ph, double bytes, double count, double kernels) {
+    mem(name, ph, bytes / kernels, count * kernels);
+  }
   void attention(const PassShape& p, Phase ph, double count) {
     const ModelShape& m = *p.m;
     // Each tensor-parallel rank holds heads / tp query heads and its share of K/V heads (a K/V
@@ -92,7 +104,9 @@ class Builder {
     const double mask = (m.causal && p.causal_square) ? 0.5 : 1.0;
     const bool bwd = ph == Phase::kBackward;
     if (p.flash) {
-      add(flash_attention_op({p.seqs, p.q_len, p.kv_len, h, kv, mask, p.e, p.kv_bytes}, ph, p.attn_dtype), count);
+      Op op = flash_attention_op({p.seqs, p.q_len, p.kv_len, h, kv, mask, p.e, p.kv_bytes}, ph, p.attn_dtype);
+      op.flash3 = p.flash3;
+      add(std::move(op), count);
       return;
     }
     // Unfused: scores = Q·Kᵀ (batched over sequences x heads), softmax, O = P·V. The mask does not
@@ -116,7 +130,14 @@ class Builder {
       add(std::move(op), count);
     };
     batched(bwd ? "attention.scores.bwd" : "attention.scores", bwd ? 2.0 : 1.0);
-    mem(bwd ? "attention.softmax.bwd" : "attention.softmax", ph, (bwd ? 3.0 : 2.0) * scores * p.e, count);
+    // Softmax reads the scores and writes the probabilities (fp32 under autocast, cast back for P·V).
+    mem(bwd ? "attention.softmax.bwd" : "attention.softmax", ph,
+        bwd ? 3.0 * scores * p.e_norm : scores * (p.e + p.e_norm) + (p.e_norm != p.e ? scores * (p.e_norm + p.e) : 0.0),
+        count);
+    if (p.dropout) {
+      // On the probabilities: read p (or dp), write the result and a one-byte mask (or read it).
+      mem(bwd ? "attention.dropout.bwd" : "attention.dropout", ph, scores * (2.0 * p.e + 1.0), count);
+    }
     batched(bwd ? "attention.context.bwd" : "attention.context", bwd ? 2.0 : 1.0);
   }
 
@@ -136,52 +157,150 @@ struct LayerDims {
   double h, kv, f, f_in, t;
 };
 
-void layer_forward(Builder& b, const PassShape& p, Phase ph) {
+// One layer's forward. `gemm_share` of each matmul runs (torchtitan's per-op recompute redoes
+// every second one) and the attention kernel only `with_attention`.
+void layer_forward(Builder& b, const PassShape& p, Phase ph, double gemm_share = 1.0, bool with_attention = true) {
   const ModelShape& m = *p.m;
   const auto [h, kv, f, f_in, t] = LayerDims(p);
-  b.mem("norm", ph, p.replicated(2.0 * 2.0 * t * h * p.e), 1);  // two norms: read x, write y
-  b.linear("qkv", p, ph, h + 2.0 * kv, h, 1, Split::kColumn);
-  if (m.position == PositionKind::kRope) {
-    b.mem("rope", ph, 2.0 * t * (h + kv) * p.e / p.tp, 1);
+  const workload::Fusion& fu = p.fusion;
+  // Two norms per layer, one kernel each (read x, write y); with norm_residual each also does the
+  // residual add that precedes it (read x and the branch, write the sum and y).
+  if (p.weight_cast > 0) {
+    // autocast with fp32 weights: each GEMM reads its fp32 weight and writes the 16-bit copy
+    b.mem("weight.cast", ph, p.weight_cast * (4.0 + p.e) / p.tp, 1);
   }
-  b.attention(p, ph, 1);
-  b.linear("attn.out", p, ph, h, h, 1, Split::kRow);
-  b.mem("residual", ph, p.replicated(2.0 * 3.0 * t * h * p.e), 1);  // two adds: read 2, write 1
-  b.linear("ffn.up", p, ph, f_in, h, 1, Split::kColumn);
-  b.mem(m.ffn == FfnKind::kSwiglu ? "swiglu" : "gelu", ph, (f_in + f) * t * p.e / p.tp, 1);
-  b.linear("ffn.down", p, ph, h, f, 1, Split::kRow);
+  if (fu.norm_residual) {
+    b.mem("add_norm", ph, p.replicated(4.0 * t * h * p.e), 2);
+  } else if (p.composite && m.norm == NormKind::kRmsNorm) {
+    // x.float(), pow, mean, mul by rsqrt, cast back, mul by the weight [hf-transformers-llama-eager]:
+    // (e + 4) + 8 + 4 + 8 + (4 + e) + 2e bytes per element over six kernels.
+    b.mem_kernels("norm", ph, p.replicated(t * h * (28.0 + 4.0 * p.e)), 2, 6);
+  } else {
+    b.mem("norm", ph, p.replicated(t * h * (p.e_res + p.e_norm)), 2);
+    if (p.e_norm != p.e) {
+      b.mem("norm.cast", ph, p.replicated(t * h * (p.e_norm + p.e)), 2);  // autocast: fp32 out, 16-bit for the GEMM
+    }
+  }
+  b.linear("qkv", p, ph, h + 2.0 * kv, h, gemm_share, Split::kColumn);
+  if (m.position == PositionKind::kRope && !fu.rope) {
+    if (p.composite) {
+      // q·cos + rotate_half(q)·sin for q and k: neg (1 pass), cat (2), two muls (3 each), add (3)
+      // over five kernels each [hf-transformers-llama-eager]
+      b.mem_kernels("rope", ph, 12.0 * t * (h + kv) * p.e / p.tp, 1, 10);
+    } else {
+      b.mem("rope", ph, 2.0 * t * (h + kv) * p.e / p.tp, 1);
+    }
+  }
+  if (with_attention) {
+    b.attention(p, ph, 1);
+  }
+  b.linear("attn.out", p, ph, h, h, gemm_share, Split::kRow);
+  if (p.dropout) {
+    // After each branch (attention output, FFN output): read x, write y and a one-byte mask.
+    b.mem("dropout", ph, p.replicated(t * h * (2.0 * p.e + 1.0)), 2);
+  }
+  if (!fu.norm_residual) {
+    b.mem("residual", ph, p.replicated(t * h * (2.0 * p.e_res + p.e)),
+          2);  // two adds: read the stream and the branch, write the stream
+  }
+  b.linear("ffn.up", p, ph, f_in, h, gemm_share, Split::kColumn);
+  // GELU can run in the up-projection's epilogue; SwiGLU combines two GEMM outputs in a pass (as
+  // composite ops: silu(gate), then its product with up, 5 f passes over two kernels).
+  if (m.ffn == FfnKind::kSwiglu && p.composite) {
+    b.mem_kernels("swiglu", ph, 5.0 * f * t * p.e / p.tp, 1, 2);
+  } else if (m.ffn == FfnKind::kSwiglu || !fu.bias_activation) {
+    b.mem(m.ffn == FfnKind::kSwiglu ? "swiglu" : "gelu", ph, (f_in + f) * t * p.e / p.tp, 1);
+  }
+  b.linear("ffn.down", p, ph, h, f, gemm_share, Split::kRow);
 }
 
 void layer_backward(Builder& b, const PassShape& p) {
   const ModelShape& m = *p.m;
   const auto [h, kv, f, f_in, t] = LayerDims(p);
+  const workload::Fusion& fu = p.fusion;
   const Phase ph = Phase::kBackward;
+  if (p.dropout) {
+    b.mem("dropout.bwd", ph, p.replicated(t * h * (2.0 * p.e + 1.0)), 2);  // read dy and the mask, write dx
+  }
   b.linear("ffn.down", p, ph, h, f, 1, Split::kRow);
-  // Activation backward reads its input and dy, writes dx.
-  b.mem(m.ffn == FfnKind::kSwiglu ? "swiglu.bwd" : "gelu.bwd", ph, (2.0 * f_in + f) * t * p.e / p.tp, 1);
+  // Activation backward reads its input and dy, writes dx (GELU's can run in the dgrad epilogue);
+  // composite SwiGLU: the product's backward (5 f) and silu's (3 f) over three kernels.
+  if (m.ffn == FfnKind::kSwiglu && p.composite) {
+    b.mem_kernels("swiglu.bwd", ph, 8.0 * f * t * p.e / p.tp, 1, 3);
+  } else if (m.ffn == FfnKind::kSwiglu || !fu.bias_activation) {
+    b.mem(m.ffn == FfnKind::kSwiglu ? "swiglu.bwd" : "gelu.bwd", ph, (2.0 * f_in + f) * t * p.e / p.tp, 1);
+  }
   b.linear("ffn.up", p, ph, f_in, h, 1, Split::kColumn);
   b.linear("attn.out", p, ph, h, h, 1, Split::kRow);
   b.attention(p, ph, 1);
-  if (m.position == PositionKind::kRope) {
-    b.mem("rope.bwd", ph, 2.0 * t * (h + kv) * p.e / p.tp, 1);
+  if (m.position == PositionKind::kRope && !fu.rope) {
+    if (p.composite) {
+      b.mem_kernels("rope.bwd", ph, 12.0 * t * (h + kv) * p.e / p.tp, 1, 8);
+    } else {
+      b.mem("rope.bwd", ph, 2.0 * t * (h + kv) * p.e / p.tp, 1);
+    }
   }
   b.linear("qkv", p, ph, h + 2.0 * kv, h, 1, Split::kColumn);
-  b.mem("norm.bwd", ph, p.replicated(2.0 * 3.0 * t * h * p.e), 1);      // read x and dy, write dx
-  b.mem("residual.bwd", ph, p.replicated(2.0 * 3.0 * t * h * p.e), 1);  // gradient sums at the branches
+  if (fu.norm_residual) {
+    // norm backward with the residual gradient sum: read x, dy and the branch gradient, write dx
+    b.mem("add_norm.bwd", ph, p.replicated(4.0 * t * h * p.e), 2);
+  } else if (p.composite && m.norm == NormKind::kRmsNorm) {
+    // autograd through the six primitives: about twice the forward's traffic
+    b.mem_kernels("norm.bwd", ph, p.replicated(2.0 * t * h * (28.0 + 4.0 * p.e)), 2, 8);
+    b.mem("residual.bwd", ph, p.replicated(t * h * (2.0 * p.e_res + p.e)), 2);
+  } else {
+    b.mem("norm.bwd", ph, p.replicated(t * h * (2.0 * p.e_res + p.e_norm)), 2);  // read x and dy, write dx
+    if (p.e_norm != p.e) {
+      b.mem("norm.cast.bwd", ph, p.replicated(t * h * (p.e_norm + p.e)), 2);
+    }
+    b.mem("residual.bwd", ph, p.replicated(t * h * (2.0 * p.e_res + p.e)), 2);  // gradient sums at the branches
+  }
+  if (p.weight_cast > 0) {
+    // the weight casts' backward: 16-bit gradient to fp32, accumulated into .grad (read, add, write)
+    b.mem("weight.cast.bwd", ph, p.weight_cast * (p.e + 8.0) / p.tp, 1);
+  }
 }
 
-double optimizer_bytes_per_param(workload::Optimizer o, DType precision) {
-  // Mixed precision keeps fp32 master weights and fp32 gradients and writes back a 16-bit copy.
-  const double copy = units::is_wide(precision) ? 0.0 : 2.0;
+// Bytes of fp32 state an optimizer step moves per parameter. A fused multi-tensor kernel reads
+// w, g and the moments once and writes w and the moments once; PyTorch's foreach and per-tensor
+// implementations run one kernel per elementwise operation, each a pass over memory of its own
+// (AdamW: lerp m, mul v, addcmul v, decay w, sqrt, div, add eps, addcdiv w [pytorch-adamw]).
+// Mixed precision also writes back a 16-bit copy of the weights.
+struct OptimizerPasses {
+  double bytes_per_param = 0;
+  double operations = 1;  // elementwise operations, each a kernel (fused: 1)
+};
+
+OptimizerPasses optimizer_passes(workload::Optimizer o, workload::OptimizerImpl impl, bool fp32_model) {
+  const double copy = fp32_model ? 0.0 : 2.0;
+  const bool fused = impl == workload::OptimizerImpl::kFused;
   switch (o) {
-    case workload::Optimizer::kAdamW:  // read w, g, m, v; write w, m, v
-      return 4.0 * 4.0 + 3.0 * 4.0 + copy;
-    case workload::Optimizer::kSgd:  // read w, g, momentum; write w, momentum
-      return 3.0 * 4.0 + 2.0 * 4.0 + copy;
-    case workload::Optimizer::kAdafactor:  // read w, g; write w; factored second moments are O(rows + cols)
-      return 2.0 * 4.0 + 4.0 + copy;
+    case workload::Optimizer::kAdamW:  // fused: read w, g, m, v; write w, m, v
+      return fused ? OptimizerPasses{7.0 * 4.0 + copy, 1} : OptimizerPasses{20.0 * 4.0 + copy, 8};
+    case workload::Optimizer::kSgd:  // fused: read w, g, momentum; write w, momentum
+      return fused ? OptimizerPasses{5.0 * 4.0 + copy, 1} : OptimizerPasses{8.0 * 4.0 + copy, 3};
+    case workload::Optimizer::kAdafactor:  // fused: read w, g; write w; factored moments O(rows + cols)
+      return fused ? OptimizerPasses{3.0 * 4.0 + copy, 1} : OptimizerPasses{8.0 * 4.0 + copy, 6};
   }
-  return 0;
+  return {};
+}
+
+// Parameter tensors per transformer layer: the projections (QKV as one, or Q, K, V and gate, up
+// apart for SwiGLU models as the Llama checkpoints store them), two norms, biases.
+double tensors_per_layer(const ModelShape& m) {
+  const double matrices = m.ffn == FfnKind::kSwiglu ? 7.0 : 4.0;
+  const double norms = m.norm == workload::NormKind::kLayerNorm ? 4.0 : 2.0;
+  return matrices + norms + (m.bias ? matrices : 0.0);
+}
+
+// Kernels one multi-tensor operation takes: PyTorch's multi_tensor_apply launches chunks of 65,536
+// elements, at most 320 blocks per launch, and at most 110, 64, 48 or 36 tensors per list for one
+// to four tensor lists [pytorch-multi-tensor-apply]: fused AdamW passes four lists (parameters,
+// gradients, two moments), a foreach elementwise operation two on average.
+double multi_tensor_launches(double elements, double tensors, bool fused) {
+  constexpr double kChunk = 65536, kBlocks = 320;
+  const double per_launch = fused ? 36.0 : 64.0;
+  return std::max(std::ceil(elements / (kChunk * kBlocks)), std::ceil(tensors / per_launch));
 }
 
 }  // namespace
@@ -224,15 +343,27 @@ Op flash_attention_op(const AttentionShape& s, Phase phase, DType dtype) {
   return op;
 }
 
-Op optimizer_op(const ModelShape& m, const workload::Training& t, const workload::Layout& layout) {
+Op optimizer_op(const ModelShape& m, const workload::Training& t, const workload::Layout& layout,
+                const workload::Runtime& rt) {
   const double params_per_rank = workload::total_params(m) / (static_cast<double>(layout.tensor) * layout.pipeline);
   const double shard = layout.zero >= 1 ? static_cast<double>(layout.data) : 1.0;
+  const double elements = params_per_rank / shard;
+  const double tensors = tensors_per_layer(m) * std::ceil(static_cast<double>(m.layers) / layout.pipeline) + 3.0;
+  // An fp32 model (fp32 training, or autocast over unsharded fp32 parameters) has no 16-bit copy to write back.
+  const bool fp32_model = units::is_wide(t.precision) || (rt.autocast && layout.zero < 3);
+  const OptimizerPasses passes = optimizer_passes(t.optimizer, rt.optimizer, fp32_model);
+  const double kernels =
+      passes.operations *
+      (rt.optimizer == workload::OptimizerImpl::kPerTensor
+           ? tensors
+           : multi_tensor_launches(elements, tensors, rt.optimizer == workload::OptimizerImpl::kFused));
   Op op;
   op.name = "optimizer";
   op.kind = OpKind::kMemoryBound;
   op.phase = Phase::kOptimizer;
   op.scope = Scope::kOptimizer;
-  op.bytes = Bytes(params_per_rank / shard * optimizer_bytes_per_param(t.optimizer, t.precision));
+  op.bytes = Bytes(elements * passes.bytes_per_param / kernels);
+  op.count = kernels;
   return op;
 }
 
@@ -249,9 +380,22 @@ std::vector<Op> lower_training(const ModelShape& m, const workload::Training& tc
   p.seqs = static_cast<double>(layout.micro_batch);
   p.q_len = static_cast<double>(tc.seq_len);
   p.kv_len = p.q_len;
-  p.flash = rt.flash_attention;
+  p.flash = rt.flash_attention();
+  p.flash3 = rt.attention == workload::AttentionKernel::kFlash3;
+  p.fusion = rt.fusion;
   p.tp = layout.tensor;
   p.sp = layout.sequence;
+  p.dropout = m.dropout > 0;
+  p.composite = rt.composite_ops;
+  if (rt.autocast && !units::is_wide(tc.precision)) {
+    p.e_norm = 4.0;
+    if (layout.zero < 3) {  // ZeRO-3 / FSDP gather 16-bit parameters: the stream stays 16-bit
+      p.e_res = 4.0;
+      p.weight_cast = workload::count_params(m).per_layer;
+    }
+  } else {
+    p.e_norm = p.e_res = p.e;
+  }
 
   const double h = static_cast<double>(m.hidden);
   const double v = static_cast<double>(m.vocab);
@@ -262,18 +406,32 @@ std::vector<Op> lower_training(const ModelShape& m, const workload::Training& tc
   b.scope(Scope::kLayer);
   layer_forward(b, p, Phase::kForward);
   b.scope(Scope::kHead);
-  b.mem("final_norm", Phase::kForward, p.replicated(2.0 * t * h * p.e), 1);
+  b.mem("final_norm", Phase::kForward, p.replicated(t * h * (p.e_res + p.e_norm)), 1);
   b.linear("logits", p, Phase::kForward, v, h, 1, Split::kColumn);
-  // Fused softmax-cross-entropy over the rank's vocabulary shard: two reads of the logits forward,
-  // one read and one write backward.
-  b.mem("cross_entropy", Phase::kForward, 2.0 * t * v * p.e / p.tp, 1);
-  b.mem("cross_entropy.bwd", Phase::kBackward, 2.0 * t * v * p.e / p.tp, 1);
+  // Softmax-cross-entropy over the rank's vocabulary shard. Fused: two reads of the logits
+  // forward, one read and one write backward. Unfused (log_softmax, then NLL): log-probabilities
+  // written and read forward; backward writes the NLL gradient and the softmax backward reads it
+  // with the log-probabilities and writes the logits' gradient.
+  if (p.fusion.cross_entropy) {
+    b.mem("cross_entropy", Phase::kForward, 2.0 * t * v * p.e / p.tp, 1);
+    b.mem("cross_entropy.bwd", Phase::kBackward, 2.0 * t * v * p.e / p.tp, 1);
+  } else {
+    if (p.e_norm != p.e) {
+      // autocast runs the loss in fp32: the logits are cast up first, and their gradient back down
+      b.mem("logits.cast", Phase::kForward, t * v * (p.e + p.e_norm) / p.tp, 1);
+      b.mem("logits.cast.bwd", Phase::kBackward, t * v * (p.e + p.e_norm) / p.tp, 1);
+    }
+    b.mem("cross_entropy", Phase::kForward, 3.0 * t * v * p.e_norm / p.tp, 1);
+    b.mem("cross_entropy.bwd", Phase::kBackward, 2.0 * t * v * p.e_norm / p.tp, 2);
+  }
   b.linear("logits", p, Phase::kBackward, v, h, 1, Split::kColumn);
   b.mem("final_norm.bwd", Phase::kBackward, p.replicated(3.0 * t * h * p.e), 1);
   b.scope(Scope::kLayer);
   if (layout.recompute == Recompute::kFull) {
     layer_forward(b, p, Phase::kRecompute);
-  } else if (layout.recompute == Recompute::kSelective && !rt.flash_attention) {
+  } else if (layout.recompute == Recompute::kOp) {
+    layer_forward(b, p, Phase::kRecompute, 0.5, false);
+  } else if (layout.recompute == Recompute::kSelective && !rt.flash_attention()) {
     b.attention(p, Phase::kRecompute, 1);
   }
   layer_backward(b, p);
@@ -283,11 +441,14 @@ std::vector<Op> lower_training(const ModelShape& m, const workload::Training& tc
   return ops;
 }
 
-std::vector<Op> lower_forward(const ModelShape& m, const workload::Inference& ic, double batch, double q_len,
-                              double kv_len) {
+std::vector<Op> lower_forward(const ModelShape& m, const workload::Inference& ic, const workload::Runtime& rt,
+                              double batch, double q_len, double kv_len) {
   std::vector<Op> ops;
   PassShape p;
   p.m = &m;
+  p.fusion = rt.fusion;
+  p.flash = rt.flash_attention();
+  p.flash3 = rt.attention == workload::AttentionKernel::kFlash3;
   p.gemm_dtype = ic.weight_precision;
   p.attn_dtype = ic.weight_precision == DType::kFp8 ? DType::kFp16 : ic.weight_precision;
   p.e = 2.0;
@@ -297,6 +458,10 @@ std::vector<Op> lower_forward(const ModelShape& m, const workload::Inference& ic
   p.q_len = q_len;
   p.kv_len = std::max(1.0, kv_len);
   p.causal_square = q_len > 1.0;  // decode attends one new query over the whole cache
+  p.composite = rt.composite_ops;
+  if (rt.autocast) {  // fp32 activations (norms, residual stream, softmax), 16-bit GEMM inputs
+    p.e_norm = p.e_res = 4.0;
+  }
   const double h = static_cast<double>(m.hidden);
   const double t = p.tokens();
   Builder b(ops);

@@ -115,6 +115,12 @@ void read_link(Reader& r, hardware::LinkSpec& out);
 // Model-shape keys. With Need::kRequired every key must be present (spec files); with kOptional
 // only present keys overwrite `out` (a scenario's [model] over a preset).
 void read_model_keys(Reader& r, workload::ModelShape& out, Need need);
+// Runtime spec (specs/runtimes/<id>.toml).
+void read_runtime(Reader& r, workload::Runtime& out);
+// The settings of a runtime (everything but its name, kind and sources): all required in a spec
+// file; optional in a scenario's [runtime] table, where each one given overrides the named runtime.
+void read_runtime_settings(Reader& r, workload::Runtime& out, Need need);
+void read_comm(Reader& r, hardware::CommLibrary& out);
 // Cross-field checks (heads divide hidden, kv_heads divide heads).
 void check_model(Reader& r, const workload::ModelShape& m);
 

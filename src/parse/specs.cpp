@@ -27,23 +27,22 @@ void read_efficiency(Reader& r, hardware::Efficiency& e) {
   frac("dram", e.dram);
   frac("l2", e.l2);
   frac("host_link", e.host_link);
-  frac("peer_link", e.peer_link, Range::kPositive);  // may exceed 1 with in-switch reduction (NVLS, C04)
-  if (auto v = r.number("comm_overlap", Need::kRequired, Range::kNonNegative)) {
-    e.comm_overlap = *v;
-    if (*v > 1) {
-      r.error("comm_overlap", "must be a fraction in [0, 1]");
-    }
+  frac("peer_link", e.peer_link);
+  // NVLS all-reduce bus bandwidth exceeds the link's: the switch does the reduction (C04).
+  if (auto v = r.number("nvls", Need::kOptional, Range::kPositive)) {
+    e.nvls = *v;
   }
-  if (auto v = r.number("training_overhead", Need::kRequired, Range::kNonNegative)) {
-    e.training_overhead = *v;
-  }
+  e.ll128 = r.number("ll128", Need::kOptional, Range::kFraction);
+  set_q(r, "collective_call", Dim::kTime, e.collective_call, Need::kRequired, Range::kNonNegative);
+  set_q(r, "simple_step", Dim::kTime, e.simple_step, Need::kOptional, Range::kNonNegative);
+  set_q(r, "nvls_round", Dim::kTime, e.nvls_round, Need::kOptional, Range::kNonNegative);
   set_q(r, "kernel_overhead", Dim::kTime, e.kernel_overhead, Need::kRequired, Range::kNonNegative);
   set_q(r, "launch_eager", Dim::kTime, e.launch_eager, Need::kRequired, Range::kNonNegative);
   set_q(r, "launch_graph", Dim::kTime, e.launch_graph, Need::kRequired, Range::kNonNegative);
   set_q(r, "gemv_inflight_per_sm", Dim::kBytes, e.gemv_inflight_per_sm, Need::kRequired);
-  set_q(r, "peer_latency", Dim::kTime, e.peer_latency, Need::kOptional, Range::kNonNegative);
   set_q(r, "gemm_latency", Dim::kTime, e.gemm_latency, Need::kOptional, Range::kNonNegative);
   e.gemm_fp8 = r.number("gemm_fp8", Need::kOptional, Range::kPositive);
+  e.attention_flash3 = r.number("attention_flash3", Need::kOptional, Range::kFraction);
   e.gemm_tile_m = static_cast<int>(r.integer("gemm_tile_m", Need::kRequired).value_or(128));
   e.gemm_tile_n = static_cast<int>(r.integer("gemm_tile_n", Need::kRequired).value_or(128));
   r.finish();
@@ -135,9 +134,24 @@ void read_gpu(Reader& r, hardware::GpuSpec& g) {
                             {"memory_activity", &g.activity.memory},
                             {"simt_activity", &g.activity.simt},
                             {"idle_activity", &g.activity.idle}}) {
-      if (auto v = p->number(key, Need::kRequired, Range::kFraction)) {
+      if (auto v = p->number(key, Need::kRequired, Range::kPositive)) {
         *out = *v;
       }
+    }
+    set_q(*p, "busy_floor", Dim::kPower, g.busy_floor);
+    if (g.busy_floor < g.idle_power || (g.busy_floor >= g.tdp && g.tdp.value() > 0)) {
+      p->error("busy_floor", "the busy floor lies between the idle power and the TDP");
+    }
+    g.max_clock = g.boost_clock;
+    set_q(*p, "max_clock", Dim::kFrequency, g.max_clock, Need::kOptional);
+    if (g.max_clock < g.boost_clock) {
+      p->error("max_clock", "the highest clock cannot be below the rated boost clock");
+    }
+    if (auto v = p->number("voltage_knee", Need::kRequired, Range::kFraction)) {
+      g.voltage_knee = *v;
+    }
+    if (auto v = p->quantity("dram_energy_per_bit", Dim::kEnergy, Need::kRequired)) {
+      g.dram_energy_per_bit = *v;
     }
     if (g.idle_power.value() >= g.tdp.value() && g.tdp.value() > 0) {
       p->error("idle", "idle power must be below the TDP");
@@ -184,6 +198,18 @@ void read_link(Reader& r, hardware::LinkSpec& l) {
     l.staged_efficiency = *v;
   }
   set_q(r, "staged_latency", Dim::kTime, l.staged_latency, staged);
+  if (auto v = r.number("staged_overlap", staged, Range::kNonNegative)) {
+    l.staged_overlap = *v;
+    if (*v > 1) {
+      r.error("staged_overlap", "a share of communication hidden behind compute is at most 1");
+    }
+  }
+  if (auto v = r.boolean("in_switch_reduction", Need::kOptional)) {
+    l.in_switch_reduction = *v;
+    if (*v && l.kind != LinkKind::kNvlink) {
+      r.error("in_switch_reduction", "only an NVLink switch reduces in the switch (NVLS)");
+    }
+  }
   if (auto m = r.table("meta", Need::kOptional)) {
     l.sources = m->string_list("sources");
     m->string_list("assumptions");
@@ -227,6 +253,143 @@ void read_model_keys(Reader& r, workload::ModelShape& m, Need need) {
     m.position = *v;
   }
   count("max_seq", m.max_seq);
+  // Optional everywhere: LLM pretraining runs without dropout; BERT-style fine-tuning uses 0.1.
+  if (auto v = r.number("dropout", Need::kOptional, Range::kNonNegative)) {
+    m.dropout = *v;
+    if (*v >= 1) {
+      r.error("dropout", "a dropout probability is below 1");
+    }
+  }
+}
+
+void read_comm(Reader& r, hardware::CommLibrary& c) {
+  if (auto v = r.string("name", Need::kRequired)) {
+    c.name = *v;
+  }
+  for (const auto& [proto, key] : hardware::kProtocolNames) {
+    auto t = r.table(key, Need::kRequired);
+    if (!t) {
+      continue;
+    }
+    hardware::ProtocolSpec& p = c.protocols[static_cast<std::size_t>(proto)];
+    set_q(*t, "base_latency", Dim::kTime, p.base_latency, Need::kRequired, Range::kNonNegative);
+    if (auto hop = t->table("hop_latency", Need::kRequired)) {
+      set_q(*hop, "nvlink", Dim::kTime, p.hop_nvlink, Need::kRequired, Range::kNonNegative);
+      set_q(*hop, "pcie", Dim::kTime, p.hop_pcie, Need::kRequired, Range::kNonNegative);
+      set_q(*hop, "network", Dim::kTime, p.hop_network, Need::kRequired, Range::kNonNegative);
+      hop->finish();
+    }
+    if (auto v = t->number("payload", Need::kRequired, Range::kFraction)) {
+      p.payload = *v;
+    }
+    if (auto v = t->boolean("nvlink_only", Need::kOptional)) {
+      p.nvlink_only = *v;
+    }
+    if (auto cap = t->table("bandwidth_cap", Need::kOptional)) {
+      for (const auto& [arch, name] : hardware::kArchNames) {
+        if (auto v = cap->quantity(name, Dim::kBandwidth, Need::kOptional)) {
+          p.cap[static_cast<std::size_t>(arch)] = BytesPerSecond(*v);
+        }
+      }
+      if (auto v = cap->quantity("across_nodes", Dim::kBandwidth, Need::kOptional)) {
+        p.cap_across_nodes = BytesPerSecond(*v);
+      }
+      cap->finish();
+    }
+    t->finish();
+  }
+  if (auto n = r.table("nvls", Need::kRequired)) {
+    set_q(*n, "latency", Dim::kTime, c.nvls_latency, Need::kRequired, Range::kNonNegative);
+    set_q(*n, "chunk", Dim::kBytes, c.nvls_chunk, Need::kRequired);
+    if (auto ch = n->table("channels", Need::kRequired)) {
+      for (const auto& [arch, name] : hardware::kArchNames) {
+        if (auto v = ch->integer(name, Need::kOptional)) {
+          c.nvls_channels[static_cast<std::size_t>(arch)] = static_cast<int>(*v);
+        }
+      }
+      ch->finish();
+    }
+    n->finish();
+  }
+  if (auto m = r.table("meta", Need::kOptional)) {
+    c.sources = m->string_list("sources");
+    c.assumptions = m->string_list("assumptions");
+    m->finish();
+  }
+  r.finish();
+}
+
+void read_runtime_settings(Reader& r, workload::Runtime& rt, Need need) {
+  if (auto v = r.choice("launch", workload::kLaunchNames, need)) {
+    rt.cuda_graphs = *v == workload::Launch::kCudaGraphs;
+  }
+  set_q(r, "dispatch", Dim::kTime, rt.dispatch, need, Range::kNonNegative);
+  if (auto v = r.boolean("autocast", need)) {
+    rt.autocast = *v;
+  }
+  if (auto v = r.boolean("composite_ops", need)) {
+    rt.composite_ops = *v;
+  }
+  if (auto v = r.choice("attention", workload::kAttentionNames, need)) {
+    rt.attention = *v;
+  }
+  if (auto v = r.choice("optimizer", workload::kOptimizerImplNames, need)) {
+    rt.optimizer = *v;
+  }
+  if (auto f = r.table("fusion", need)) {
+    for (auto [key, out] : {std::pair<const char*, bool*>{"norm_residual", &rt.fusion.norm_residual},
+                            {"bias_activation", &rt.fusion.bias_activation},
+                            {"rope", &rt.fusion.rope},
+                            {"cross_entropy", &rt.fusion.cross_entropy}}) {
+      if (auto v = f->boolean(key, need)) {
+        *out = *v;
+      }
+    }
+    f->finish();
+  }
+  if (auto o = r.table("overlap", need)) {
+    for (auto [key, out] : {std::pair<const char*, double*>{"data_parallel", &rt.overlap.data_parallel},
+                            {"parameter_gather", &rt.overlap.parameter_gather},
+                            {"tensor_parallel", &rt.overlap.tensor_parallel},
+                            {"pipeline", &rt.overlap.pipeline}}) {
+      if (auto v = o->number(key, need, Range::kNonNegative)) {
+        *out = *v;
+        if (*v > 1) {
+          o->error(key, "a share of communication hidden behind compute is at most 1");
+        }
+      }
+    }
+    o->finish();
+  }
+  if (auto e = r.table("efficiency", need)) {
+    if (auto v = e->number("quantized", need, Range::kFraction)) {
+      rt.quantized = *v;
+    }
+    if (auto v = e->number("remainder", need, Range::kNonNegative)) {
+      rt.remainder = *v;
+    }
+    e->finish();
+  }
+  if (rt.kind == workload::RuntimeKind::kTraining && rt.optimizer == workload::OptimizerImpl::kNone) {
+    r.error("optimizer", "a training runtime runs an optimizer: expected fused, foreach or per-tensor");
+  }
+}
+
+void read_runtime(Reader& r, workload::Runtime& rt) {
+  r.allow({"base"});
+  if (auto v = r.string("name", Need::kRequired)) {
+    rt.name = *v;
+  }
+  if (auto v = r.choice("kind", workload::kRuntimeKindNames, Need::kRequired)) {
+    rt.kind = *v;
+  }
+  read_runtime_settings(r, rt, Need::kRequired);
+  if (auto m = r.table("meta", Need::kOptional)) {
+    rt.sources = m->string_list("sources");
+    rt.assumptions = m->string_list("assumptions");
+    m->finish();
+  }
+  r.finish();
 }
 
 void check_model(Reader& r, const workload::ModelShape& m) {

@@ -1,13 +1,14 @@
-// Collective communication: an alpha-beta model per link level [thakur-2005], with NCCL's
+// Collective communication: NCCL's per-protocol alpha-beta model [nccl-source], with NCCL's
 // bus-bandwidth convention [nccl-tests-performance].
-//   ring all-reduce over n ranks:   2(n-1)/n · S / B + 2(n-1) · α
-//   reduce-scatter / all-gather:     (n-1)/n · S / B +  (n-1) · α
-// B is the achievable bus bandwidth of the level: the per-direction link bandwidth times the
-// measured efficiency. Multi-node collectives are hierarchical: reduce-scatter inside the node,
-// the 1/g shard across nodes over the GPU's share of the NICs (the faster of ring and double
-// binary tree [sanders-2009], as NCCL's "auto" picks), all-gather inside. GPUs without PCIe
-// peer-to-peer stage through host memory (staged efficiency and latency). Across nodes each GPU
-// uses its share of the node's NICs (rail-optimized), divided by the fabric's oversubscription.
+//   ring all-reduce over n ranks, protocol p:  base_p + 2(n-1) · hop_p + 2(n-1)/n · S / B_p
+//   reduce-scatter / all-gather:              base_p +  (n-1) · hop_p +  (n-1)/n · S / B_p
+//   NVLS all-reduce (NVSwitch reduces):       latency + 2(n-1)/n · S / B_nvls + rounds(S) · τ_round
+// and the call takes the fastest, as NCCL picks by minimum modelled time, plus a fixed cost per
+// call. B_Simple is the link's per-direction bandwidth times the measured ring efficiency; LL
+// carries half of it (capped per architecture), LL128 its payload share, on NVLink only. Across
+// nodes a collective is hierarchical: reduce-scatter inside the node, the 1/g shard across nodes
+// over the GPU's share of the NICs (the faster of ring and double binary tree [sanders-2009]),
+// all-gather inside. GPUs without PCIe peer-to-peer stage through host memory (staged efficiency).
 #include <algorithm>
 #include <cmath>
 
@@ -18,6 +19,61 @@ namespace gpusim::physics {
 using base::strfmt;
 using hardware::LinkKind;
 using hardware::LinkSpec;
+using hardware::Protocol;
+
+namespace {
+
+// The library's protocols on these links: hop latency by link kind, bus bandwidth by payload
+// share and cap [nccl-source].
+void add_protocols(Fabric& f, const hardware::System& sys, LinkKind intra_kind) {
+  const hardware::CommLibrary& lib = sys.comm;
+  const hardware::Efficiency& e = sys.gpu.efficiency;
+  for (const auto& [proto, name] : hardware::kProtocolNames) {
+    const hardware::ProtocolSpec& p = lib.protocol(proto);
+    if (p.nvlink_only && intra_kind != LinkKind::kNvlink) {
+      continue;
+    }
+    ProtocolCost c;
+    c.protocol = proto;
+    c.base = p.base_latency;
+    c.intra_hop = intra_kind == LinkKind::kNvlink ? p.hop_nvlink : p.hop_pcie;
+    if (proto == Protocol::kSimple) {
+      // Simple hands each slice over with a memory fence and a flag round trip; LL and LL128 carry
+      // their flags inline [nccl-source]. The measured extra per step is calibrated per architecture.
+      c.intra_hop += e.simple_step;
+    }
+    c.inter_hop = p.hop_network;
+    const double share = proto == Protocol::kLL128 ? e.ll128.value_or(p.payload) : p.payload;
+    c.intra_bus = f.intra_bus * share;
+    c.inter_bus = f.inter_bus * share;
+    if (const auto& cap = p.cap[static_cast<std::size_t>(sys.gpu.arch)]) {
+      c.intra_bus = std::min(c.intra_bus, *cap);
+    }
+    if (p.cap_across_nodes) {
+      c.inter_bus = std::min(c.inter_bus, *p.cap_across_nodes);
+    }
+    f.protocols.push_back(c);
+  }
+}
+
+// One protocol (or the plain alpha-beta fabric) without the call's fixed cost.
+Seconds protocol_time(const Fabric& f, const ProtocolCost& p, Collective c, Bytes size, int ranks) {
+  const int local = std::min(ranks, f.gpus_per_node);
+  const int nodes = (ranks + local - 1) / local;
+  if (nodes <= 1) {
+    return p.base + ring_time(c, size, local, p.intra_bus, p.intra_hop);
+  }
+  const Bytes shard = size / static_cast<double>(local);
+  const Seconds in_node = ring_time(Collective::kReduceScatter, size, local, p.intra_bus, p.intra_hop);
+  if (c != Collective::kAllReduce) {
+    return p.base + in_node + ring_time(Collective::kReduceScatter, shard, nodes, p.inter_bus, p.inter_hop);
+  }
+  const Seconds across = std::min(ring_time(Collective::kAllReduce, shard, nodes, p.inter_bus, p.inter_hop),
+                                  tree_allreduce(shard, nodes, p.inter_bus, p.inter_hop));
+  return p.base + in_node + across + in_node;
+}
+
+}  // namespace
 
 Fabric make_fabric(const hardware::System& sys) {
   Fabric f;
@@ -27,7 +83,8 @@ Fabric make_fabric(const hardware::System& sys) {
   const LinkSpec& intra = sys.intra_node;
   // An NVLink bridge joins pairs only; a larger node rings over PCIe.
   const bool bridge_only_pairs = intra.id.find("bridge") != std::string::npos && sys.gpus_per_node > 2;
-  if (intra.kind == LinkKind::kNvlink && !bridge_only_pairs) {
+  const bool nvlink_ring = intra.kind == LinkKind::kNvlink && !bridge_only_pairs;
+  if (nvlink_ring) {
     const BytesPerSecond link = g.peer_bandwidth.value() > 0 ? g.peer_bandwidth : intra.bandwidth;
     f.intra_bus = link * g.efficiency.peer_link;
     f.intra_p2p = link * intra.efficiency;
@@ -46,15 +103,13 @@ Fabric make_fabric(const hardware::System& sys) {
           strfmt("%s peer-to-peer (%.1f GB/s per direction)", pcie.name.c_str(), units::to_gigabytes_per_second(link));
     } else {
       f.host_staged = true;
+      f.overlap_cap = pcie.staged_overlap;
       f.intra_bus = link * pcie.staged_efficiency;
       f.intra_p2p = f.intra_bus;
       f.intra_alpha = pcie.staged_latency;
       f.intra_desc = strfmt("%s, no P2P: staged through host memory (%.1f GB/s achievable)", pcie.name.c_str(),
                             units::to_gigabytes_per_second(f.intra_bus));
     }
-  }
-  if (g.efficiency.peer_latency.value() > 0 && !f.host_staged) {
-    f.intra_alpha = g.efficiency.peer_latency;  // calibrated from collective measurements
   }
   if (sys.gpus_per_node > 1 && f.intra_bus.value() <= 0) {
     throw InputError(
@@ -65,6 +120,18 @@ Fabric make_fabric(const hardware::System& sys) {
   // Rail-optimized NICs: each GPU uses its share; a tapered (oversubscribed) core divides it.
   f.inter_bus = nic.bandwidth * (nic.efficiency * share / sys.oversubscription);
   f.inter_alpha = nic.latency;
+  f.call = g.efficiency.collective_call;
+  add_protocols(f, sys, nvlink_ring ? LinkKind::kNvlink : LinkKind::kPcie);
+  // NVLS: an NVSwitch with NVLink SHARP reduces in the switch; NCCL uses it for all-reduce inside
+  // a node of more than two GPUs [nccl-source].
+  const int nvls_channels = sys.comm.nvls_channels[static_cast<std::size_t>(g.arch)];
+  if (nvlink_ring && intra.in_switch_reduction && g.efficiency.nvls > 0 && sys.gpus_per_node > 2 && nvls_channels > 0) {
+    f.nvls_bus = (g.peer_bandwidth.value() > 0 ? g.peer_bandwidth : intra.bandwidth) * g.efficiency.nvls;
+    f.nvls_latency = sys.comm.nvls_latency;
+    f.nvls_round = g.efficiency.nvls_round;
+    f.nvls_chunk = sys.comm.nvls_chunk;
+    f.nvls_channels = nvls_channels;
+  }
   return f;
 }
 
@@ -99,20 +166,55 @@ Seconds tree_allreduce(Bytes size, int ranks, BytesPerSecond bus, Seconds alpha)
   return size * 2.0 / bus + alpha * (2.0 * std::ceil(std::log2(static_cast<double>(ranks))));
 }
 
+double nvls_rounds(const Fabric& f, Bytes size, int ranks) {
+  // calcCollChunking (src/enqueue.cc) [nccl-source]: with ops = channels x GPUs chunks in flight,
+  // the chunk drops to 64 KiB below 64 rounds of the largest chunk, to 32 KiB below 8 rounds and
+  // to 16 KiB below 2 rounds, so mid-size messages pay for more, smaller chunks.
+  const double ops = static_cast<double>(f.nvls_channels) * ranks;
+  double chunk = f.nvls_chunk.value();
+  for (const auto& [rounds, smaller] : {std::pair{64.0, 65536.0}, {8.0, 32768.0}, {2.0, 16384.0}}) {
+    if (size.value() < rounds * ops * chunk && chunk > smaller) {
+      chunk = smaller;
+    }
+  }
+  return ops > 0 && chunk > 0 ? size.value() / (ops * chunk) : 0.0;
+}
+
+CollectiveCost collective_cost(const Fabric& f, Collective c, Bytes size, int ranks, Algorithm algorithm) {
+  if (ranks <= 1) {
+    return {};
+  }
+  const bool one_node = ranks <= f.gpus_per_node;
+  const bool nvls =
+      c == Collective::kAllReduce && one_node && ranks > 2 && f.nvls_bus.value() > 0 && algorithm != Algorithm::kRing;
+  const Seconds nvls_time = nvls ? f.nvls_latency + size * ring_cost(c, ranks).bytes_factor / f.nvls_bus +
+                                       f.nvls_round * nvls_rounds(f, size, ranks)
+                                 : Seconds(0);
+  if (nvls && algorithm == Algorithm::kNvls) {
+    return {nvls_time + f.call, "NVLS"};
+  }
+  if (f.protocols.empty()) {
+    return {protocol_time(
+                f, ProtocolCost{Protocol::kSimple, Seconds(0), f.intra_alpha, f.inter_alpha, f.intra_bus, f.inter_bus},
+                c, size, ranks),
+            "ring"};
+  }
+  CollectiveCost best;
+  for (const ProtocolCost& p : f.protocols) {
+    const Seconds t = protocol_time(f, p, c, size, ranks);
+    if (best.algorithm.empty() || t < best.time) {
+      best = {t, std::string("ring/") + base::name_in(hardware::kProtocolNames, p.protocol)};
+    }
+  }
+  if (nvls && nvls_time < best.time) {
+    best = {nvls_time, "NVLS"};
+  }
+  best.time += f.call;
+  return best;
+}
+
 Seconds collective_time(const Fabric& f, Collective c, Bytes size, int ranks) {
-  const int local = std::min(ranks, f.gpus_per_node);
-  const int nodes = (ranks + local - 1) / local;
-  if (nodes <= 1) {  // inside a node NCCL rings (or NVLS) over NVLink/NVSwitch
-    return ring_time(c, size, local, f.intra_bus, f.intra_alpha);
-  }
-  const Bytes shard = size / static_cast<double>(local);
-  const Seconds in_node = ring_time(Collective::kReduceScatter, size, local, f.intra_bus, f.intra_alpha);
-  if (c != Collective::kAllReduce) {
-    return in_node + ring_time(Collective::kReduceScatter, shard, nodes, f.inter_bus, f.inter_alpha);
-  }
-  const Seconds across = std::min(ring_time(Collective::kAllReduce, shard, nodes, f.inter_bus, f.inter_alpha),
-                                  tree_allreduce(shard, nodes, f.inter_bus, f.inter_alpha));
-  return in_node + across + in_node;
+  return collective_cost(f, c, size, ranks).time;
 }
 
 Seconds all_to_all_time(const Fabric& f, Bytes size, int ranks) {

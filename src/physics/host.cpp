@@ -1,7 +1,8 @@
 // The host side of a step: kernel launches and the input pipeline.
-// Launch: the host issues kernels while the GPU runs earlier ones (eager launches cost a few
-// microseconds each, CUDA graphs replay them for less [nvidia-cuda-graphs]); the GPU waits only
-// for the launch time beyond its own work.
+// Launch: the host issues kernels while the GPU runs earlier ones; an eager launch costs the CUDA
+// launch itself (the GPU spec's) plus the runtime's own dispatch (Python, dispatcher, allocator),
+// a CUDA graph replays kernels for less [nvidia-cuda-graphs]; the GPU waits only for the launch
+// time beyond its own work.
 // Input ("barrel"): per node, the pipeline delivers min(CPU, storage, host-to-device) samples per
 // second; the GPU step overlaps with the next batch's preparation, so only the excess stalls.
 #include <algorithm>
@@ -10,8 +11,8 @@
 
 namespace gpusim::physics {
 
-Seconds launch_cost(const hardware::GpuSpec& gpu, bool cuda_graphs) {
-  return cuda_graphs ? gpu.efficiency.launch_graph : gpu.efficiency.launch_eager;
+Seconds launch_cost(const hardware::GpuSpec& gpu, const workload::Runtime& rt) {
+  return rt.cuda_graphs ? gpu.efficiency.launch_graph : gpu.efficiency.launch_eager + rt.dispatch;
 }
 
 Seconds launch_stall(Seconds host_time, Seconds gpu_time) {

@@ -1,5 +1,5 @@
 // Kernel time on one GPU: a roofline [williams-2009] with wave quantization for GEMMs.
-//   t = max(FLOPs / (peak · η_compute · clock_scale), bytes / (BW_dram · η_dram))
+//   t = max(FLOPs / (peak · η_compute · clock), bytes / (BW_dram · η_dram))
 // GEMMs: the output is cut into tm x tn tiles spread over the SMs in waves; a partial last wave
 // still takes a whole wave: t_compute = ⌈tiles / SMs⌉ · 2·tm·tn·k / (peak/SMs · η_gemm) + t_fixed,
 // with t_fixed the calibrated per-GEMM latency (pipeline fill and drain) and η_gemm per dtype.
@@ -9,8 +9,9 @@
 // (Little's law [little-1961]). GEMM DRAM traffic after L2 reuse: an operand that fits in half the
 // L2 is read once; otherwise the other operand is re-read once per L2-sized panel (the better loop
 // order; C written once). Attention uses η_attention (measured FlashAttention throughput);
-// memory-bound kernels only the bandwidth term: L2 bandwidth when the kernel's whole working set
-// fits in L2, else DRAM. Launch and framework overheads belong to the step model.
+// memory-bound kernels only the bandwidth term: when the kernel's whole working set
+// fits in L2 (reads from L2, writes to DRAM), else DRAM. Launch and framework overheads belong
+// to the step model.
 #include <algorithm>
 #include <cmath>
 
@@ -54,9 +55,13 @@ double split_efficiency(double m, double n, double batch, const GpuSpec& gpu, do
   return (m * n * batch * split) / (waves * sms * t.tm * t.tn);
 }
 
-// DRAM traffic of a GEMM after L2 reuse (blocked-matmul I/O): an operand that fits in half the L2
-// is read once while the other streams past it; otherwise the streaming operand is read once per
-// L2-sized panel of the resident one. The better loop order is taken; C is written once.
+// DRAM traffic of a GEMM after L2 reuse, the better of two schedules (C written once):
+//  - blocked-matmul I/O: an operand that fits in half the L2 is read once while the other streams
+//    past it; otherwise the streaming operand is read once per L2-sized panel of the resident one;
+//  - wave rasterization: the tiles running at once (one per SM) form a block of r tile rows by
+//    c tile columns that advance along K together, so L2 serves each K-slice of A to the c tiles
+//    of a row and of B to the r tiles of a column; each wave reads (r·tm·ea + c·tn·eb)·K.
+//    Large-K GEMMs (weight gradients over many tokens) stream far less than the panel rule says.
 Bytes gemm_traffic(const Op& op, const GpuSpec& gpu) {
   if (op.ea <= 0 || op.batch != 1) {
     return op.bytes;  // batched and opaque GEMMs keep their stated traffic
@@ -67,7 +72,15 @@ Bytes gemm_traffic(const Op& op, const GpuSpec& gpu) {
   const double half_l2 = 0.5 * gpu.l2_size.value();
   const double a_outer = a + b * std::max(1.0, std::ceil(a / half_l2));  // A panels resident, B streams
   const double b_outer = b + a * std::max(1.0, std::ceil(b / half_l2));  // B panels resident, A streams
-  return Bytes(std::min(a_outer, b_outer) + c);
+  const Tiling t = tiling(op.m, op.n, 1.0, gpu);
+  const double rows = std::ceil(op.m / t.tm);
+  const double cols = std::ceil(op.n / t.tn);
+  const double in_flight = std::min(t.tiles, static_cast<double>(gpu.sm_count));
+  const double r = std::min(rows, std::max(1.0, std::round(std::sqrt(in_flight))));
+  const double cw = std::min(cols, std::ceil(in_flight / r));
+  const double waves = std::ceil(t.tiles / in_flight);
+  const double rasterized = std::max(a + b, waves * (r * t.tm * op.ea + cw * t.tn * op.eb) * op.k);
+  return Bytes(std::min({a_outer, b_outer, rasterized}) + c);
 }
 
 }  // namespace
@@ -90,24 +103,31 @@ double ridge_intensity(const GpuSpec& gpu, DType dtype) {
   return (gpu.peak_for(dtype) * gemm_efficiency(gpu, dtype)).value() / dram_bandwidth(gpu).value();
 }
 
-KernelTime kernel_time(const Op& op, const GpuSpec& gpu, double clock_scale) {
+KernelTime kernel_time(const Op& op, const GpuSpec& gpu, double clock) {
   const BytesPerSecond bw = dram_bandwidth(gpu);
   KernelTime kt;
   kt.memory = op.bytes / bw;
+  kt.dram = op.bytes;
   if (op.kind == OpKind::kMemoryBound || op.flops.value() <= 0) {
     // An elementwise kernel reads what the previous kernel just wrote: when its whole working set
-    // fits in L2 it runs at L2 bandwidth (the RTX 4090's 72 MB L2 effect).
+    // fits in L2, its reads hit L2. Its writes still reach DRAM: the lines are written back when
+    // evicted, and the next kernels evict them. Reads and writes are taken as their share of the traffic
+    // each (the op's write share) and overlap: t = max(R / BW_L2, W / BW_DRAM).
     if (l2_resident(op, gpu)) {
-      kt.memory = op.bytes / (gpu.l2_bandwidth * gpu.efficiency.l2);
+      const Bytes written = op.bytes * op.write_share;
+      kt.memory = std::max((op.bytes - written) / (gpu.l2_bandwidth * gpu.efficiency.l2), written / bw);
+      kt.dram = written;
     }
     kt.time = kt.memory;
     return kt;
   }
   // int8/int4 weights are dequantized and multiplied in fp16.
   const DType dt = gpu.supports(op.dtype) ? op.dtype : DType::kFp16;
-  const FlopPerSecond peak = gpu.peak_for(dt) * clock_scale;
+  const FlopPerSecond peak = gpu.peak_for(dt) * clock;
   if (op.kind != OpKind::kGemm) {
-    kt.compute = op.flops / (peak * gpu.efficiency.attention);
+    const double eta =
+        op.flash3 ? gpu.efficiency.attention_flash3.value_or(gpu.efficiency.attention) : gpu.efficiency.attention;
+    kt.compute = op.flops / (peak * eta);
     kt.time = std::max(kt.compute, kt.memory);
     return kt;
   }
@@ -143,9 +163,33 @@ KernelTime kernel_time(const Op& op, const GpuSpec& gpu, double clock_scale) {
   }
   kt.compute =
       op.flops / (peak * (eta * split_efficiency(op.m, op.n, op.batch, gpu, best_s))) + gpu.efficiency.gemm_latency;
-  kt.memory = (traffic + Bytes(best_s > 1 ? 2.0 * best_s * op.m * op.n * op.batch * 4.0 : 0.0)) / stream_bw;
+  kt.dram = traffic + Bytes(best_s > 1 ? 2.0 * best_s * op.m * op.n * op.batch * 4.0 : 0.0);
+  kt.memory = kt.dram / stream_bw;
   kt.time = std::max(kt.compute, kt.memory);
   return kt;
+}
+
+double kernel_clock(const Op& op, const GpuSpec& gpu, Watts limit) {
+  // The clock depends on the mix, the mix on the clock: iterate from the highest clock; the
+  // power falls with the clock, so the iterates settle within a few rounds.
+  double clock = max_clock_ratio(gpu);
+  for (int i = 0; i < 8; ++i) {
+    const KernelTime kt = kernel_time(op, gpu, clock);
+    PowerMix mix;
+    const bool compute = kt.compute_bound() && op.kind != OpKind::kMemoryBound;
+    if (compute) {
+      (on_tensor_cores(op.dtype) ? mix.tensor : mix.simt) = 1.0;
+    } else {
+      mix.memory = 1.0;
+    }
+    mix.dram = kt.dram / kt.time;
+    const double next = sustained_clock(gpu, limit, mix);
+    if (std::fabs(next - clock) < 1e-4) {
+      return next;
+    }
+    clock = next;
+  }
+  return clock;
 }
 
 }  // namespace gpusim::physics

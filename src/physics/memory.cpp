@@ -34,6 +34,19 @@ Bytes layer_activation_bytes(const ModelShape& m, double seq, double micro_batch
   }
   const double f = static_cast<double>(m.ffn_hidden);
   const double f_in = m.ffn == FfnKind::kSwiglu ? 2.0 * f : f;
+  if (recompute == Recompute::kOp) {
+    // The layer input, the attention output and every second matmul output (QKV, attention out,
+    // FFN up, FFN down: half of them) are kept; with flash attention its log-sum-exp too.
+    const double matmuls = 0.5 * ((h + 2.0 * static_cast<double>(m.kv_dim())) / tp + h / replicated_split + f_in / tp +
+                                  h / replicated_split);
+    double bytes = e * sb * (h / replicated_split + h / tp + matmuls);
+    if (flash) {
+      bytes += 4.0 * sb * static_cast<double>(m.heads) / tp;
+    } else {
+      bytes += e * static_cast<double>(m.heads) / tp * seq * seq * micro_batch;  // softmax output
+    }
+    return Bytes(bytes);
+  }
   // Replicated under tensor parallelism: the two norms' inputs and outputs (4h). Split across the
   // tensor ranks: Q/K/V (h + 2 kv), the attention output (h) and the FFN input and output.
   const double replicated = 4.0 * h;
@@ -54,18 +67,21 @@ MemoryBreakdown training_memory(const ModelShape& m, const workload::Training& t
   const double pp = par.pipeline;
   const double n = workload::total_params(m) / (tp * pp);  // parameters of one rank's shard
   const bool wide = units::is_wide(t.precision);
-  const double w_bytes = wide ? 4.0 : 2.0;
-  const double g_bytes = wide ? 4.0 : 2.0;
+  // Under autocast with fp32 parameters the model itself is the fp32 master copy: weights and
+  // gradients take 4 bytes and the optimizer keeps only its moments.
+  const double w_bytes = physics::parameter_bytes(t, par, rt);
+  const double g_bytes = w_bytes;
+  const bool master = !wide && w_bytes < 4.0;
   double o_bytes = 0;
   switch (t.optimizer) {
     case workload::Optimizer::kAdamW:
-      o_bytes = wide ? 8.0 : 12.0;
+      o_bytes = master ? 12.0 : 8.0;
       break;
     case workload::Optimizer::kSgd:
-      o_bytes = wide ? 4.0 : 8.0;
+      o_bytes = master ? 8.0 : 4.0;
       break;
     case workload::Optimizer::kAdafactor:
-      o_bytes = wide ? 0.0 : 4.0;
+      o_bytes = master ? 4.0 : 0.0;
       break;
   }
   const double dp = par.data;
@@ -89,10 +105,10 @@ MemoryBreakdown training_memory(const ModelShape& m, const workload::Training& t
   // plus the logits and their gradient at the loss. The larger of the two is the GPU's need.
   const double in_flight = std::min(pp, micro);
   auto stage_activations = [&](double micro_batches) {
-    Bytes act = layer_activation_bytes(m, s, b, e, rt.flash_attention, par.recompute, tp, par.sequence) *
+    Bytes act = layer_activation_bytes(m, s, b, e, rt.flash_attention(), par.recompute, tp, par.sequence) *
                 (layers * micro_batches);
     if (par.recompute == Recompute::kFull) {
-      act += layer_activation_bytes(m, s, b, e, rt.flash_attention, Recompute::kNone, tp, par.sequence);
+      act += layer_activation_bytes(m, s, b, e, rt.flash_attention(), Recompute::kNone, tp, par.sequence);
     }
     return act;
   };

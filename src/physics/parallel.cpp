@@ -3,10 +3,12 @@
 // stages outermost, as Megatron-LM orders its process groups.
 //   tensor:   per layer and micro-batch, 2 all-reduces of b·s·h elements forward and 2 backward
 //             (+2 when the forward is recomputed); with sequence parallelism the same volume as
-//             reduce-scatter + all-gather pairs [korthikanti-2022]. Not overlapped with compute.
+//             reduce-scatter + all-gather pairs [korthikanti-2022]. What the runtime overlaps with
+//             its GEMMs is taken off in the step model.
 //   pipeline: per micro-batch and virtual stage, the activation forward and its gradient back,
 //             b·s·h/t elements each over the link between stages (scatter-gather optimization).
-//   data:     gradients of the rank's N/(t·p) parameters, all-reduced (ZeRO-1/2: reduce-scatter
+//   data:     gradients of the rank's N/(t·p) parameters (fp32 under autocast with fp32
+//             parameters), all-reduced (ZeRO-1/2: reduce-scatter
 //             + all-gather; ZeRO-3: also parameter all-gathers per micro-batch) [rajbhandari-2020]
 //             over the d ranks of the same shard, d_node of them per node.
 #include <algorithm>
@@ -15,6 +17,13 @@
 #include "gpusim/physics.hpp"
 
 namespace gpusim::physics {
+
+double parameter_bytes(const workload::Training& t, const workload::Layout& layout, const workload::Runtime& rt) {
+  if (units::is_wide(t.precision) || (rt.autocast && layout.zero < 3)) {
+    return 4.0;
+  }
+  return 2.0;
+}
 
 Fabric data_parallel_fabric(const Fabric& node, int gpus_per_node, const workload::Layout& p) {
   Fabric f = node;
@@ -25,7 +34,7 @@ Fabric data_parallel_fabric(const Fabric& node, int gpus_per_node, const workloa
 }
 
 ParallelComm parallel_comm(const Fabric& node, int gpus_per_node, const workload::ModelShape& m,
-                           const workload::Training& t, const workload::Layout& p) {
+                           const workload::Training& t, const workload::Layout& p, const workload::Runtime& rt) {
   ParallelComm c;
   const double e = units::is_wide(t.precision) ? 4.0 : 2.0;
   const double activation =
@@ -33,7 +42,11 @@ ParallelComm parallel_comm(const Fabric& node, int gpus_per_node, const workload
   const double layers = std::ceil(static_cast<double>(m.layers) / p.pipeline);
 
   if (p.tensor > 1) {
-    const double per_layer = 4.0 + (p.recompute == workload::Recompute::kFull ? 2.0 : 0.0);
+    // A recomputed forward repeats its two all-reduces (per-op recompute: the half of the matmuls
+    // it redoes, one of them on average).
+    const double per_layer = 4.0 + (p.recompute == workload::Recompute::kFull ? 2.0
+                                    : p.recompute == workload::Recompute::kOp ? 1.0
+                                                                              : 0.0);
     // A tensor group larger than a node spans nodes: the hierarchical collective.
     c.tensor_per_microbatch =
         collective_time(node, Collective::kAllReduce, Bytes(activation), p.tensor) * (per_layer * layers);
@@ -48,7 +61,9 @@ ParallelComm parallel_comm(const Fabric& node, int gpus_per_node, const workload
   }
   if (p.data > 1) {
     const Fabric f = data_parallel_fabric(node, gpus_per_node, p);
-    const Bytes grads(workload::total_params(m) / (static_cast<double>(p.tensor) * p.pipeline) * e);
+    c.overlap_cap = f.overlap_cap;
+    const Bytes grads(workload::total_params(m) / (static_cast<double>(p.tensor) * p.pipeline) *
+                      parameter_bytes(t, p, rt));
     switch (p.zero) {
       case 0:
         c.data_total = collective_time(f, Collective::kAllReduce, grads, p.data);

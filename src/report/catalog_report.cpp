@@ -16,12 +16,31 @@ std::string catalog_text(const catalog::Catalog& c) {
                   units::to_gigabytes_per_second(g.memory_bandwidth), units::to_watts(g.tdp), units::to_usd(g.purchase),
                   units::to_usd_per_hour(g.cloud_rate));
   }
+  out += strfmt("\n%-16s %-9s %-12s %-9s %-10s %-34s %s\n", "runtime", "kind", "launch", "attention", "optimizer",
+                "fused (norm+residual, act, rope, loss)", "overlap dp/gather/tp/pp");
+  for (const auto& id : c.ids(catalog::SpecKind::kRuntime)) {
+    const workload::Runtime rt = c.runtime(id);
+    const auto yn = [](bool b) { return b ? "yes" : "no"; };
+    out +=
+        strfmt("%-16s %-9s %-12s %-9s %-10s %-34s %.2g/%.2g/%.2g/%.2g\n", id.c_str(),
+               base::name_in(workload::kRuntimeKindNames, rt.kind), rt.cuda_graphs ? "cuda-graphs" : "eager",
+               base::name_in(workload::kAttentionNames, rt.attention),
+               base::name_in(workload::kOptimizerImplNames, rt.optimizer),
+               strfmt("%s, %s, %s, %s", yn(rt.fusion.norm_residual), yn(rt.fusion.bias_activation), yn(rt.fusion.rope),
+                      yn(rt.fusion.cross_entropy))
+                   .c_str(),
+               rt.overlap.data_parallel, rt.overlap.parameter_gather, rt.overlap.tensor_parallel, rt.overlap.pipeline);
+  }
   out += "\nlinks:  ";
   for (const auto& id : c.ids(catalog::SpecKind::kLink)) {
     out += id + " ";
   }
   out += "\nmodels: ";
   for (const auto& id : c.ids(catalog::SpecKind::kModel)) {
+    out += id + " ";
+  }
+  out += "\ncollective libraries: ";
+  for (const auto& id : c.ids(catalog::SpecKind::kComm)) {
     out += id + " ";
   }
   return out + "\n";

@@ -33,6 +33,7 @@ std::string estimate_text(const answer::Estimate& e) {
   std::string out =
       strfmt("%s — %d × %s (%.0f GiB, %.0f TFLOP/s %s dense)\n", e.scenario.c_str(), e.gpus, e.gpu_name.c_str(),
              gib(m.capacity), units::to_teraflops(ev.peak), units::to_string(ev.dtype));
+  line(out, "runtime", strfmt("%s (%s): %s", e.runtime_name.c_str(), e.runtime_id.c_str(), e.runtime_summary.c_str()));
   const step::StepBreakdown& s = ev.step;
   if (ev.training) {
     std::string parts = strfmt("compute %s + exposed comm %s + overhead %s", duration(s.compute).c_str(),
@@ -71,9 +72,9 @@ std::string estimate_text(const answer::Estimate& e) {
                 human(units::to_hours(ev.gpu_time)).c_str()));
   }
   line(out, "power",
-       strfmt("%.0f W per GPU avg   %.3g kWh · %.3g kg CO2e%s", units::to_watts(ev.gpu_avg_power),
-              units::to_kwh(e.energy.energy), units::to_kilograms(e.energy.carbon),
-              ev.training ? "" : " per request batch"));
+       strfmt("%.0f W per GPU avg at %.0f MHz SM clock (%.0f %% of the rated boost)   %.3g kWh · %.3g kg CO2e%s",
+              units::to_watts(ev.gpu_avg_power), e.sm_clock_mhz, pct(ev.clock), units::to_kwh(e.energy.energy),
+              units::to_kilograms(e.energy.carbon), ev.training ? "" : " per request batch"));
   const std::string breakeven = e.cost.breakeven ? strfmt("break-even %.0f days at %.0f %% use",
                                                           units::to_days(*e.cost.breakeven), pct(e.utilization))
                                                  : strfmt("owning never pays back at %.0f %% use", pct(e.utilization));

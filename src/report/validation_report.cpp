@@ -76,6 +76,22 @@ std::string validation_text(const ValidationReport& r) {
   for (const auto& s : r.by_gpu) {
     out += summary_line(s);
   }
+  const std::string signed_header =
+      strfmt("%-18s %6s %14s %10s %10s\n", "", "rows", "median |err|", "mean err", "worst");
+  auto signed_line = [](const Summary& s) {
+    return strfmt("  %-16s %6d %13.1f %% %+8.1f %% %8.1f %%\n", s.group.c_str(), s.count, 100 * s.median, 100 * s.mean,
+                  100 * s.worst);
+  };
+  if (!r.by_runtime.empty()) {
+    out += "\nper runtime, end-to-end check rows (mean err: + predicted high, - low):\n" + signed_header;
+    for (const auto& s : r.by_runtime) {
+      out += signed_line(s);
+    }
+    out += "\nper GPU, end-to-end check rows:\n" + signed_header;
+    for (const auto& s : r.by_gpu_end_to_end) {
+      out += signed_line(s);
+    }
+  }
   out += "\nper category, check rows (held out from calibration: the evidence):\n" + header;
   for (const auto& s : r.by_category[static_cast<int>(Role::kCheck)]) {
     out += summary_line(s);
@@ -123,11 +139,14 @@ std::string validation_json(const ValidationReport& r) {
       w.value("median_abs_error", s.median);
       w.value("p90_abs_error", s.p90);
       w.value("worst_abs_error", s.worst);
+      w.value("mean_error", s.mean);
       w.end_object();
     }
     w.end_array();
   };
   summaries("by_gpu", r.by_gpu);
+  summaries("by_runtime", r.by_runtime);
+  summaries("by_gpu_end_to_end", r.by_gpu_end_to_end);
   summaries("by_category_check", r.by_category[static_cast<int>(Role::kCheck)]);
   summaries("by_category_fit", r.by_category[static_cast<int>(Role::kFit)]);
   summaries("by_role", {r.by_role[0], r.by_role[1]});

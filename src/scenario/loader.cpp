@@ -33,6 +33,13 @@ using workload::PositionKind;
 
 constexpr std::int64_t kMaxInt = 2147483647;  // counts held in `int`
 
+// Switches of [training] and [inference] that override the runtime's defaults.
+struct RuntimeOverrides {
+  std::optional<bool> flash_attention;
+  SourcePos where_flash;
+  std::optional<bool> cuda_graphs;
+};
+
 // What an override replaced, to put back: a table it created, or the node it replaced (moved,
 // so its position survives), or nothing when the key was new.
 struct Undo {
@@ -147,16 +154,43 @@ void read_system(Reader& r, const catalog::Catalog& cat, System& s) {
     }
   };
   if (s.gpu.id.empty()) {  // the GPU was bad: link defaults would only add noise
-    r.allow({"intra_node", "inter_node", "power_limit"});
+    r.allow({"intra_node", "inter_node", "power_limit", "pcie_lanes", "collectives"});
     r.finish();
     return;
   }
   const std::string pcie = "pcie" + std::to_string(s.gpu.pcie_gen);
-  load_link("intra_node", s.gpu.has_nvlink() ? s.gpu.peer_link : pcie, s.intra_node);
   if (cat.has(catalog::SpecKind::kLink, pcie)) {
     s.pcie = cat.link(pcie);
   } else {
     r.error("gpu", "no link spec \"" + pcie + "\" for the GPU's host link");
+  }
+  // Link specs are x16; a board that wires the slot with fewer lanes (x8/x8 when two GPUs share
+  // the CPU's lanes) scales the bandwidth with the lane count (as NCCL computes a PCIe link: width x speed
+  // [nccl-source]).
+  const int lanes = count(r, "pcie_lanes", Need::kOptional).value_or(s.gpu.pcie_lanes);
+  if (lanes != 1 && lanes != 2 && lanes != 4 && lanes != 8 && lanes != 16) {
+    r.error("pcie_lanes", strfmt("a PCIe link has 1, 2, 4, 8 or 16 lanes, got %d", lanes));
+  } else if (lanes != 16) {
+    s.pcie.bandwidth = s.pcie.bandwidth * (lanes / 16.0);
+    s.pcie.name = strfmt("%s (x%d)", s.pcie.name.substr(0, s.pcie.name.rfind(" x16")).c_str(), lanes);
+  }
+  if (s.gpu.has_nvlink()) {
+    load_link("intra_node", s.gpu.peer_link, s.intra_node);
+  } else if (r.has("intra_node")) {
+    load_link("intra_node", pcie, s.intra_node);
+  } else {
+    s.intra_node = s.pcie;  // GPUs without NVLink talk over their own host links
+  }
+  const std::string comm = r.string("collectives", Need::kOptional).value_or("nccl");
+  if (!cat.has(catalog::SpecKind::kComm, comm)) {
+    r.error("collectives",
+            "unknown collective library \"" + comm + "\" (known: " + cat.known_ids(catalog::SpecKind::kComm) + ")");
+  } else {
+    try {
+      s.comm = cat.comm(comm);
+    } catch (const InputError& e) {
+      r.diagnostics().append(e.diagnostics());
+    }
   }
   const bool hopper_or_later = s.gpu.arch == hardware::Arch::kHopper || s.gpu.arch == hardware::Arch::kBlackwell;
   const std::string inter =
@@ -166,9 +200,10 @@ void read_system(Reader& r, const catalog::Catalog& cat, System& s) {
   if (auto v = r.quantity("power_limit", Dim::kPower, Need::kOptional)) {
     if (*v > s.gpu.tdp.value()) {
       r.error("power_limit", strfmt("power_limit above the TDP (%.0f W) is not modelled", s.gpu.tdp.value()));
-    } else if (*v <= s.gpu.idle_power.value()) {
-      r.error("power_limit",
-              strfmt("power_limit must be above the GPU's idle power (%.0f W)", s.gpu.idle_power.value()));
+    } else if (*v <= s.gpu.busy_floor.value()) {
+      r.error("power_limit", strfmt("power_limit must be above the GPU's busy floor (%.0f W: its power while a job "
+                                    "runs with the SMs idle)",
+                                    s.gpu.busy_floor.value()));
     } else {
       s.power_limit = Watts(*v);
     }
@@ -237,7 +272,7 @@ void read_model(Reader& r, const catalog::Catalog& cat, workload::ModelShape& m)
   r.finish();
 }
 
-void read_training(Reader& r, Scenario& sc) {
+void read_training(Reader& r, Scenario& sc, RuntimeOverrides& overrides) {
   workload::Training t;
   if (auto v = r.number("tokens", Need::kRequired)) {
     t.tokens = *v;
@@ -255,17 +290,10 @@ void read_training(Reader& r, Scenario& sc) {
   if (auto v = r.choice("recompute", workload::kRecomputeNames, Need::kOptional)) {
     sc.layout.recompute = *v;
   }
-  sc.runtime.flash_attention = r.boolean("flash_attention", Need::kOptional).value_or(true);
-  // FlashAttention-2 kernels cover head dimensions up to 256 [dao-2023]; the model has no
-  // efficiency for larger ones.
-  constexpr std::int64_t kMaxFlashHeadDim = 256;
+  overrides.flash_attention = r.boolean("flash_attention", Need::kOptional);
+  overrides.where_flash = r.where("flash_attention");
+  overrides.cuda_graphs = r.boolean("cuda_graphs", Need::kOptional);
   const workload::ModelShape& m = sc.job.model;
-  if (sc.runtime.flash_attention && m.heads > 0 && m.head_dim() > kMaxFlashHeadDim) {
-    r.error("flash_attention", "head dimension " + std::to_string(m.head_dim()) +
-                                   " (hidden / heads) is above the 256 that flash attention covers; set "
-                                   "flash_attention = false");
-  }
-  sc.runtime.cuda_graphs = r.boolean("cuda_graphs", Need::kOptional).value_or(false);
   const GpuSpec& g = sc.system.gpu;
   if (!g.id.empty() && !g.supports(t.precision)) {
     r.error("precision", std::string("the ") + g.name + " has no " + units::to_string(t.precision) + " support");
@@ -281,7 +309,7 @@ void read_training(Reader& r, Scenario& sc) {
 // Stored weight and KV formats: int8/int4 weights are dequantized and multiplied in fp16.
 double stored_bytes(DType d) { return units::bytes_per_element(d); }
 
-void read_inference(Reader& r, Scenario& sc) {
+void read_inference(Reader& r, Scenario& sc, RuntimeOverrides& overrides) {
   workload::Inference inf;
   if (r.has("batch") && r.string_value_is("batch", "max")) {
     r.allow({"batch"});
@@ -291,7 +319,7 @@ void read_inference(Reader& r, Scenario& sc) {
   }
   inf.prompt_tokens = r.integer("prompt_tokens", Need::kOptional).value_or(512);
   inf.output_tokens = r.integer("output_tokens", Need::kOptional).value_or(128);
-  sc.runtime.cuda_graphs = r.boolean("cuda_graphs", Need::kOptional).value_or(false);
+  overrides.cuda_graphs = r.boolean("cuda_graphs", Need::kOptional);
   if (auto v = r.choice("weight_precision", units::kDTypeNames, Need::kOptional,
                         {DType::kFp16, DType::kBf16, DType::kFp8, DType::kInt8, DType::kInt4})) {
     inf.weight_bytes = stored_bytes(*v);
@@ -306,6 +334,65 @@ void read_inference(Reader& r, Scenario& sc) {
   }
   r.finish();
   sc.job.inference = inf;
+}
+
+// The software stack a job runs on when the scenario names none (docs/scenarios.md): Megatron-LM
+// with Transformer Engine for tensor- or pipeline-parallel layouts, PyTorch FSDP for ZeRO-3,
+// PyTorch DDP otherwise; Hugging Face transformers for inference.
+std::string default_runtime(const Scenario& sc) {
+  if (!sc.job.training) {
+    return "hf-transformers";
+  }
+  if (sc.layout.tensor > 1 || sc.layout.pipeline > 1) {
+    return "megatron-te";
+  }
+  return sc.layout.zero >= 3 ? "pytorch-fsdp" : "pytorch-ddp";
+}
+
+void read_runtime(Reader* r, Diagnostics& diags, const catalog::Catalog& cat, Scenario& sc, const RuntimeOverrides& o) {
+  const std::string fallback = default_runtime(sc);
+  const std::string id = r == nullptr ? fallback : r->string("name", Need::kOptional).value_or(fallback);
+  auto error = [&](std::string_view key, const std::string& message) {
+    if (r != nullptr) {
+      r->error(key, message);
+    } else {
+      diags.add(SourcePos{sc.origin}, "runtime." + std::string(key), message);
+    }
+  };
+  if (!cat.has(catalog::SpecKind::kRuntime, id)) {
+    error("name", "unknown runtime \"" + id + "\" (known: " + cat.known_ids(catalog::SpecKind::kRuntime) + ")");
+    return;
+  }
+  try {
+    sc.runtime = cat.runtime(id);
+  } catch (const InputError& e) {
+    diags.append(e.diagnostics());
+    return;
+  }
+  const workload::RuntimeKind want =
+      sc.job.training ? workload::RuntimeKind::kTraining : workload::RuntimeKind::kInference;
+  if (sc.runtime.kind != want) {
+    error("name", "runtime \"" + id + "\" runs " + base::name_in(workload::kRuntimeKindNames, sc.runtime.kind) +
+                      " jobs, but the scenario has [" + base::name_in(workload::kRuntimeKindNames, want) + "]");
+  }
+  // The scenario's own settings win over the runtime's defaults: [runtime] keys, then the
+  // switches of [training] and [inference].
+  if (r != nullptr) {
+    parse::read_runtime_settings(*r, sc.runtime, Need::kOptional);
+  }
+  if (o.flash_attention) {
+    if (!*o.flash_attention) {
+      sc.runtime.attention = workload::AttentionKernel::kUnfused;
+    } else if (sc.runtime.attention == workload::AttentionKernel::kUnfused) {
+      sc.runtime.attention = workload::AttentionKernel::kFlash2;
+    }
+  }
+  if (o.cuda_graphs) {
+    sc.runtime.cuda_graphs = *o.cuda_graphs;
+  }
+  if (r != nullptr) {
+    r->finish();
+  }
 }
 
 // The constraints of a parallel layout, each with its failing numbers.
@@ -488,15 +575,31 @@ Scenario resolve_tree(const catalog::Catalog& catalog, const std::string& path, 
   if (has_training == has_inference) {
     r.error(has_training ? "inference" : "training", "a scenario needs exactly one of [training] or [inference]");
   }
+  RuntimeOverrides runtime_overrides;
   if (auto t = r.table("training", Need::kOptional)) {
-    read_training(*t, sc);
+    read_training(*t, sc, runtime_overrides);
   }
   if (auto t = r.table("inference", Need::kOptional)) {
-    read_inference(*t, sc);
+    read_inference(*t, sc, runtime_overrides);
   }
   {
     auto p = r.table("parallelism", Need::kOptional);
     read_parallel(p ? &*p : nullptr, sc);
+  }
+  if (has_training != has_inference) {
+    auto rt = r.table("runtime", Need::kOptional);
+    read_runtime(rt ? &*rt : nullptr, diags, catalog, sc, runtime_overrides);
+  } else {
+    r.allow({"runtime"});
+  }
+  // FlashAttention-2 kernels cover head dimensions up to 256 [dao-2023]; the model has no
+  // efficiency for larger ones.
+  constexpr std::int64_t kMaxFlashHeadDim = 256;
+  const workload::ModelShape& m = sc.job.model;
+  if (sc.job.training && sc.runtime.flash_attention() && m.heads > 0 && m.head_dim() > kMaxFlashHeadDim) {
+    diags.add(runtime_overrides.where_flash, "training.flash_attention",
+              "head dimension " + std::to_string(m.head_dim()) +
+                  " (hidden / heads) is above the 256 that flash attention covers; set flash_attention = false");
   }
   if (sc.job.training && diags.empty()) {
     const workload::Training& t = *sc.job.training;

@@ -107,7 +107,7 @@ class Search {
   void search_micro_batch(int gpus, int tp, int pp, int dp, std::int64_t mb) {
     const workload::ModelShape& m = sc_.job.model;
     for (const Recompute rc : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
-      if (rc == Recompute::kSelective && sc_.runtime.flash_attention) {
+      if (rc == Recompute::kSelective && sc_.runtime.flash_attention()) {
         continue;  // identical to none with flash attention (its recompute is built in)
       }
       for (const bool sp : {false, true}) {

@@ -18,7 +18,9 @@ StepKernels& StepKernels::operator+=(const StepKernels& o) {
   backward += o.backward;
   recompute_flops += o.recompute_flops;
   kernels += o.kernels;
+  dram += o.dram;
   optimizer += o.optimizer;
+  optimizer_dram += o.optimizer_dram;
   optimizer_kernels += o.optimizer_kernels;
   return *this;
 }
@@ -32,21 +34,22 @@ StepKernels StepKernels::scaled(double k) const {
   s.backward = backward * k;
   s.recompute_flops = recompute_flops * k;
   s.kernels = kernels * k;
+  s.dram = dram * k;
   return s;
 }
 
-std::shared_ptr<const Evaluator::Kernels> time_pass(std::vector<Op> ops, const hardware::GpuSpec& gpu,
-                                                    double clock_scale) {
+std::shared_ptr<const Evaluator::Kernels> time_pass(std::vector<Op> ops, const hardware::GpuSpec& gpu, double clock) {
   auto k = std::make_shared<Evaluator::Kernels>();
   k->ops = std::move(ops);
   for (const Op& op : k->ops) {
-    const physics::KernelTime kt = physics::kernel_time(op, gpu, clock_scale);
+    const physics::KernelTime kt = physics::kernel_time(op, gpu, clock);
     k->times.push_back(kt);
     StepKernels* into =
         op.scope == Scope::kLayer ? &k->layer : (op.scope == Scope::kEmbedding ? &k->embedding : &k->head);
     const Seconds t = kt.time * op.count;
     into->micro += t;
     into->kernels += op.count;
+    into->dram += kt.dram * op.count;
     (kt.compute_bound() ? into->compute_bound : into->memory_bound) += t;
     if (kt.compute_bound()) {
       into->compute_bound_flops += op.flops * op.count;
@@ -91,6 +94,17 @@ void add_shares(const Evaluator::Kernels& k, double layers, bool with_embedding,
   }
 }
 
+physics::PowerMix power_mix(Seconds compute_bound, Seconds memory_bound, Bytes dram, Seconds period, DType dtype) {
+  physics::PowerMix mix;
+  if (period.value() <= 0) {
+    return mix;
+  }
+  (physics::on_tensor_cores(dtype) ? mix.tensor : mix.simt) = std::min(1.0, compute_bound / period);
+  mix.memory = std::min(1.0 - mix.tensor - mix.simt, memory_bound / period);
+  mix.dram = dram / period;
+  return mix;
+}
+
 void sort_shares(std::vector<OpShare>& out) {
   // Ties keep the order of (name, phase), so reports are stable.
   std::stable_sort(out.begin(), out.end(), [](const OpShare& a, const OpShare& b) {
@@ -102,10 +116,15 @@ void sort_shares(std::vector<OpShare>& out) {
 }
 
 StepBreakdown combine_training_step(const StepKernels& k, double micro, const physics::ParallelComm& comm,
-                                    const workload::Layout& par, const hardware::GpuSpec& g, bool cuda_graphs) {
+                                    const workload::Layout& par, const hardware::GpuSpec& g,
+                                    const workload::Runtime& rt) {
   StepBreakdown s;
-  const Seconds gaps = g.efficiency.kernel_overhead * k.kernels + k.micro * g.efficiency.training_overhead;
-  const Seconds stage = k.micro + gaps + comm.tensor_per_microbatch + comm.pipeline_per_microbatch;
+  const Seconds gaps = g.efficiency.kernel_overhead * k.kernels + k.micro * rt.remainder;
+  // Tensor- and pipeline-parallel traffic sits on the critical path of each micro-batch, but for
+  // the share the runtime overlaps with its GEMMs (async TP, userbuffers) or compute (async p2p).
+  const Seconds exposed_micro = comm.tensor_per_microbatch * (1.0 - rt.overlap.tensor_parallel) +
+                                comm.pipeline_per_microbatch * (1.0 - rt.overlap.pipeline);
+  const Seconds stage = k.micro + gaps + exposed_micro;
   const double fill = static_cast<double>(par.pipeline - 1) / par.virtual_stages;
   s.compute = k.micro * micro + k.optimizer;
   s.gemm = k.compute_bound * micro;
@@ -113,23 +132,25 @@ StepBreakdown combine_training_step(const StepKernels& k, double micro, const ph
   s.memory_bound = k.memory_bound * micro + k.optimizer;
   s.kernels = k.kernels * micro + k.optimizer_kernels;
   s.bubble = stage * fill;
+  // Data-parallel traffic hides behind the backward of the last micro-batch (gradient buckets)
+  // or, for ZeRO-3's parameter gathers, behind all compute, as far as the runtime overlaps it.
   const Seconds window = comm.data_hides_behind_all ? k.micro * micro : k.backward;
-  const Seconds hidden = std::min(comm.data_overlappable, window * g.efficiency.comm_overlap);
-  const Seconds per_micro = comm.tensor_per_microbatch + comm.pipeline_per_microbatch;
-  s.communication_total = comm.data_total + per_micro * micro;
-  s.communication = comm.data_total - hidden + per_micro * micro;
-  s.overhead =
-      gaps * micro + g.efficiency.kernel_overhead * k.optimizer_kernels + k.optimizer * g.efficiency.training_overhead;
-  s.host_launch = physics::launch_cost(g, cuda_graphs) * s.kernels;
+  const double overlap =
+      std::min(comm.overlap_cap, comm.data_hides_behind_all ? rt.overlap.parameter_gather : rt.overlap.data_parallel);
+  const Seconds hidden = std::min(comm.data_overlappable, window * overlap);
+  s.communication_total = comm.data_total + (comm.tensor_per_microbatch + comm.pipeline_per_microbatch) * micro;
+  s.communication = comm.data_total - hidden + exposed_micro * micro;
+  s.overhead = gaps * micro + g.efficiency.kernel_overhead * k.optimizer_kernels + k.optimizer * rt.remainder;
+  s.host_launch = physics::launch_cost(g, rt) * s.kernels;
   s.launch_stall = physics::launch_stall(s.host_launch, s.compute + s.overhead);
   s.overhead += s.launch_stall;
   s.time = s.compute + s.overhead + s.communication + s.bubble;
   return s;
 }
 
-Seconds pass_time(const StepKernels& k, const hardware::GpuSpec& g, bool cuda_graphs) {
-  const Seconds gpu = k.micro + g.efficiency.kernel_overhead * k.kernels;
-  return gpu + physics::launch_stall(physics::launch_cost(g, cuda_graphs) * k.kernels, gpu);
+Seconds pass_time(const StepKernels& k, const hardware::GpuSpec& g, const workload::Runtime& rt) {
+  const Seconds gpu = k.micro * (1.0 + rt.remainder) + g.efficiency.kernel_overhead * k.kernels;
+  return gpu + physics::launch_stall(physics::launch_cost(g, rt) * k.kernels, gpu);
 }
 
 }  // namespace gpusim::step

@@ -49,6 +49,11 @@ const std::unordered_map<std::string, UnitDef>& unit_table() {
     add_prefixed("J", Dim::kEnergy, 1.0, false);
     add_prefixed("Wh", Dim::kEnergy, 3600.0, false);
     t.emplace("mW", UnitDef{Dim::kPower, 1e-3});
+    // Energy per bit of memory traffic is quoted in picojoules.
+    for (const auto& [sym, f] :
+         {std::pair<const char*, double>{"mJ", 1e-3}, {"uJ", 1e-6}, {"nJ", 1e-9}, {"pJ", 1e-12}}) {
+      t.emplace(sym, UnitDef{Dim::kEnergy, f});
+    }
     for (const auto& [sym, f] : std::vector<std::pair<std::string, double>>{{"s", 1.0},
                                                                             {"ms", 1e-3},
                                                                             {"us", 1e-6},

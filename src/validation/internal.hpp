@@ -12,5 +12,7 @@ namespace gpusim::validation {
 // The flash kernels an attention benchmark runs: forward and backward.
 std::pair<lowering::Op, lowering::Op> attention_ops(const Measurement& m);
 physics::Collective collective_of(Benchmark b);
+// The algorithm a collective row forced (its `algorithm` key); "tree" and "auto" leave the choice to the model.
+physics::Algorithm algorithm_of(const Measurement& m);
 
 }  // namespace gpusim::validation

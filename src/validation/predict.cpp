@@ -25,6 +25,12 @@ std::pair<lowering::Op, lowering::Op> attention_ops(const Measurement& m) {
           lowering::flash_attention_op(shape, lowering::Phase::kBackward, dt)};
 }
 
+physics::Algorithm algorithm_of(const Measurement& m) {
+  return m.algorithm == "ring"   ? physics::Algorithm::kRing
+         : m.algorithm == "nvls" ? physics::Algorithm::kNvls
+                                 : physics::Algorithm::kAuto;
+}
+
 physics::Collective collective_of(Benchmark b) {
   return b == Benchmark::kAllreduce       ? physics::Collective::kAllReduce
          : b == Benchmark::kReduceScatter ? physics::Collective::kReduceScatter
@@ -54,6 +60,10 @@ Prediction stream(const Measurement& m, const GpuSpec& g) {
   // Without a stated size a stream row is a DRAM figure, an L2 row an L2-resident one.
   const Bytes fallback = m.benchmark == Benchmark::kL2Bandwidth ? g.l2_size * 0.5 : g.l2_size * 4.0;
   op.bytes = m.bytes.value_or(fallback);
+  // What the benchmark writes: copy half its traffic, triad a third, reads nothing.
+  op.write_share = m.benchmark == Benchmark::kStreamCopy    ? 0.5
+                   : m.benchmark == Benchmark::kStreamTriad ? 1.0 / 3.0
+                                                            : 0.0;
   return value((op.bytes / physics::kernel_time(op, g).time).value());
 }
 
@@ -63,14 +73,17 @@ Prediction gemm(const Measurement& m, const GpuSpec& g) {
     return none(std::string("the ") + g.name + " has no " + units::to_string(dt));
   }
   const lowering::Op op = lowering::benchmark_gemm(dt, m.m, m.n, m.k);
-  const Seconds t = physics::kernel_time(op, g).time + g.efficiency.kernel_overhead;
+  // Back-to-back GEMMs run at the clock their power allows under the default limit.
+  const Seconds t =
+      physics::kernel_time(op, g, physics::kernel_clock(op, g, g.tdp)).time + g.efficiency.kernel_overhead;
   return value((op.flops / t).value());
 }
 
 Prediction attention(const Measurement& m, const GpuSpec& g) {
   const auto [fwd, bwd] = attention_ops(m);
-  const Seconds t =
-      physics::kernel_time(fwd, g).time + physics::kernel_time(bwd, g).time + g.efficiency.kernel_overhead * 2.0;
+  const Seconds t = physics::kernel_time(fwd, g, physics::kernel_clock(fwd, g, g.tdp)).time +
+                    physics::kernel_time(bwd, g, physics::kernel_clock(bwd, g, g.tdp)).time +
+                    g.efficiency.kernel_overhead * 2.0;
   return value(((fwd.flops + bwd.flops) / t).value());
 }
 
@@ -83,14 +96,16 @@ Prediction p2p(const Measurement& m, const System& sys) {
 
 Prediction collective(const Measurement& m, const System& sys) {
   const physics::Fabric f = physics::make_fabric(sys);
-  if (!m.bytes) {  // a large-message plateau: latency terms vanish, bus bandwidth is the link's
+  if (!m.bytes) {  // a large-message plateau: latency terms vanish, bus bandwidth is the best algorithm's
     if (f.nodes > 1) {
       return none("a multi-node plateau needs the message size");
     }
-    return value(f.intra_bus.value());
+    const bool nvls =
+        m.benchmark == Benchmark::kAllreduce && m.gpus > 2 && f.nvls_bus > f.intra_bus && m.algorithm != "ring";
+    return value((nvls ? f.nvls_bus : f.intra_bus).value());
   }
   const physics::Collective c = collective_of(m.benchmark);
-  const Seconds t = physics::collective_time(f, c, *m.bytes, m.gpus);
+  const Seconds t = physics::collective_cost(f, c, *m.bytes, m.gpus, algorithm_of(m)).time;
   return value(m.bytes->value() * physics::ring_cost(c, m.gpus).bytes_factor / t.value());
 }
 
@@ -99,16 +114,9 @@ Prediction power(const Measurement& m, const System& sys) {
     return none("no arithmetic intensity given");
   }
   const GpuSpec& g = sys.gpu;
-  // Compute-bound when the kernel's FLOP per byte reaches the ridge point of its datatype.
-  const bool tensor = m.kernel.find("gemm") != std::string::npos;
-  const DType dtype = tensor ? DType::kBf16 : DType::kFp32;
-  physics::ActivityShares shares;
-  if (*m.intensity < physics::ridge_intensity(g, dtype)) {
-    shares.memory = 1;
-  } else {
-    (physics::on_tensor_cores(dtype) ? shares.tensor : shares.simt) = 1;
-  }
-  return value(physics::board_power(g, sys.power_limit, shares).value());
+  const physics::PowerClock pc =
+      physics::intensity_power(g, *m.intensity, m.kernel.find("gemm") != std::string::npos, sys.power_limit);
+  return value(std::min(sys.power_limit, pc.power).value());
 }
 
 Prediction scenario_row(const Measurement& m, const scenario::Scenario& sc) {
@@ -127,9 +135,9 @@ Prediction scenario_row(const Measurement& m, const scenario::Scenario& sc) {
 // per unit of work (board power × step time / work per step).
 Prediction power_limit_row(const Measurement& m, const scenario::Scenario& sc) {
   const hardware::GpuSpec& g = sc.system.gpu;
-  if (*m.power_limit > g.tdp || *m.power_limit <= g.idle_power) {
-    return none(base::strfmt("the cap %.0f W is outside the modelled range (idle %.0f W, TDP %.0f W)",
-                             m.power_limit->value(), g.idle_power.value(), g.tdp.value()));
+  if (*m.power_limit > g.tdp || *m.power_limit <= g.busy_floor) {
+    return none(base::strfmt("the cap %.0f W is outside the modelled range (busy floor %.0f W, TDP %.0f W)",
+                             m.power_limit->value(), g.busy_floor.value(), g.tdp.value()));
   }
   scenario::Scenario full = sc;
   full.system.power_limit = g.tdp;
@@ -167,9 +175,8 @@ std::vector<Subject> resolve(const std::vector<Measurement>& rows, const catalog
         s.system = scenario::make_system(catalog, m.gpu, std::max(1, m.gpus), box_size(m.gpus));
       }
     } catch (const InputError& e) {
-      s.problem =
-          (uses_scenario(m.benchmark) ? "the scenario cannot be loaded: " : "cannot build the system: ") +
-          std::string(e.what());
+      s.problem = (uses_scenario(m.benchmark) ? "the scenario cannot be loaded: " : "cannot build the system: ") +
+                  std::string(e.what());
     }
     out.push_back(std::move(s));
   }
@@ -208,7 +215,7 @@ Prediction predict(const Subject& s) {
       case Benchmark::kAttention:
         return attention(m, g);
       case Benchmark::kLaunchOverhead:
-        return value(physics::launch_cost(g, m.graph).value());
+        return value((m.graph ? g.efficiency.launch_graph : g.efficiency.launch_eager).value());
       case Benchmark::kH2d:
       case Benchmark::kD2h:
         return value(physics::host_copy_bandwidth(sys, m.pinned).value());

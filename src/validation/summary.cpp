@@ -32,15 +32,33 @@ Summary summarize(const std::string& group, std::vector<double> errs) {
   return s;
 }
 
+Summary summarize_signed(const std::string& group, const std::vector<double>& errors) {
+  std::vector<double> abs;
+  double sum = 0;
+  for (const double e : errors) {
+    abs.push_back(std::fabs(e));
+    sum += e;
+  }
+  Summary s = summarize(group, abs);
+  s.mean = errors.empty() ? 0.0 : sum / static_cast<double>(errors.size());
+  return s;
+}
+
 ValidationReport validate(const std::vector<Subject>& subjects) {
   ValidationReport r;
   std::map<std::string, std::vector<double>> by_cat[2];
   std::map<std::string, std::vector<double>> by_gpu;
   std::vector<double> all;
   std::vector<double> by_role[2];
+  std::map<std::string, std::vector<double>> by_runtime;
+  std::map<std::string, std::vector<double>> by_gpu_e2e;
   for (const Subject& s : subjects) {
     const Measurement& m = *s.row;
     RowResult rr{&m, predict(s)};
+    if (auto e = rr.error(); e && m.role == Role::kCheck && s.scenario) {
+      by_runtime[s.scenario->runtime.id].push_back(*e);
+      by_gpu_e2e[m.gpu].push_back(*e);
+    }
     if (auto e = rr.error()) {
       const auto role = static_cast<std::size_t>(m.role);
       by_cat[role][category_of(m.benchmark)].push_back(std::fabs(*e));
@@ -58,6 +76,12 @@ ValidationReport validate(const std::vector<Subject>& subjects) {
   }
   for (auto& [k, v] : by_gpu) {
     r.by_gpu.push_back(summarize(k, v));
+  }
+  for (auto& [k, v] : by_runtime) {
+    r.by_runtime.push_back(summarize_signed(k, v));
+  }
+  for (auto& [k, v] : by_gpu_e2e) {
+    r.by_gpu_end_to_end.push_back(summarize_signed(k, v));
   }
   r.all = summarize("all", all);
   return r;
