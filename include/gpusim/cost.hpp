@@ -24,10 +24,17 @@ inline constexpr double kUtilization = 0.15;           // [dettmers-2023] break-
 inline constexpr double kPue = 1.0;                    // an owned desktop: no facility overhead
 inline constexpr double kLifetimeYears = 5.0;          // assumption: depreciation period of the hardware
 inline constexpr double kCarbonKgPerKwh = 0.4;         // assumption: a mixed grid, roughly the world average
-// Host power per node: 100 W for a desktop (CPU, board, fans) and 1,200 W for an 8-GPU SXM server
-// (CPUs, NVSwitches, NICs, fans): assumptions, not measurements.
+// Host power per node (everything but the GPUs: CPUs, memory, NVSwitches, NICs, fans, power
+// supply losses) while it trains. An 8 x H100 HGX node drew ~7.75 kW in intensive work (76 % of
+// its 10.2 kW rating) and peaked at ~8.4 kW [newkirk-2025, latif-2025]: with its GPUs near
+// 650-700 W that leaves ~2.5 kW for the rest. Ampere and Volta SXM servers (DGX A100: 6.5 kW
+// rating for 3.2 kW of GPUs) are taken at 1.6 kW (assumption: the same share of their rating);
+// a PCIe workstation or server with more than two GPUs at 400 W (assumption: one or two server
+// CPUs, fans), a desktop at 100 W (assumption: one desktop CPU, board, fans).
+inline constexpr double kHopperServerHostWatts = 2500.0;
+inline constexpr double kServerHostWatts = 1600.0;
+inline constexpr double kWorkstationHostWatts = 400.0;
 inline constexpr double kDesktopHostWatts = 100.0;
-inline constexpr double kServerHostWatts = 1200.0;
 // Owned purchase = GPU prices + a host share. Desktop: [dettmers-2023] prices a 2,200 USD system around
 // a 1,599 USD RTX 4090, ~600 USD for the rest. SXM servers: assumption of 25 % on top of the GPUs
 // (chassis, CPUs, NVSwitch, NICs).

@@ -512,8 +512,11 @@ void read_cost(Reader* r, const catalog::Catalog& cat, Scenario& sc, bool gpu_ch
   if (gpu_changed) {
     c.purchase = Usd(gpu_total + host_total);
   }
-  c.host_power = Watts(
-      q("host_power", Dim::kPower, server ? cost::kServerHostWatts : cost::kDesktopHostWatts, Range::kNonNegative));
+  const bool hopper_or_later = s.gpu.arch == hardware::Arch::kHopper || s.gpu.arch == hardware::Arch::kBlackwell;
+  const double host_default = server ? (hopper_or_later ? cost::kHopperServerHostWatts : cost::kServerHostWatts)
+                              : s.gpus_per_node > 2 ? cost::kWorkstationHostWatts
+                                                    : cost::kDesktopHostWatts;
+  c.host_power = Watts(q("host_power", Dim::kPower, host_default, Range::kNonNegative));
   c.pue = num("pue", cost::kPue, Range::kPositive);
   if (c.pue < 1.0 && r != nullptr) {
     r->error("pue", "power usage effectiveness is at least 1");
