@@ -13,6 +13,8 @@
 #include <sstream>
 #include <string>
 
+#include "helpers.hpp"
+
 namespace gpusim::test {
 
 struct Run {
@@ -22,11 +24,7 @@ struct Run {
 };
 
 // A directory of this test process's own, so parallel test processes never share files.
-inline std::filesystem::path scratch() {
-  const auto dir = std::filesystem::temp_directory_path() / ("gpusim-test-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  return dir;
-}
+inline std::filesystem::path scratch() { return process_scratch("gpusim-test"); }
 
 inline std::string read_text(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);

@@ -1,8 +1,12 @@
 // Shared test helpers: the built-in catalog, scenarios from inline TOML, and error capture.
 #pragma once
 
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "gpusim/gpusim.hpp"
@@ -12,6 +16,24 @@ namespace gpusim::test {
 inline const Catalog& catalog() {
   static const Catalog c = Catalog::builtin();
   return c;
+}
+
+// A directory of this test process's own under the system's temporary directory, removed when the
+// process exits (parallel test processes never share files, and none are left behind).
+inline std::filesystem::path process_scratch(const std::string& prefix) {
+  struct Owned {
+    std::filesystem::path dir;
+    Owned(const Owned&) = delete;
+    Owned& operator=(const Owned&) = delete;
+    explicit Owned(std::filesystem::path d) : dir(std::move(d)) {}
+    ~Owned() {
+      std::error_code ignored;
+      std::filesystem::remove_all(dir, ignored);
+    }
+  };
+  static const Owned owned(std::filesystem::temp_directory_path() / (prefix + "-" + std::to_string(::getpid())));
+  std::filesystem::create_directories(owned.dir);
+  return owned.dir;
 }
 
 inline Scenario scenario(const std::string& toml, const std::vector<Override>& overrides = {}) {

@@ -42,8 +42,7 @@ TEST_CASE("files written by gpusim-bench load in gpusim validate", "[validate][b
   ar->set("algorithm", "auto");
   row("power", "power", 650, bench::Unit::kPower)->set("kernel", "gemm-bf16-8192").set("intensity", 2730.7);
 
-  const auto dir = std::filesystem::temp_directory_path() / ("gpusim-contract-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
+  const auto dir = test::process_scratch("gpusim-contract");
   const auto path = dir / "bench.toml";
   std::ofstream(path) << bench::measurements_to_string(meta, rows);
 

@@ -10,7 +10,9 @@ using physics::make_fabric;
 
 namespace {
 
-hardware::System system_of(const std::string& gpu, int gpus) { return scenario::make_system(test::catalog(), gpu, gpus); }
+hardware::System system_of(const std::string& gpu, int gpus) {
+  return scenario::make_system(test::catalog(), gpu, gpus);
+}
 
 const physics::ProtocolCost& protocol(const Fabric& f, hardware::Protocol p) {
   for (const auto& c : f.protocols) {
@@ -56,8 +58,7 @@ TEST_CASE("a collective takes the fastest protocol: LL for small messages, Simpl
   auto time_of = [&](hardware::Protocol p, double bytes) {
     const auto& c = protocol(f, p);
     // base + 2(n-1) hops + 2(n-1)/n S / B + the call's fixed cost
-    return c.base.value() + 2.0 * (n - 1) * c.intra_hop.value() + factor * bytes / c.intra_bus.value() +
-           f.call.value();
+    return c.base.value() + 2.0 * (n - 1) * c.intra_hop.value() + factor * bytes / c.intra_bus.value() + f.call.value();
   };
   const double small = 8 * units::kKibi;
   const physics::CollectiveCost s = collective_cost(f, Collective::kAllReduce, Bytes(small), n);

@@ -19,8 +19,8 @@ TEST_CASE("RTX 4090 over RTX 3090 on BERT training is within 15 % of Lambda's 1.
   const double large = samples_per_s("lambdal-bert-large-squad-fp16-1xrtx4090") /
                        samples_per_s("lambdal-bert-large-squad-fp16-1xrtx3090");
   CHECK(large == Approx(93.0 / 52.0).epsilon(0.15));
-  const double base = samples_per_s("lambdal-bert-base-squad-fp16-1xrtx4090") /
-                      samples_per_s("lambdal-bert-base-squad-fp16-1xrtx3090");
+  const double base =
+      samples_per_s("lambdal-bert-base-squad-fp16-1xrtx4090") / samples_per_s("lambdal-bert-base-squad-fp16-1xrtx3090");
   CHECK(base == Approx(297.0 / 172.0).epsilon(0.15));
   // and far from the 2.3x of their dense tensor peaks (165.2 / 71 TFLOP/s)
   CHECK(large < 0.9 * 165.2 / 71.0);
@@ -32,7 +32,7 @@ TEST_CASE("two RTX 4090s over PCIe without P2P scale within 15 % of Lambda's 1.4
   const double large = samples_per_s("lambdal-bert-large-squad-fp16-2xrtx4090") /
                        samples_per_s("lambdal-bert-large-squad-fp16-1xrtx4090");
   CHECK(large == Approx(139.0 / 93.0).epsilon(0.15));
-  const double base = samples_per_s("lambdal-bert-base-squad-fp16-2xrtx4090") /
-                      samples_per_s("lambdal-bert-base-squad-fp16-1xrtx4090");
+  const double base =
+      samples_per_s("lambdal-bert-base-squad-fp16-2xrtx4090") / samples_per_s("lambdal-bert-base-squad-fp16-1xrtx4090");
   CHECK(base == Approx(541.0 / 297.0).epsilon(0.15));
 }

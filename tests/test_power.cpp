@@ -95,7 +95,7 @@ TEST_CASE("a kernel's power is floor + DRAM energy + its SM activity at its cloc
   CHECK(pc.mix.memory == 1.0);
   CHECK(pc.mix.dram.value() == Approx(bw));
   CHECK(pc.clock == Approx(physics::max_clock_ratio(g)));
-  CHECK(pc.power.value() == Approx(g.busy_floor.value() + g.dram_energy_per_bit * 8 * bw +
-                                   (g.tdp - g.busy_floor).value() * g.activity.memory *
-                                       physics::voltage_factor(g, pc.clock)));
+  CHECK(pc.power.value() ==
+        Approx(g.busy_floor.value() + g.dram_energy_per_bit * 8 * bw +
+               (g.tdp - g.busy_floor).value() * g.activity.memory * physics::voltage_factor(g, pc.clock)));
 }

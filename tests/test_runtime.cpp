@@ -116,15 +116,13 @@ name = "megatron-te"
 }
 
 TEST_CASE("a runtime spec file must state every setting", "[runtime][catalog][errors]") {
-  const auto dir = std::filesystem::temp_directory_path() / "gpusim-runtime-spec";
-  std::filesystem::create_directories(dir);
+  const auto dir = test::process_scratch("gpusim-runtime-spec");
   const auto path = (dir / "half.toml").string();
   {
     std::ofstream f(path);
     f << "name = \"half a runtime\"\nkind = \"training\"\nlaunch = \"eager\"\n";
   }
   const auto ds = catalog::check_file(test::catalog(), catalog::SpecKind::kRuntime, path);
-  std::filesystem::remove_all(dir);
   REQUIRE_FALSE(ds.empty());
   bool dispatch = false;
   for (const auto& d : ds) {

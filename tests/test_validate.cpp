@@ -12,7 +12,7 @@ using gpusim::test::diagnostics_of;
 namespace {
 
 std::filesystem::path scratch_dir(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / ("gpusim-validate-" + std::to_string(::getpid())) / name;
+  const auto dir = test::process_scratch("gpusim-validate") / name;
   std::filesystem::create_directories(dir);
   return dir;
 }
