@@ -12,9 +12,9 @@ namespace fs = std::filesystem;
 namespace {
 
 // The stages in pipeline order; a stage may include the faces of those before it.
-const std::vector<std::string> kStages = {"base",    "units",   "hardware", "workload", "parse",      "catalog",
-                                          "cost",    "scenario", "lowering", "physics",  "step",       "explain",
-                                          "answer",  "search",  "validation", "report", "cli"};
+const std::vector<std::string> kStages = {"base",   "units",    "hardware",   "workload", "parse", "catalog",
+                                          "cost",   "scenario", "lowering",   "physics",  "step",  "explain",
+                                          "answer", "search",   "validation", "report",   "cli"};
 
 int order_of(const std::string& stage) {
   const auto it = std::find(kStages.begin(), kStages.end(), stage);
@@ -34,8 +34,8 @@ TEST_CASE("includes only point down the pipeline, and private headers stay in th
       }
       const fs::path rel = fs::relative(entry.path(), root);
       // include/gpusim/<stage>.hpp or src/<stage>/...
-      const std::string stage =
-          std::string(top) == "src" ? rel.begin()->string() == "src" ? std::next(rel.begin())->string() : ""
+      const std::string stage = std::string(top) == "src"
+                                    ? rel.begin()->string() == "src" ? std::next(rel.begin())->string() : ""
                                     : entry.path().stem().string();
       if (stage == "gpusim") {
         continue;  // the facade includes every face

@@ -33,8 +33,8 @@ std::string roofline_text(const Roofline& r) {
                   units::to_teraflops(c.paper), units::to_teraflops(c.achievable), c.ridge);
   }
   for (const auto& m : r.memory) {
-    out +=
-        strfmt("  %-6s %12.2f TB/s %12.2f TB/s\n", m.name.c_str(), units::to_terabytes_per_second(m.paper), units::to_terabytes_per_second(m.achievable));
+    out += strfmt("  %-6s %12.2f TB/s %12.2f TB/s\n", m.name.c_str(), units::to_terabytes_per_second(m.paper),
+                  units::to_terabytes_per_second(m.achievable));
   }
   if (r.points.empty()) {
     return out;
@@ -130,7 +130,8 @@ std::string roofline_svg(const Roofline& r) {
     }
     const double li = std::pow(10, x_lo + 0.6 + 0.9 * static_cast<double>(i));
     svg.text(X(li), Y(li * m.achievable.value()) - 8,
-             strfmt("%s %.2f TB/s", m.name.c_str(), units::to_terabytes_per_second(m.achievable)), 10, "start", mem_colors[i % 2]);
+             strfmt("%s %.2f TB/s", m.name.c_str(), units::to_terabytes_per_second(m.achievable)), 10, "start",
+             mem_colors[i % 2]);
   }
   const BytesPerSecond dram = r.memory.front().achievable;
   // Roofs with the same achievable rate (fp16 and bf16) share one line and one label.
