@@ -222,3 +222,39 @@ TEST_CASE("the runtime's remainder adds its share of kernel time to the step", "
   REQUIRE(a.clock == Approx(b.clock));
   CHECK((b.step.overhead - a.step.overhead).value() == Approx(0.25 * a.step.compute.value()).epsilon(1e-6));
 }
+
+TEST_CASE("advice to fuse elementwise chains is the same job re-run with the runtime's fusions on",
+          "[runtime][advice]") {
+  const Scenario sc = test::scenario(R"(name = "fuse"
+[system]
+gpu = "h100-sxm5-80gb"
+gpus = 1
+[model]
+layers = 16
+hidden = 2048
+heads = 16
+kv_heads = 16
+ffn = "swiglu"
+ffn_hidden = 5632
+vocab = 32000
+[training]
+tokens = 1e9
+seq_len = 2048
+global_batch = 4
+micro_batch = 4
+[runtime]
+name = "pytorch-ddp"
+)");
+  const Estimate e = answer::estimate(sc);
+  const auto it = std::find_if(e.advice.begin(), e.advice.end(), [](const explain::Advice& a) {
+    return a.kind == explain::AdviceKind::kFuseElementwise;
+  });
+  REQUIRE(it != e.advice.end());
+  REQUIRE(it->after.has_value());
+  Scenario fused = sc;
+  fused.runtime.composite_ops = false;
+  fused.runtime.fusion.norm_residual = fused.runtime.fusion.rope = fused.runtime.fusion.cross_entropy = true;
+  const step::Evaluation f = step::evaluate(fused);
+  CHECK(it->after->time_per_token.value() == Approx((f.step.time / f.tokens_per_step).value()));
+  CHECK(it->after->time_per_token < it->before->time_per_token);
+}

@@ -1,6 +1,7 @@
 // Advice: each suggestion is the scenario with one change run through the same evaluator (see
 // include/gpusim/explain.hpp); the report stage words it.
 #include <cmath>
+#include <optional>
 
 #include "gpusim/explain.hpp"
 
@@ -161,6 +162,22 @@ void inference_batch(AdviceKind kind, const Scenario& sc, const Evaluation& e, s
   }
 }
 
+// The runtime with its elementwise work fused as torch.compile or Transformer Engine do: norm with
+// residual, RoPE and the loss in one kernel each, no chains of primitive ops; nullopt when the
+// runtime fuses them already.
+std::optional<Scenario> fused(const Scenario& sc) {
+  const workload::Runtime& rt = sc.runtime;
+  if (!rt.composite_ops && rt.fusion.norm_residual && rt.fusion.rope && rt.fusion.cross_entropy) {
+    return std::nullopt;
+  }
+  Scenario v = sc;
+  v.runtime.composite_ops = false;
+  v.runtime.fusion.norm_residual = true;
+  v.runtime.fusion.rope = true;
+  v.runtime.fusion.cross_entropy = true;
+  return v;
+}
+
 void compute_advice(const Scenario& sc, const Evaluation& e, std::vector<Advice>& out) {
   try_micro_batch(sc, e, out);
   if (sc.job.training) {
@@ -173,6 +190,20 @@ void compute_advice(const Scenario& sc, const Evaluation& e, std::vector<Advice>
       Scenario v = sc;
       v.runtime.attention = workload::AttentionKernel::kFlash2;
       try_variant(AdviceKind::kFlashAttention, {"training.flash_attention", "true"}, v, e, out);
+    }
+    // Even a compute-bound step may spend a fair share in unfused elementwise chains.
+    if (const auto v = fused(sc)) {
+      Advice a = of(AdviceKind::kFuseElementwise);
+      a.share = e.step.memory_bound / e.step.time;
+      a.change = {{"runtime.composite_ops", "false"},
+                  {"runtime.fusion.norm_residual", "true"},
+                  {"runtime.fusion.rope", "true"},
+                  {"runtime.fusion.cross_entropy", "true"}};
+      a.before = effect_of(e);
+      a.after = run(*v);
+      if (gain(*a.before, *a.after) >= 0.05) {
+        out.push_back(a);
+      }
     }
   } else {
     out.push_back(of(AdviceKind::kPrefillComputeBound));
@@ -191,6 +222,14 @@ void memory_advice(const Scenario& sc, const Evaluation& e, std::vector<Advice>&
   }
   Advice a = of(AdviceKind::kFuseElementwise);
   a.share = e.step.memory_bound / e.step.time;
+  if (const auto v = fused(sc)) {
+    a.change = {{"runtime.composite_ops", "false"},
+                {"runtime.fusion.norm_residual", "true"},
+                {"runtime.fusion.rope", "true"},
+                {"runtime.fusion.cross_entropy", "true"}};
+    a.before = effect_of(e);
+    a.after = run(*v);
+  }
   out.push_back(a);
   try_micro_batch(sc, e, out);
 }

@@ -99,6 +99,13 @@ std::string advice_text(const answer::Estimate& e, const explain::Advice& a) {
       return strfmt("8-bit weights (%s) read half the bytes: %.0f tokens/s (from %.0f)", label(a.change).c_str(),
                     a.after->tokens_per_s, a.before->tokens_per_s);
     case AdviceKind::kFuseElementwise:
+      if (!a.change.empty()) {
+        return strfmt(
+            "%.0f %% of the step is bandwidth-bound kernels (norms, activations, residuals, optimizer); fusing "
+            "norm with residual, RoPE and the loss (torch.compile, Transformer Engine: runtime.fusion.*, "
+            "composite_ops = false): %s",
+            pct(a.share), step_change(a).c_str());
+      }
       return strfmt(
           "%.0f %% of the step is bandwidth-bound kernels (norms, activations, residuals, optimizer); fusing them "
           "(torch.compile, fused kernels) cuts their DRAM traffic",
