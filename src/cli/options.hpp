@@ -21,7 +21,8 @@ struct Common {
 inline void add_common(po::options_description& d, Common& c, bool with_format) {
   d.add_options()("help,h", "show this help")(
       "specs", po::value<std::vector<std::string>>(&c.specs)->composing(),
-      "directory of spec files that add to or override the built-in catalog (gpus/, links/, models/, arch/)");
+      "directory of spec files that add to or override the built-in catalog (gpus/, links/, models/, arch/,\n"
+      "runtimes/, comm/)");
   if (with_format) {
     d.add_options()("format,f", po::value<std::string>(&c.format)->default_value("text"), "text | json | csv")(
         "output,o", po::value<std::string>(&c.out), "write the report to FILE instead of stdout");

@@ -8,7 +8,8 @@ namespace gpusim::cli {
 namespace {
 
 SpecKind kind_of_path(const std::string& path) {
-  // A file outside gpus/, links/, models/ or arch/ is taken as a GPU file (e.g. a calibration overlay).
+  // A file outside gpus/, links/, models/, arch/, runtimes/ or comm/ is taken as a GPU file (e.g. a calibration
+  // overlay).
   return base::value_in(catalog::kSpecFolders, std::filesystem::path(path).parent_path().filename().string())
       .value_or(SpecKind::kGpu);
 }
@@ -26,8 +27,10 @@ int run_specs(const std::vector<std::string>& args) {
   po::variables_map vm;
   if (!parse(args, d, pos, vm,
              "usage: gpusim specs list | show ID | check [FILES...]\n"
-             "  list        the catalog (GPUs with their key figures, links, models)\n"
-             "  show ID     the spec file of a GPU, link or model, as the catalog holds it\n"
+             "  list        the catalog (GPUs with their key figures, links, models, runtimes,\n"
+             "              collective libraries)\n"
+             "  show ID     the spec file of a GPU, link, model, arch, runtime or collective\n"
+             "              library, as the catalog holds it\n"
              "  check       validate every catalog file, or the given files; exit 2 on any problem")) {
     return 0;
   }
