@@ -264,6 +264,7 @@ launch = "cuda-graphs"
 dispatch = "2 us"
 autocast = false
 composite_ops = false
+activation_layout = "batch-major"
 attention = "flash2"
 optimizer = "fused"
 [runtime.fusion]
@@ -271,6 +272,8 @@ norm_residual = true
 bias_activation = true
 rope = true
 cross_entropy = true
+bias_grad = false
+norm_backward = false
 [runtime.overlap]
 data_parallel = 0.5
 parameter_gather = 0.5
@@ -302,6 +305,10 @@ carbon_intensity = "0.3 kg/kWh"
   CHECK(sc.runtime.id == "megatron-te");
   CHECK(sc.runtime.remainder == Approx(0.1));
   CHECK(sc.runtime.overlap.pipeline == Approx(0.5));
+  // megatron-te's own values are sequence-major and both fused: the scenario's keys win
+  CHECK(sc.runtime.activation_layout == workload::ActivationLayout::kBatchMajor);
+  CHECK_FALSE(sc.runtime.fusion.bias_grad);
+  CHECK_FALSE(sc.runtime.fusion.norm_backward);
   CHECK(sc.job.model.dropout == Approx(0.1));
   // x8 halves the host link: bandwidth x lanes / 16
   CHECK(sc.system.pcie.bandwidth.value() == Approx(test::catalog().link("pcie5").bandwidth.value() * 8 / 16));
@@ -327,5 +334,5 @@ cuda_graphs = true
     covered += t.keys.size();
   }
   // top level, system, model, training, inference, parallelism, runtime and its three tables, input, cost
-  CHECK(covered == 9 + 10 + 17 + 9 + 6 + 7 + 10 + 4 + 4 + 2 + 5 + 9);
+  CHECK(covered == 9 + 10 + 17 + 9 + 6 + 7 + 11 + 6 + 4 + 2 + 5 + 9);
 }

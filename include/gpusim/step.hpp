@@ -21,9 +21,10 @@
 // the mean context (prompt + output / 2); each pass pays its kernel gaps and any launch stall.
 // Utilization [chowdhery-2022]: MFU = model FLOPs per second / dense peak of the dtype; HFU also
 // counts recomputation. Power and clock: the step runs at the highest clock whose board power
-// (physics::board_power over its shares of tensor-core, CUDA-core and bandwidth-bound work and its
-// DRAM traffic) stays within the power limit (physics::sustained_clock); compute-bound kernels run
-// at that clock, bandwidth-bound ones at the memory's rate.
+// over its busy period (physics::board_power over the shares of tensor-core, CUDA-core and
+// bandwidth-bound work and the DRAM traffic of the step without its pipeline bubble) stays within
+// the power limit (physics::sustained_clock); compute-bound kernels run at that clock,
+// bandwidth-bound ones at the memory's rate. The average power adds the bubble at idle power.
 #pragma once
 
 #include <map>

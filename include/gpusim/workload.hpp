@@ -155,6 +155,14 @@ struct Layout {
 enum class RuntimeKind { kTraining, kInference };
 inline constexpr base::Named<RuntimeKind> kRuntimeKindNames[] = {{RuntimeKind::kTraining, "training"},
                                                                  {RuntimeKind::kInference, "inference"}};
+// How the runtime lays out a micro-batch's activations: [batch, seq, hidden] (PyTorch modules,
+// DTensor) or [seq, batch, hidden] (Megatron-Core). Sequence parallelism shards the sequence
+// dimension; NCCL gathers and scatters along dimension 0, so batch-major tensors with more than
+// one sequence are re-laid out around every all-gather and reduce-scatter [pytorch-functional-collectives].
+enum class ActivationLayout { kBatchMajor, kSequenceMajor };
+inline constexpr base::Named<ActivationLayout> kActivationLayoutNames[] = {
+    {ActivationLayout::kBatchMajor, "batch-major"}, {ActivationLayout::kSequenceMajor, "sequence-major"}};
+
 enum class AttentionKernel { kFlash2, kFlash3, kUnfused };
 inline constexpr base::Named<AttentionKernel> kAttentionNames[] = {
     {AttentionKernel::kFlash2, "flash2"}, {AttentionKernel::kFlash3, "flash3"}, {AttentionKernel::kUnfused, "unfused"}};
@@ -174,6 +182,8 @@ struct Fusion {
   bool bias_activation = false;  // the activation in a GEMM epilogue (or with the gate), no pass of its own
   bool rope = false;             // rotary embedding inside the QKV or attention kernel
   bool cross_entropy = true;     // softmax and loss in one kernel
+  bool bias_grad = false;        // bias gradients from the weight-gradient GEMM's epilogue, no reduction pass
+  bool norm_backward = false;    // a norm's input and weight gradients from one kernel, no second pass
 };
 
 // Share (0..1) of each kind of communication hidden behind compute.
@@ -197,6 +207,7 @@ struct Runtime {
   // RMSNorm, rotary embedding and the gated activation written as chains of primitive tensor ops
   // (the Hugging Face modelling code): one kernel and one pass over memory per primitive.
   bool composite_ops = false;
+  ActivationLayout activation_layout = ActivationLayout::kBatchMajor;
   Seconds dispatch;  // host time per kernel on top of the CUDA launch (eager only)
   OptimizerImpl optimizer = OptimizerImpl::kFused;
   Fusion fusion;

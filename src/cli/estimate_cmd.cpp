@@ -24,8 +24,9 @@ int run_estimate(const std::vector<std::string>& args) {
         << "Step time, throughput, MFU, memory, time to train, power, energy, cost, the bottleneck and advice.\n"
         << "Defaults of [cost]: electricity " << cost::kElectricityUsdPerKwh << " USD/kWh, utilization "
         << cost::kUtilization << ", pue " << cost::kPue << ", lifetime " << cost::kLifetimeYears << " years, carbon "
-        << cost::kCarbonKgPerKwh << " kg/kWh, host power " << cost::kDesktopHostWatts << " W (desktop) / "
-        << cost::kServerHostWatts << " W (SXM server) per node, cloud rate and purchase from "
+        << cost::kCarbonKgPerKwh << " kg/kWh, host power per node " << cost::kHopperServerHostWatts
+        << " W (Hopper/Blackwell SXM), " << cost::kServerHostWatts << " W (other SXM), " << cost::kWorkstationHostWatts
+        << " W (PCIe, more than 2 GPUs), " << cost::kDesktopHostWatts << " W (desktop), cloud rate and purchase from "
         << "the GPU spec (+ host share). Report keys: docs/report.md.\n";
   if (!parse(args, d, pos, vm, usage.str().c_str())) {
     return 0;

@@ -21,7 +21,7 @@ struct Common {
 inline void add_common(po::options_description& d, Common& c, bool with_format) {
   d.add_options()("help,h", "show this help")(
       "specs", po::value<std::vector<std::string>>(&c.specs)->composing(),
-      "directory of spec files that add to or override the built-in catalog (gpus/, links/, models/, arch/,\n"
+      "directory of spec files that add to or override the built-in catalog (gpus/, links/, models/, arch/, "
       "runtimes/, comm/)");
   if (with_format) {
     d.add_options()("format,f", po::value<std::string>(&c.format)->default_value("text"), "text | json | csv")(

@@ -36,6 +36,7 @@ struct PassShape {
   double e_res = 2;           // bytes per element of the residual stream (4 under autocast with fp32 weights)
   double weight_cast = 0;     // parameters per layer cast fp32 -> 16-bit per micro-batch (autocast, fp32 weights)
   bool composite = false;     // RMSNorm, RoPE and SwiGLU as chains of primitive ops (Hugging Face eager code)
+  bool relayout = false;      // sequence-parallel gathers and scatters copy their batch-major tensor
   [[nodiscard]] double tokens() const { return seqs * q_len; }
   // Bytes of an activation that tensor parallelism replicates (split only with sequence parallelism).
   [[nodiscard]] double replicated(double bytes) const { return sp ? bytes / tp : bytes; }
@@ -107,6 +108,14 @@ class Builder {
       Op op = flash_attention_op({p.seqs, p.q_len, p.kv_len, h, kv, mask, p.e, p.kv_bytes}, ph, p.attn_dtype);
       op.flash3 = p.flash3;
       add(std::move(op), count);
+      if (bwd) {
+        // FlashAttention's backward runs two passes of its own [flash-attention-bwd-preprocess]:
+        // dot(dO, O) per row (read dO and O, write the fp32 row sums, zero the fp32 dQ accumulator)
+        // before, and the fp32 dQ accumulator converted to the activation dtype after.
+        const double t = p.tokens();
+        mem("attention.flash.bwd.prep", ph, t * h * (2.0 * p.e + 4.0) + t * heads * 4.0, count);
+        mem("attention.flash.bwd.dq", ph, t * h * (4.0 + p.e), count);
+      }
       return;
     }
     // Unfused: scores = Q·Kᵀ (batched over sequences x heads), softmax, O = P·V. The mask does not
@@ -157,6 +166,18 @@ struct LayerDims {
   double h, kv, f, f_in, t;
 };
 
+// Sequence parallelism on batch-major [b, s, h] activations gathers and scatters along the
+// sequence dimension, while NCCL concatenates along dimension 0: PyTorch's functional collectives
+// re-lay the tensor out with a chunk + cat copy of the full b·s·h tensor (read and write) after
+// each all-gather and before each reduce-scatter [pytorch-functional-collectives] (a view when
+// b = 1 in later releases). Megatron's [s, b, h] needs none. A recompute that redoes half the
+// matmuls (`share` 0.5) redoes half the collectives, as physics::parallel_comm counts them.
+void relayout(Builder& b, const PassShape& p, Phase ph, double share) {
+  if (p.relayout) {
+    b.mem("tp.relayout", ph, 2.0 * p.tokens() * static_cast<double>(p.m->hidden) * p.e, share);
+  }
+}
+
 // One layer's forward. `gemm_share` of each matmul runs (torchtitan's per-op recompute redoes
 // every second one) and the attention kernel only `with_attention`.
 void layer_forward(Builder& b, const PassShape& p, Phase ph, double gemm_share = 1.0, bool with_attention = true) {
@@ -181,6 +202,7 @@ void layer_forward(Builder& b, const PassShape& p, Phase ph, double gemm_share =
       b.mem("norm.cast", ph, p.replicated(t * h * (p.e_norm + p.e)), 2);  // autocast: fp32 out, 16-bit for the GEMM
     }
   }
+  relayout(b, p, ph, gemm_share);  // all-gather before the QKV projection
   b.linear("qkv", p, ph, h + 2.0 * kv, h, gemm_share, Split::kColumn);
   if (m.position == PositionKind::kRope && !fu.rope) {
     if (p.composite) {
@@ -195,6 +217,7 @@ void layer_forward(Builder& b, const PassShape& p, Phase ph, double gemm_share =
     b.attention(p, ph, 1);
   }
   b.linear("attn.out", p, ph, h, h, gemm_share, Split::kRow);
+  relayout(b, p, ph, gemm_share);  // reduce-scatter after the output projection
   if (p.dropout) {
     // After each branch (attention output, FFN output): read x, write y and a one-byte mask.
     b.mem("dropout", ph, p.replicated(t * h * (2.0 * p.e + 1.0)), 2);
@@ -203,6 +226,7 @@ void layer_forward(Builder& b, const PassShape& p, Phase ph, double gemm_share =
     b.mem("residual", ph, p.replicated(t * h * (2.0 * p.e_res + p.e)),
           2);  // two adds: read the stream and the branch, write the stream
   }
+  relayout(b, p, ph, gemm_share);  // all-gather before the FFN
   b.linear("ffn.up", p, ph, f_in, h, gemm_share, Split::kColumn);
   // GELU can run in the up-projection's epilogue; SwiGLU combines two GEMM outputs in a pass (as
   // composite ops: silu(gate), then its product with up, 5 f passes over two kernels).
@@ -212,6 +236,33 @@ void layer_forward(Builder& b, const PassShape& p, Phase ph, double gemm_share =
     b.mem(m.ffn == FfnKind::kSwiglu ? "swiglu" : "gelu", ph, (f_in + f) * t * p.e / p.tp, 1);
   }
   b.linear("ffn.down", p, ph, h, f, gemm_share, Split::kRow);
+  relayout(b, p, ph, gemm_share);  // reduce-scatter after the FFN
+}
+
+// Bias gradients: the sum of dy over the tokens, one reduction pass per biased linear in PyTorch's
+// autograd (a separate reduce kernel after each linear's backward) and in llm.c
+// (matmul_backward_bias), unless the weight-gradient GEMM's epilogue produces it (cuBLASLt BGRADB,
+// Transformer Engine) [session-h100-profile-2026-11]. Column-parallel outputs are split across the
+// tensor-parallel ranks; row-parallel outputs are whole (split by sequence parallelism).
+void bias_grads(Builder& b, const PassShape& p) {
+  if (!p.m->bias || p.fusion.bias_grad) {
+    return;
+  }
+  const auto [h, kv, f, f_in, t] = LayerDims(p);
+  b.mem_kernels("bias.grad", Phase::kBackward, t * (h + 2.0 * kv + f_in) * p.e / p.tp, 1, 2);  // QKV, FFN up: read dy
+  b.mem("bias.grad", Phase::kBackward, p.replicated(t * h * p.e), 2);  // attention out and FFN down
+}
+
+// Norm weight gradients as a second pass over the norm's input and dy (PyTorch's native LayerNorm
+// backward runs GammaBetaBackward after the input gradient; Inductor reduces them apart)
+// [session-h100-profile-2026-11]; a fused norm backward (llm.c, Transformer Engine) has none.
+// Composite RMSNorm's autograd chain already counts its weight product.
+void norm_weight_grads(Builder& b, const PassShape& p, const std::string& name, double count) {
+  if (p.fusion.norm_backward || (p.composite && p.m->norm == NormKind::kRmsNorm)) {
+    return;
+  }
+  const double h = static_cast<double>(p.m->hidden);
+  b.mem(name, Phase::kBackward, p.replicated(p.tokens() * h * (p.e_res + p.e)), count);
 }
 
 void layer_backward(Builder& b, const PassShape& p) {
@@ -219,9 +270,12 @@ void layer_backward(Builder& b, const PassShape& p) {
   const auto [h, kv, f, f_in, t] = LayerDims(p);
   const workload::Fusion& fu = p.fusion;
   const Phase ph = Phase::kBackward;
+  bias_grads(b, p);
+  norm_weight_grads(b, p, "norm.weight_grad", 2);
   if (p.dropout) {
     b.mem("dropout.bwd", ph, p.replicated(t * h * (2.0 * p.e + 1.0)), 2);  // read dy and the mask, write dx
   }
+  relayout(b, p, ph, 1.0);  // the FFN's reduce-scatter: an all-gather of its gradient
   b.linear("ffn.down", p, ph, h, f, 1, Split::kRow);
   // Activation backward reads its input and dy, writes dx (GELU's can run in the dgrad epilogue);
   // composite SwiGLU: the product's backward (5 f) and silu's (3 f) over three kernels.
@@ -231,6 +285,8 @@ void layer_backward(Builder& b, const PassShape& p) {
     b.mem(m.ffn == FfnKind::kSwiglu ? "swiglu.bwd" : "gelu.bwd", ph, (2.0 * f_in + f) * t * p.e / p.tp, 1);
   }
   b.linear("ffn.up", p, ph, f_in, h, 1, Split::kColumn);
+  relayout(b, p, ph, 1.0);  // the FFN's all-gather: a reduce-scatter of its gradient
+  relayout(b, p, ph, 1.0);  // the attention's reduce-scatter: an all-gather
   b.linear("attn.out", p, ph, h, h, 1, Split::kRow);
   b.attention(p, ph, 1);
   if (m.position == PositionKind::kRope && !fu.rope) {
@@ -241,6 +297,7 @@ void layer_backward(Builder& b, const PassShape& p) {
     }
   }
   b.linear("qkv", p, ph, h + 2.0 * kv, h, 1, Split::kColumn);
+  relayout(b, p, ph, 1.0);  // the attention's all-gather: a reduce-scatter
   if (fu.norm_residual) {
     // norm backward with the residual gradient sum: read x, dy and the branch gradient, write dx
     b.mem("add_norm.bwd", ph, p.replicated(4.0 * t * h * p.e), 2);
@@ -385,6 +442,8 @@ std::vector<Op> lower_training(const ModelShape& m, const workload::Training& tc
   p.fusion = rt.fusion;
   p.tp = layout.tensor;
   p.sp = layout.sequence;
+  p.relayout = layout.tensor > 1 && layout.sequence && layout.micro_batch > 1 &&
+               rt.activation_layout == workload::ActivationLayout::kBatchMajor;
   p.dropout = m.dropout > 0;
   p.composite = rt.composite_ops;
   if (rt.autocast && !units::is_wide(tc.precision)) {
@@ -426,6 +485,7 @@ std::vector<Op> lower_training(const ModelShape& m, const workload::Training& tc
   }
   b.linear("logits", p, Phase::kBackward, v, h, 1, Split::kColumn);
   b.mem("final_norm.bwd", Phase::kBackward, p.replicated(3.0 * t * h * p.e), 1);
+  norm_weight_grads(b, p, "final_norm.weight_grad", 1);
   b.scope(Scope::kLayer);
   if (layout.recompute == Recompute::kFull) {
     layer_forward(b, p, Phase::kRecompute);

@@ -330,6 +330,9 @@ void read_runtime_settings(Reader& r, workload::Runtime& rt, Need need) {
   if (auto v = r.boolean("composite_ops", need)) {
     rt.composite_ops = *v;
   }
+  if (auto v = r.choice("activation_layout", workload::kActivationLayoutNames, need)) {
+    rt.activation_layout = *v;
+  }
   if (auto v = r.choice("attention", workload::kAttentionNames, need)) {
     rt.attention = *v;
   }
@@ -340,7 +343,9 @@ void read_runtime_settings(Reader& r, workload::Runtime& rt, Need need) {
     for (auto [key, out] : {std::pair<const char*, bool*>{"norm_residual", &rt.fusion.norm_residual},
                             {"bias_activation", &rt.fusion.bias_activation},
                             {"rope", &rt.fusion.rope},
-                            {"cross_entropy", &rt.fusion.cross_entropy}}) {
+                            {"cross_entropy", &rt.fusion.cross_entropy},
+                            {"bias_grad", &rt.fusion.bias_grad},
+                            {"norm_backward", &rt.fusion.norm_backward}}) {
       if (auto v = f->boolean(key, need)) {
         *out = *v;
       }

@@ -47,9 +47,13 @@ ParallelComm parallel_comm(const Fabric& node, int gpus_per_node, const workload
     const double per_layer = 4.0 + (p.recompute == workload::Recompute::kFull ? 2.0
                                     : p.recompute == workload::Recompute::kOp ? 1.0
                                                                               : 0.0);
-    // A tensor group larger than a node spans nodes: the hierarchical collective.
-    c.tensor_per_microbatch =
-        collective_time(node, Collective::kAllReduce, Bytes(activation), p.tensor) * (per_layer * layers);
+    // A tensor group larger than a node spans nodes: the hierarchical collective. Sequence
+    // parallelism issues each all-reduce as its reduce-scatter and all-gather halves, which NCCL runs
+    // as rings (its NVLS path serves all-reduce only in this model).
+    const Seconds one = p.sequence ? collective_time(node, Collective::kReduceScatter, Bytes(activation), p.tensor) +
+                                         collective_time(node, Collective::kAllGather, Bytes(activation), p.tensor)
+                                   : collective_time(node, Collective::kAllReduce, Bytes(activation), p.tensor);
+    c.tensor_per_microbatch = one * (per_layer * layers);
   }
   if (p.pipeline > 1) {
     // Neighbouring stages sit in different nodes once a stage fills a node (pipeline outermost).

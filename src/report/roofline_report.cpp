@@ -40,10 +40,10 @@ std::string roofline_text(const Roofline& r) {
     return out;
   }
   out += "\n  ops of the step (kernels counted by bytes only show no FLOPs):\n";
-  out += strfmt("  %-22s %-9s %12s %12s %9s %10s %-8s %6s\n", "op", "phase", "GFLOP", "MB", "FLOP/B", "TFLOP/s",
+  out += strfmt("  %-26s %-9s %12s %12s %9s %10s %-8s %6s\n", "op", "phase", "GFLOP", "MB", "FLOP/B", "TFLOP/s",
                 "bound", "share");
   for (const auto& p : r.points) {
-    out += strfmt("  %-22s %-9s %12.1f %12.1f %9.1f %10.1f %-8s %5.1f%%\n", p.name.c_str(),
+    out += strfmt("  %-26s %-9s %12.1f %12.1f %9.1f %10.1f %-8s %5.1f%%\n", p.name.c_str(),
                   lowering::to_string(p.phase), units::to_gigaflop(p.flops), units::to_megabytes(p.bytes), p.intensity,
                   units::to_teraflops(p.attained), p.compute_bound ? "compute" : "memory", 100 * p.share);
   }

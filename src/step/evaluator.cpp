@@ -121,11 +121,15 @@ Evaluation Evaluator::evaluate_training(const Layout& layout, const System& sys,
     sk.optimizer_dram = ot.dram * opt.count;
     return combine_training_step(sk, micro, comm, layout, g, runtime_);
   };
+  // The clock settles over the busy period, the step without its pipeline bubble: fill and drain
+  // idle a stage for whole passes (seconds in a large job), longer than the board's power averaging
+  // (about a second [gpusim-session-h100-2026-11b]), so the busy phases meet the limit on their own.
   // The runtime's remainder is time the kernels take beyond the model: busy time at the kernels'
   // mix, not idle time (which would let the clock rise).
   auto mix_of = [&](const StepBreakdown& s, const StepKernels& sk) {
     const double busy = 1.0 + runtime_.remainder;
-    return power_mix(s.gemm * busy, s.memory_bound * busy, sk.dram * micro + sk.optimizer_dram, s.time, t.precision);
+    return power_mix(s.gemm * busy, s.memory_bound * busy, sk.dram * micro + sk.optimizer_dram, s.time - s.bubble,
+                     t.precision);
   };
   const double clock = settle_clock(g, sys.power_limit, [&](double c) {
     StepKernels sk;
@@ -141,6 +145,8 @@ Evaluation Evaluator::evaluate_training(const Layout& layout, const System& sys,
   e.clock = clock;
   StepBreakdown& s = e.step;
   s = step_at(clock, sk);
+  const Seconds busy_period = s.time - s.bubble;
+  const Watts busy_power = std::min(sys.power_limit, physics::board_power(g, mix_of(s, sk), clock));
   if (job_.input) {
     const physics::InputRate rate = physics::input_rate(sys, *job_.input);
     const Seconds input_time(static_cast<double>(t.global_batch) / sys.nodes() / rate.samples_per_s);
@@ -164,7 +170,9 @@ Evaluation Evaluator::evaluate_training(const Layout& layout, const System& sys,
   e.tokens = t.tokens;
   e.job_time = Seconds(t.tokens / e.tokens_per_s);
   e.gpu_time = e.job_time * static_cast<double>(sys.gpus);
-  e.gpu_avg_power = std::min(sys.power_limit, physics::board_power(g, mix_of(s, sk), clock));
+  // Over the step: the busy period at its power, the bubble and any input stall with the SMs idle.
+  const Watts idle_power = physics::board_power(g, physics::PowerMix{}, clock);
+  e.gpu_avg_power = (busy_power * busy_period.value() + idle_power * (s.time - busy_period).value()) / s.time.value();
   if (options.op_shares) {
     add_shares(k, stage_layers, first_stage_is_last, micro, e.ops);
     Kernels optimizer;
