@@ -17,7 +17,7 @@ std::string catalog_text(const catalog::Catalog& c) {
                   units::to_usd_per_hour(g.cloud_rate));
   }
   out += strfmt("\n%-16s %-9s %-12s %-9s %-10s %-30s %s\n", "runtime", "kind", "launch", "attention", "optimizer",
-                "fused: norm+res act rope loss", "bgrad normbwd  overlap dp/gather/tp/pp");
+                "fused: norm+res act rope loss", "bgrad normbwd overlap dp/gather/tp/pp");
   for (const auto& id : c.ids(catalog::SpecKind::kRuntime)) {
     const workload::Runtime rt = c.runtime(id);
     const auto yn = [](bool b) { return b ? "yes" : "no"; };
