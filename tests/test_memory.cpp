@@ -14,7 +14,8 @@ MemoryBreakdown training_memory(const Scenario& sc) {
   return physics::training_memory(sc.job.model, *sc.job.training, sc.layout, sc.runtime, sc.system.gpu);
 }
 MemoryBreakdown inference_memory(const Scenario& sc) {
-  return physics::inference_memory(sc.job.model, *sc.job.inference, sc.system.gpu);
+  return physics::inference_memory(sc.job.model, *sc.job.inference, sc.system.gpu, sc.layout, sc.runtime.serving,
+                                   static_cast<double>(sc.job.inference->batch));
 }
 }  // namespace
 
@@ -168,8 +169,8 @@ output_tokens = 128
   more.job.inference->batch_max = false;
   more.job.inference->batch = b + 1;
   CHECK_FALSE(inference_memory(more).fits());
-  // all output tokens of the batch over the whole request (prefill + decode)
-  CHECK(e.inference->offline_output_tokens_per_s ==
+  // all output tokens of the batch over the whole request (prefill + decode): one static batch
+  CHECK(e.inference->output_tokens_per_s ==
         Approx(static_cast<double>(b) * 128 / e.inference->request_latency.value()));
-  CHECK(e.inference->offline_output_tokens_per_s < e.inference->output_tokens_per_s);
+  CHECK(e.inference->output_tokens_per_s < e.inference->decode_tokens_per_s);
 }

@@ -328,11 +328,72 @@ kv_precision = "fp8"
 cuda_graphs = true
 )");
   CHECK(quick.job.model.vocab == 50000);
-  // The two cover the schema, table by table.
+  const Scenario served = test::scenario(R"(name = "served"
+[system]
+gpu = "h100-sxm5-80gb"
+gpus = 2
+[model]
+preset = "llama3-8b"
+[parallelism]
+tensor = 2
+[inference]
+prompt_tokens = 256
+output_tokens = 64
+[serving]
+arrival = "poisson"
+rate = "3 req/s"
+requests = 50
+seed = 7
+length_spread = 0.25
+scheduler = "continuous"
+max_seqs = 64
+max_batched_tokens = 1024
+chunked_prefill = false
+kv_block = 32
+memory_fraction = 0.8
+memory_basis = "free"
+reserve_output = true
+allreduce_max = "4 MiB"
+allreduce_one_shot_max = "128 KiB"
+allreduce_latency = "4 us"
+[runtime]
+name = "vllm"
+)");
+  const workload::ServingEngine& engine = served.runtime.serving;
+  CHECK(served.job.inference->load.rate == Approx(3.0));
+  CHECK(served.job.inference->load.requests == 50);
+  CHECK(served.job.inference->load.seed == 7);
+  CHECK(served.job.inference->load.length_spread == Approx(0.25));
+  CHECK(engine.max_seqs == 64);
+  CHECK(engine.max_batched_tokens == 1024);
+  CHECK_FALSE(engine.chunked_prefill);
+  CHECK(engine.kv_block == 32);
+  CHECK(engine.memory_fraction == Approx(0.8));
+  CHECK(engine.memory_basis == workload::MemoryBasis::kFree);
+  CHECK(engine.reserve_output);
+  CHECK(engine.allreduce_max.value() == Approx(4.0 * 1024 * 1024));
+  CHECK(engine.allreduce_one_shot_max.value() == Approx(128.0 * 1024));
+  CHECK(engine.allreduce_latency.value() == Approx(4e-6));
+  const Scenario closed = test::scenario(R"(name = "closed loop"
+[system]
+gpu = "h100-sxm5-80gb"
+gpus = 1
+[model]
+preset = "llama3-8b"
+[inference]
+[serving]
+arrival = "concurrency"
+concurrency = 16
+[runtime]
+name = "vllm"
+)");
+  CHECK(closed.job.inference->load.concurrency == 16);
+  // The scenarios cover the schema, table by table.
   std::size_t covered = 0;
   for (const auto& t : scenario::schema()) {
     covered += t.keys.size();
   }
-  // top level, system, model, training, inference, parallelism, runtime and its three tables, input, cost
-  CHECK(covered == 9 + 10 + 17 + 9 + 6 + 7 + 11 + 6 + 4 + 2 + 5 + 9);
+  // top level, system, model, training, inference, serving, parallelism, runtime and its three
+  // tables, input, cost
+  CHECK(covered == 10 + 10 + 17 + 9 + 6 + 17 + 7 + 11 + 6 + 4 + 2 + 5 + 9);
 }

@@ -27,6 +27,7 @@ struct Estimate {
   std::string runtime_id;
   std::string runtime_name;
   std::string runtime_summary;  // launch path, attention kernel, optimizer, in words
+  std::string serving_summary;  // inference: the engine, its load and the layout, in words
   double sm_clock_mhz = 0;      // the SM clock the step sustains
   double params = 0;
 

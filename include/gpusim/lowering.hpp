@@ -81,8 +81,10 @@ std::vector<Op> lower_training(const workload::ModelShape& m, const workload::Tr
 Op optimizer_op(const workload::ModelShape& m, const workload::Training& t, const workload::Layout& layout,
                 const workload::Runtime& rt);
 // Inference: one forward pass of `batch` sequences with `q_len` new tokens each over a context of
-// `kv_len` (prefill: q_len = kv_len = prompt; decode: q_len = 1); layer ops once, as in training.
+// `kv_len` (prefill: q_len = kv_len = prompt; decode: q_len = 1) on one of `tensor` ranks (weights,
+// heads, KV heads and the vocabulary split; norms and residuals replicated); layer ops once, as in
+// training. Each sequence samples one token: the head runs on `batch` rows.
 std::vector<Op> lower_forward(const workload::ModelShape& m, const workload::Inference& inf,
-                              const workload::Runtime& rt, double batch, double q_len, double kv_len);
+                              const workload::Runtime& rt, int tensor, double batch, double q_len, double kv_len);
 
 }  // namespace gpusim::lowering

@@ -55,15 +55,25 @@ struct MemoryBreakdown {
   Bytes kv_cache;
   Bytes other;  // context, workspaces, fragmentation
   Bytes capacity;
+  Bytes budget;  // what the job may take when less than the capacity (a serving engine's memory fraction)
   [[nodiscard]] Bytes total() const { return weights + gradients + optimizer + activations + kv_cache + other; }
-  [[nodiscard]] bool fits() const { return total() <= capacity; }
+  [[nodiscard]] bool fits() const { return total() <= (budget.value() > 0 ? budget : capacity); }
 };
 
 MemoryBreakdown training_memory(const workload::ModelShape& m, const workload::Training& t,
                                 const workload::Layout& layout, const workload::Runtime& rt,
                                 const hardware::GpuSpec& gpu);
+// KV-cache bytes one token of one sequence holds on one GPU: K and V of the pipeline stage's
+// layers for the GPU's KV heads (tensor parallelism splits them; a head is replicated on every
+// rank when tensor > kv_heads).
+Bytes kv_bytes_per_token(const workload::ModelShape& m, const workload::Inference& inf, const workload::Layout& layout);
+// Memory of one GPU of a serving replica. A static engine holds `batch` sequences at their full
+// context and the workspace of prefilling them together. A continuous engine takes
+// memory_fraction of the GPU and leaves its KV pool what the weights, the workspace of one
+// iteration's token budget and the reserve do not use; it fits when the pool holds one request.
 MemoryBreakdown inference_memory(const workload::ModelShape& m, const workload::Inference& inf,
-                                 const hardware::GpuSpec& gpu);
+                                 const hardware::GpuSpec& gpu, const workload::Layout& layout,
+                                 const workload::ServingEngine& engine, double batch);
 // Activation bytes of one layer for one micro-batch on one tensor-parallel rank.
 Bytes layer_activation_bytes(const workload::ModelShape& m, double seq, double micro_batch, double elem_bytes,
                              bool flash, workload::Recompute recompute, double tp = 1.0, bool sp = false);
@@ -94,6 +104,7 @@ struct Fabric {
   int nodes = 1;
   std::string intra_desc;  // e.g. "NVLink 4 (450 GB/s per direction)" or "PCIe 4.0 x16, host-staged"
   bool host_staged = false;
+  bool nvlink = false;     // the GPUs of a node reach each other over NVLink (a switch or a full mesh)
   double overlap_cap = 1;  // the most of a collective that can hide behind compute (host-staged: the link's)
   std::vector<ProtocolCost> protocols;  // the library's protocols enabled on these links
   BytesPerSecond nvls_bus;              // in-switch all-reduce bus bandwidth; 0 = no NVLS
@@ -134,6 +145,12 @@ enum class Algorithm { kAuto, kRing, kNvls };
 CollectiveCost collective_cost(const Fabric& fabric, Collective c, Bytes size, int ranks,
                                Algorithm algorithm = Algorithm::kAuto);
 Seconds collective_time(const Fabric& fabric, Collective c, Bytes size, int ranks);
+// A tensor-parallel all-reduce of a serving engine: its own one-shot or two-shot kernel over peer
+// memory for messages up to the engine's allreduce_max inside a node (NVLink, or two GPUs with
+// peer access), else the collective library [vllm-custom-allreduce]:
+//   one-shot  α + (n−1)·S / B_p2p             every GPU reads each peer's whole buffer
+//   two-shot  2α + 2(n−1)/n · S / B_p2p       reduce-scatter, then all-gather, through peer memory
+Seconds serving_allreduce_time(const Fabric& fabric, const workload::ServingEngine& engine, Bytes size, int ranks);
 // All-to-all of `size` bytes per rank: node peers over the intra-node bus and other nodes over the
 // NICs at once.
 Seconds all_to_all_time(const Fabric& fabric, Bytes size, int ranks);

@@ -63,13 +63,95 @@ struct StepBreakdown {
   Stave input_stave = Stave::kNone;  // the slowest input stage, when there is an input pipeline
 };
 
+// p50, p90 and p99 of a per-request latency over the simulated requests.
+struct Percentiles {
+  Seconds p50;
+  Seconds p90;
+  Seconds p99;
+};
+
+// A serving deployment under its load (serving.cpp: the engine's scheduler simulated request by
+// request, each iteration timed by the IterationModel).
 struct InferenceResult {
-  Seconds time_to_first_token;
-  Seconds time_per_output_token;
-  double output_tokens_per_s = 0;  // decode only: batch / time per output token
-  Seconds request_latency;
-  double offline_output_tokens_per_s = 0;  // all output tokens / (prefill + decode) of a batch
-  double batch = 0;                        // concurrent sequences (resolved when batch = "max")
+  Seconds time_to_first_token;           // p50 of ttft
+  Seconds time_per_output_token;         // p50 of tpot
+  Seconds request_latency;               // p50 of e2e
+  Percentiles ttft;                      // arrival to the first output token
+  Percentiles tpot;                      // (e2e − ttft) / (output tokens − 1)
+  Percentiles e2e;                       // arrival to the last token
+  Percentiles queue;                     // arrival to the first scheduled token
+  double output_tokens_per_s = 0;        // all replicas: output tokens over the whole run, prefill included
+  double decode_tokens_per_s = 0;        // all replicas: mean sequences decoding / p50 time per output token
+  double requests_per_s = 0;             // completed requests per second, all replicas
+  double tokens_per_s_per_user = 0;      // 1 / p50 time per output token
+  double mbu = 0;                        // DRAM bytes per second of decode iterations / peak bandwidth
+  double batch = 0;                      // mean sequences in flight per replica (static: the batch)
+  double kv_utilization = 0;             // mean share of the KV pool in use (continuous engines)
+  double kv_capacity_tokens = 0;         // tokens the KV pool of one replica holds
+  double preemptions = 0;                // requests evicted and recomputed
+  double requests = 0;                   // simulated, all replicas
+  int replicas = 1;                      // data-parallel replicas x pipeline virtual engines
+  Seconds makespan;                      // first arrival to last completion
+  double saturation_requests_per_s = 0;  // Poisson load: the most the deployment completes per second
+  bool saturated = false;                // the offered rate exceeds it: the queue grows without bound
+};
+
+// What one engine iteration processes: new tokens (prefill and decode together: the GEMMs' M),
+// sequences that sample a token (the head's rows), decoding sequences and the context tokens they
+// attend over, and the (query, key) pairs of the prefill tokens' causal attention.
+struct IterationShape {
+  double tokens = 0;
+  double rows = 0;
+  double decode_rows = 0;
+  double context = 0;
+  double pairs = 0;  // Σ over prefill chunks of q · (prior + (q + 1) / 2)
+};
+struct IterationCost {
+  Seconds time;           // through every pipeline stage
+  Seconds compute_bound;  // kernels of one stage
+  Seconds memory_bound;
+  Bytes dram;
+};
+// One iteration of one serving replica (`pipeline` stages, each a `tensor`-parallel group),
+// tabulated once from the lowering and the kernel model (physics::kernel_time) at one clock:
+//   stage  = (layers / p) · [dense(T) + attention(decode rows, context, pairs)] + head(rows)
+//            + embedding(T) + TP all-reduces(T): 2 per layer and 1 for the embedding
+//   gpu    = kernels · (1 + remainder) + kernel gaps + all-reduces
+//   time   = p · max(gpu, host launch of its kernels) + (p − 1) · activation send(T)
+// dense(T), head(rows) and the all-reduces are tabulated over a grid of T and interpolated;
+// attention is linear in decode rows, context tokens and pairs (memory- and compute-bound slopes).
+class IterationModel {
+ public:
+  IterationModel(const hardware::System& sys, const physics::Fabric& fabric, const workload::ModelShape& m,
+                 const workload::Inference& inf, const workload::Runtime& rt, const workload::Layout& layout,
+                 double clock, double max_tokens);
+  [[nodiscard]] IterationCost cost(const IterationShape& s) const;
+  [[nodiscard]] double clock() const { return clock_; }
+  [[nodiscard]] double kernels() const { return kernels_; }
+  [[nodiscard]] Seconds gaps() const { return gap_; }  // the kernel gaps of one stage
+
+ private:
+  struct Point {
+    double time = 0;
+    double compute_bound = 0;
+    double memory_bound = 0;
+    double dram = 0;
+  };
+  [[nodiscard]] static Point at(const std::vector<double>& grid, const std::vector<Point>& table, double x);
+  std::vector<double> grid_;
+  std::vector<Point> dense_;  // layers of the stage (attention aside) and the embedding, at T tokens
+  std::vector<Point> head_;   // final norm and logits for T rows
+  std::vector<Point> comm_;   // all-reduces (time only)
+  std::vector<Point> send_;   // one activation send between stages
+  Point decode_per_row_;      // decode attention: per sequence, and per context token
+  Point decode_per_context_;
+  Point prefill_per_pair_;
+  double remainder_ = 0;
+  double kernels_ = 0;
+  Seconds gap_;
+  Seconds host_;
+  int pipeline_ = 1;
+  double clock_ = 1;
 };
 
 // The step's kernels aggregated by name and phase (per step, all instances).
@@ -135,7 +217,9 @@ class Evaluator {
   const std::pair<hardware::System, physics::Fabric>& system_for(int gpus);
   Evaluation evaluate_training(const workload::Layout& layout, const hardware::System& sys,
                                const physics::Fabric& fabric, const Options& options);
-  Evaluation evaluate_inference(const hardware::System& sys, const Options& options) const;
+  Evaluation evaluate_inference(const workload::Layout& layout, const hardware::System& sys,
+                                const physics::Fabric& fabric, const Options& options) const;
+  physics::MemoryBreakdown inference_memory(const workload::Layout& layout) const;  // inference.cpp
 
   hardware::System system_;
   workload::Job job_;

@@ -109,14 +109,32 @@ struct Training {
   [[nodiscard]] double tokens_per_step() const { return static_cast<double>(global_batch * seq_len); }
 };
 
+// How requests reach a serving deployment ([serving] in docs/scenarios.md): all queued at once
+// (offline), a fixed number in flight (a closed loop: a new request as each one finishes), or
+// Poisson arrivals at a rate.
+enum class Arrival { kOffline, kConcurrency, kPoisson };
+inline constexpr base::Named<Arrival> kArrivalNames[] = {
+    {Arrival::kOffline, "offline"}, {Arrival::kConcurrency, "concurrency"}, {Arrival::kPoisson, "poisson"}};
+
+struct Load {
+  Arrival arrival = Arrival::kOffline;
+  double rate = 0;               // requests per second over the whole deployment (Poisson)
+  std::int64_t concurrency = 0;  // requests in flight over the whole deployment (closed loop)
+  std::int64_t requests = 0;     // requests simulated; 0: one batch per replica (static) or 1000
+  std::uint64_t seed = 1;        // of the arrival times and lengths
+  double length_spread = 0;      // prompt and output lengths uniform in mean x [1 - s, 1 + s]
+};
+
 struct Inference {
   std::int64_t batch = 1;
-  bool batch_max = false;  // batch = "max": as many concurrent sequences as the memory holds
+  bool batch_max = false;    // batch = "max": as many concurrent sequences as the memory holds
+  bool batch_given = false;  // [inference] batch was stated (caps in-flight sequences of a continuous engine)
   std::int64_t prompt_tokens = 512;
   std::int64_t output_tokens = 128;
   DType weight_precision = DType::kFp16;  // int8/int4 are stored formats, computed in fp16
   double weight_bytes = 2;                // bytes per weight as stored
   double kv_bytes = 2;                    // bytes per KV-cache element
+  Load load;
 };
 
 // The host side of training input (the "barrel": CPU preprocessing, storage, host-to-device copy).
@@ -194,6 +212,39 @@ struct Overlap {
   double pipeline = 0;          // pipeline sends behind compute
 };
 
+// How a serving engine batches requests (an inference runtime's [serving] table): static batches
+// (a batch is prefilled together and decoded until its last request ends, as Hugging Face
+// `generate` and `llama-bench` do) or continuous (in-flight) batching over a paged KV cache, each
+// iteration mixing decode tokens with prefill tokens up to a token budget (vLLM, TensorRT-LLM).
+enum class Scheduler { kStatic, kContinuous };
+inline constexpr base::Named<Scheduler> kSchedulerNames[] = {{Scheduler::kStatic, "static"},
+                                                             {Scheduler::kContinuous, "continuous"}};
+
+// What an engine's memory fraction is a fraction of: the GPU's whole memory (vLLM, MLC-LLM: weights,
+// workspace and the KV pool all fit under it) or the memory left free after the weights and
+// buffers (TensorRT-LLM: it sizes the KV pool alone).
+enum class MemoryBasis { kTotal, kFree };
+inline constexpr base::Named<MemoryBasis> kMemoryBasisNames[] = {{MemoryBasis::kTotal, "total"},
+                                                                 {MemoryBasis::kFree, "free"}};
+
+struct ServingEngine {
+  Scheduler scheduler = Scheduler::kStatic;
+  std::int64_t max_seqs = 256;             // sequences in flight per replica
+  std::int64_t max_batched_tokens = 8192;  // tokens one iteration may process (continuous)
+  bool chunked_prefill = false;            // a long prompt is prefilled over several iterations
+  std::int64_t kv_block = 16;              // tokens per paged-KV block
+  double memory_fraction = 0.9;            // of GPU memory the engine takes (see MemoryBasis)
+  MemoryBasis memory_basis = MemoryBasis::kTotal;
+  // Admission reserves KV blocks for the whole output (TensorRT-LLM's GUARANTEED_NO_EVICT): no
+  // evictions, fewer sequences in flight. Otherwise blocks are taken as tokens come (vLLM).
+  bool reserve_output = false;
+  // A one-shot/two-shot all-reduce over NVLink peer memory for tensor-parallel messages up to this
+  // size (larger ones, and links without it, go through the collective library); 0: none.
+  Bytes allreduce_max;
+  Bytes allreduce_one_shot_max;  // one-shot below, two-shot (reduce-scatter + all-gather) above
+  Seconds allreduce_latency;     // per stage: kernel launch and the cross-GPU flag handshake
+};
+
 struct Runtime {
   std::string id;  // specs/runtimes id
   std::string name;
@@ -213,6 +264,7 @@ struct Runtime {
   Fusion fusion;
   Overlap overlap;
   double quantized = 1.0;  // dequantizing GEMV bandwidth relative to the fp16 GEMV
+  ServingEngine serving;   // inference runtimes
   // Time outside the modelled kernels, as a fraction of kernel time: what no other parameter of
   // the runtime explains, calibrated on its fit rows (0 where it has none).
   double remainder = 0;

@@ -5,6 +5,43 @@
 
 namespace gpusim::answer {
 
+namespace {
+
+// The engine, its load and the layout of an inference scenario, in words.
+std::string serving_summary(const scenario::Scenario& sc) {
+  const workload::ServingEngine& en = sc.runtime.serving;
+  const workload::Inference& inf = *sc.job.inference;
+  const workload::Load& load = inf.load;
+  std::string engine =
+      en.scheduler == workload::Scheduler::kStatic
+          ? (inf.batch_max ? std::string("static batches as large as memory allows")
+                           : base::strfmt("static batches of %lld", static_cast<long long>(inf.batch)))
+          : base::strfmt("continuous batching (up to %lld sequences, %lld tokens per iteration%s)",
+                         static_cast<long long>(en.max_seqs), static_cast<long long>(en.max_batched_tokens),
+                         en.chunked_prefill ? ", chunked prefill" : "");
+  std::string arrival;
+  switch (load.arrival) {
+    case workload::Arrival::kOffline:
+      arrival = load.requests > 0 ? base::strfmt("%lld requests queued at once", static_cast<long long>(load.requests))
+                                  : std::string("one batch per replica");
+      break;
+    case workload::Arrival::kConcurrency:
+      arrival = base::strfmt("%lld requests, %lld in flight", static_cast<long long>(load.requests),
+                             static_cast<long long>(load.concurrency));
+      break;
+    case workload::Arrival::kPoisson:
+      arrival = base::strfmt("%lld requests arriving at %.3g per second (Poisson)",
+                             static_cast<long long>(load.requests), load.rate);
+      break;
+  }
+  const workload::Layout& l = sc.layout;
+  return base::strfmt("%s · %s · prompt %lld, output %lld tokens · tensor %d x pipeline %d x data %d", engine.c_str(),
+                      arrival.c_str(), static_cast<long long>(inf.prompt_tokens),
+                      static_cast<long long>(inf.output_tokens), l.tensor, l.pipeline, l.data);
+}
+
+}  // namespace
+
 Estimate estimate(const scenario::Scenario& sc, const Options& options) {
   Estimate e;
   e.scenario = sc.name;
@@ -23,6 +60,9 @@ Estimate estimate(const scenario::Scenario& sc, const Options& options) {
                 .c_str()
           : "");
   e.params = workload::total_params(sc.job.model);
+  if (sc.job.inference) {
+    e.serving_summary = serving_summary(sc);
+  }
   e.eval = step::evaluate(sc, step::Options{true});
   e.sm_clock_mhz = units::to_megahertz(sc.system.gpu.boost_clock * e.eval.clock);
 

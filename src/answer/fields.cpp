@@ -2,6 +2,8 @@
 // in bytes, power in watts, energy in kWh, money in USD, fractions in 0..1. One list feeds the
 // JSON and CSV writers and report_metric, so a key validated against a measurement is exactly
 // the key a user reads.
+#include <algorithm>
+
 #include "gpusim/answer.hpp"
 
 namespace gpusim::answer {
@@ -64,10 +66,33 @@ std::vector<Field> report_fields(const Estimate& e) {
       {"training", "gpu_hours", opt(training, units::to_hours(ev.gpu_time))},
       {"inference", "time_to_first_token_s", opt(inf, units::to_seconds(r.time_to_first_token))},
       {"inference", "time_per_output_token_s", opt(inf, units::to_seconds(r.time_per_output_token))},
-      {"inference", "output_tokens_per_s", opt(inf, r.output_tokens_per_s)},
       {"inference", "request_latency_s", opt(inf, units::to_seconds(r.request_latency))},
-      {"inference", "offline_output_tokens_per_s", opt(inf, r.offline_output_tokens_per_s)},
+      {"inference", "output_tokens_per_s", opt(inf, r.output_tokens_per_s)},
+      {"inference", "decode_tokens_per_s", opt(inf, r.decode_tokens_per_s)},
+      {"inference", "requests_per_s", opt(inf, r.requests_per_s)},
+      {"inference", "tokens_per_s_per_user", opt(inf, r.tokens_per_s_per_user)},
+      {"inference", "mbu", opt(inf, r.mbu)},
       {"inference", "batch", opt(inf, r.batch)},
+      {"inference", "kv_cache_utilization", opt(inf, r.kv_utilization)},
+      {"inference", "kv_capacity_tokens", opt(inf, r.kv_capacity_tokens)},
+      {"inference", "preemptions", opt(inf, r.preemptions)},
+      {"inference", "requests", opt(inf, r.requests)},
+      {"inference", "replicas", opt(inf, static_cast<double>(r.replicas))},
+      {"inference", "saturation_requests_per_s",
+       opt(inf && r.saturation_requests_per_s > 0, r.saturation_requests_per_s)},
+      {"inference", "saturated", inf ? FieldValue(r.saturated) : FieldValue(Null{})},
+      {"inference.ttft_s", "p50", opt(inf, units::to_seconds(r.ttft.p50))},
+      {"inference.ttft_s", "p90", opt(inf, units::to_seconds(r.ttft.p90))},
+      {"inference.ttft_s", "p99", opt(inf, units::to_seconds(r.ttft.p99))},
+      {"inference.tpot_s", "p50", opt(inf, units::to_seconds(r.tpot.p50))},
+      {"inference.tpot_s", "p90", opt(inf, units::to_seconds(r.tpot.p90))},
+      {"inference.tpot_s", "p99", opt(inf, units::to_seconds(r.tpot.p99))},
+      {"inference.e2e_s", "p50", opt(inf, units::to_seconds(r.e2e.p50))},
+      {"inference.e2e_s", "p90", opt(inf, units::to_seconds(r.e2e.p90))},
+      {"inference.e2e_s", "p99", opt(inf, units::to_seconds(r.e2e.p99))},
+      {"inference.queue_s", "p50", opt(inf, units::to_seconds(r.queue.p50))},
+      {"inference.queue_s", "p90", opt(inf, units::to_seconds(r.queue.p90))},
+      {"inference.queue_s", "p99", opt(inf, units::to_seconds(r.queue.p99))},
       {"power", "gpu_avg_w", units::to_watts(ev.gpu_avg_power)},
       {"power", "sm_clock_mhz", e.sm_clock_mhz},
       {"power", "energy_kwh", units::to_kwh(e.energy.energy)},
@@ -76,6 +101,8 @@ std::vector<Field> report_fields(const Estimate& e) {
       {"cost", "owned_usd", units::to_usd(e.cost.owned())},
       {"cost", "owned_electricity_usd", units::to_usd(e.cost.owned_electricity)},
       {"cost", "owned_hardware_usd", units::to_usd(e.cost.owned_hardware)},
+      {"cost", "usd_per_million_output_tokens",
+       opt(inf && ev.tokens > 0, units::to_usd(e.cost.cloud) / std::max(ev.tokens, 1.0) * 1e6)},
       {"cost", "breakeven_days",
        opt(e.cost.breakeven.has_value(), units::to_days(e.cost.breakeven.value_or(Seconds(0))))},
       {"", "bottleneck", std::string(explain::to_string(e.diagnosis.bottleneck))},

@@ -146,12 +146,17 @@ void try_variant(AdviceKind kind, const Override& change, const Scenario& v, con
 // The batch an inference evaluation ran at (batch = "max" resolved).
 std::int64_t batch_of(const Evaluation& e) { return static_cast<std::int64_t>(e.inference->batch); }
 
+// A static engine's batch is the scenario's choice; a continuous engine's batch follows the load
+// and its KV pool, so a larger cap is no lever there.
 void inference_batch(AdviceKind kind, const Scenario& sc, const Evaluation& e, std::vector<Advice>& out) {
+  if (sc.runtime.serving.scheduler != workload::Scheduler::kStatic) {
+    return;
+  }
   Scenario v = sc;
   v.job.inference->batch_max = false;
   v.job.inference->batch = batch_of(e) * 4;
   const Effect after = run(v);
-  if (after.memory.fits()) {
+  if (after.memory.fits() && after.tokens_per_s > e.tokens_per_s) {
     Advice a = of(kind);
     a.change = {{"inference.batch", std::to_string(v.job.inference->batch)}};
     a.before = effect_of(e);

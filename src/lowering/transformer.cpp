@@ -502,7 +502,7 @@ std::vector<Op> lower_training(const ModelShape& m, const workload::Training& tc
 }
 
 std::vector<Op> lower_forward(const ModelShape& m, const workload::Inference& ic, const workload::Runtime& rt,
-                              double batch, double q_len, double kv_len) {
+                              int tensor, double batch, double q_len, double kv_len) {
   std::vector<Op> ops;
   PassShape p;
   p.m = &m;
@@ -519,6 +519,7 @@ std::vector<Op> lower_forward(const ModelShape& m, const workload::Inference& ic
   p.kv_len = std::max(1.0, kv_len);
   p.causal_square = q_len > 1.0;  // decode attends one new query over the whole cache
   p.composite = rt.composite_ops;
+  p.tp = tensor;
   if (rt.autocast) {  // fp32 activations (norms, residual stream, softmax), 16-bit GEMM inputs
     p.e_norm = p.e_res = 4.0;
   }
@@ -529,11 +530,13 @@ std::vector<Op> lower_forward(const ModelShape& m, const workload::Inference& ic
   b.mem("embedding", Phase::kForward, 2.0 * t * h * p.e, 1);
   b.scope(Scope::kLayer);
   layer_forward(b, p, Phase::kForward);
-  b.mem("kv_cache.write", Phase::kForward, t * 2.0 * static_cast<double>(m.kv_dim()) * p.kv_bytes, 1);
+  // Each rank writes its KV heads (a head is replicated when tensor > kv_heads).
+  const double kv_width = std::max(static_cast<double>(m.kv_dim()) / p.tp, static_cast<double>(m.head_dim()));
+  b.mem("kv_cache.write", Phase::kForward, t * 2.0 * kv_width * p.kv_bytes, 1);
   b.scope(Scope::kHead);
   b.mem("final_norm", Phase::kForward, 2.0 * p.seqs * h * p.e, 1);
-  // Only the last position of each sequence needs logits.
-  b.gemm("logits", Phase::kForward, p.gemm_dtype, p.seqs, static_cast<double>(m.vocab), h, 1, p.e, p.w, p.e);
+  // Only the last position of each sequence needs logits; the vocabulary is split across ranks.
+  b.gemm("logits", Phase::kForward, p.gemm_dtype, p.seqs, static_cast<double>(m.vocab) / p.tp, h, 1, p.e, p.w, p.e);
   return ops;
 }
 

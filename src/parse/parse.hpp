@@ -120,6 +120,9 @@ void read_runtime(Reader& r, workload::Runtime& out);
 // The settings of a runtime (everything but its name, kind and sources): all required in a spec
 // file; optional in a scenario's [runtime] table, where each one given overrides the named runtime.
 void read_runtime_settings(Reader& r, workload::Runtime& out, Need need);
+// The engine keys of a serving runtime's [serving] table (required in spec files, overrides in a
+// scenario's [serving]).
+void read_serving_engine(Reader& r, workload::ServingEngine& out, Need need);
 void read_comm(Reader& r, hardware::CommLibrary& out);
 // Cross-field checks (heads divide hidden, kv_heads divide heads).
 void check_model(Reader& r, const workload::ModelShape& m);

@@ -380,6 +380,36 @@ void read_runtime_settings(Reader& r, workload::Runtime& rt, Need need) {
   }
 }
 
+void read_serving_engine(Reader& r, workload::ServingEngine& e, Need need) {
+  if (auto v = r.choice("scheduler", workload::kSchedulerNames, need)) {
+    e.scheduler = *v;
+  }
+  if (auto v = r.integer("max_seqs", need)) {
+    e.max_seqs = *v;
+  }
+  if (auto v = r.integer("max_batched_tokens", need)) {
+    e.max_batched_tokens = *v;
+  }
+  if (auto v = r.boolean("chunked_prefill", need)) {
+    e.chunked_prefill = *v;
+  }
+  if (auto v = r.integer("kv_block", need)) {
+    e.kv_block = *v;
+  }
+  if (auto v = r.number("memory_fraction", need, Range::kFraction)) {
+    e.memory_fraction = *v;
+  }
+  if (auto v = r.choice("memory_basis", workload::kMemoryBasisNames, need)) {
+    e.memory_basis = *v;
+  }
+  if (auto v = r.boolean("reserve_output", need)) {
+    e.reserve_output = *v;
+  }
+  set_q(r, "allreduce_max", Dim::kBytes, e.allreduce_max, need, Range::kNonNegative);
+  set_q(r, "allreduce_one_shot_max", Dim::kBytes, e.allreduce_one_shot_max, need, Range::kNonNegative);
+  set_q(r, "allreduce_latency", Dim::kTime, e.allreduce_latency, need, Range::kNonNegative);
+}
+
 void read_runtime(Reader& r, workload::Runtime& rt) {
   r.allow({"base"});
   if (auto v = r.string("name", Need::kRequired)) {
@@ -389,6 +419,12 @@ void read_runtime(Reader& r, workload::Runtime& rt) {
     rt.kind = *v;
   }
   read_runtime_settings(r, rt, Need::kRequired);
+  if (rt.kind == workload::RuntimeKind::kInference) {
+    if (auto s = r.table("serving", Need::kRequired)) {
+      read_serving_engine(*s, rt.serving, Need::kRequired);
+      s->finish();
+    }
+  }
   if (auto m = r.table("meta", Need::kOptional)) {
     rt.sources = m->string_list("sources");
     rt.assumptions = m->string_list("assumptions");

@@ -90,6 +90,7 @@ Fabric make_fabric(const hardware::System& sys) {
     f.intra_p2p = link * intra.efficiency;
     f.intra_alpha = intra.latency;
     f.intra_desc = strfmt("%s (%.0f GB/s per direction)", intra.name.c_str(), units::to_gigabytes_per_second(link));
+    f.nvlink = true;
   } else {
     // PCIe between GPUs: the intra-node link if it is PCIe, else (bridged pairs in a larger node)
     // the GPU's own host link.
@@ -215,6 +216,25 @@ CollectiveCost collective_cost(const Fabric& f, Collective c, Bytes size, int ra
 
 Seconds collective_time(const Fabric& f, Collective c, Bytes size, int ranks) {
   return collective_cost(f, c, size, ranks).time;
+}
+
+Seconds serving_allreduce_time(const Fabric& f, const workload::ServingEngine& e, Bytes size, int ranks) {
+  if (ranks <= 1) {
+    return Seconds(0);
+  }
+  const double n = ranks;
+  // Peer memory inside one node: every pair over NVLink, or a lone pair with peer access.
+  const bool peers = ranks <= f.gpus_per_node && !f.host_staged && (f.nvlink || ranks == 2);
+  if (!peers || e.allreduce_max.value() <= 0 || size > e.allreduce_max) {
+    return collective_time(f, Collective::kAllReduce, size, ranks);
+  }
+  // The one-shot threshold is stated for 8 GPUs; fewer GPUs read fewer peers, so it scales with
+  // 8 / n (vLLM: 256 KiB at 8 GPUs, 512 KiB at 4, one-shot always at 2) [vllm-custom-allreduce].
+  const Bytes one_shot_max = e.allreduce_one_shot_max * (8.0 / n);
+  if (ranks == 2 || size < one_shot_max) {
+    return e.allreduce_latency + size * (n - 1.0) / f.intra_p2p;
+  }
+  return e.allreduce_latency * 2.0 + size * (2.0 * (n - 1.0) / n) / f.intra_p2p;
 }
 
 Seconds all_to_all_time(const Fabric& f, Bytes size, int ranks) {

@@ -119,20 +119,47 @@ MemoryBreakdown training_memory(const ModelShape& m, const workload::Training& t
   return mb;
 }
 
-MemoryBreakdown inference_memory(const ModelShape& m, const workload::Inference& inf, const GpuSpec& g) {
+Bytes kv_bytes_per_token(const ModelShape& m, const workload::Inference& inf, const workload::Layout& layout) {
+  const double stage_layers = std::ceil(static_cast<double>(m.layers) / layout.pipeline);
+  const double per_rank = std::max(static_cast<double>(m.kv_dim()) / layout.tensor, static_cast<double>(m.head_dim()));
+  return Bytes(2.0 * stage_layers * per_rank * inf.kv_bytes);
+}
+
+MemoryBreakdown inference_memory(const ModelShape& m, const workload::Inference& inf, const GpuSpec& g,
+                                 const workload::Layout& layout, const workload::ServingEngine& engine, double batch) {
   MemoryBreakdown mb;
   mb.capacity = g.memory_capacity;
-  mb.weights = Bytes(workload::total_params(m) * inf.weight_bytes);
-  const double ctx = static_cast<double>(inf.prompt_tokens + inf.output_tokens);
-  const double batch = static_cast<double>(inf.batch);
-  mb.kv_cache =
-      Bytes(2.0 * static_cast<double>(m.layers) * static_cast<double>(m.kv_dim()) * ctx * batch * inf.kv_bytes);
-  // Prefill working set of one layer plus the last positions' logits in fp32.
-  mb.activations =
-      layer_activation_bytes(m, static_cast<double>(inf.prompt_tokens), batch, 2.0, true, Recompute::kNone) +
-      Bytes(4.0 * batch * static_cast<double>(m.vocab));
-  const Bytes live = mb.weights + mb.kv_cache + mb.activations;
-  mb.other = g.memory_reserved + live * g.fragmentation;
+  const double tp = layout.tensor;
+  const double pp = layout.pipeline;
+  // Tensor parallelism splits every matrix and the vocabulary-parallel embedding and head;
+  // pipeline stages hold their share of the layers.
+  mb.weights = Bytes(workload::total_params(m) * inf.weight_bytes / (tp * pp));
+  const bool continuous = engine.scheduler == workload::Scheduler::kContinuous;
+  // Workspace: one layer's activations for the largest iteration (a continuous engine profiles a
+  // forward of its token budget; a static one prefills the whole batch at once) and the fp32
+  // logits of the sequences that sample.
+  const double prompt = static_cast<double>(inf.prompt_tokens) * (1.0 + inf.load.length_spread);
+  const double tokens = continuous ? static_cast<double>(engine.max_batched_tokens) : batch * prompt;
+  const double rows = continuous ? static_cast<double>(engine.max_seqs) : batch;
+  mb.activations = layer_activation_bytes(m, tokens, 1.0, 2.0, true, Recompute::kNone, tp) +
+                   Bytes(4.0 * rows * static_cast<double>(m.vocab) / tp);
+  const Bytes per_token = kv_bytes_per_token(m, inf, layout);
+  const double context = prompt + static_cast<double>(inf.output_tokens) * (1.0 + inf.load.length_spread);
+  if (!continuous) {
+    mb.kv_cache = per_token * (context * batch);
+    const Bytes live = mb.weights + mb.kv_cache + mb.activations;
+    mb.other = g.memory_reserved + live * g.fragmentation;
+    return mb;
+  }
+  // The engine preallocates its pool; one request at its longest context must fit in it.
+  mb.other = g.memory_reserved;
+  const Bytes fixed = mb.weights + mb.activations + mb.other;
+  const Bytes pool = engine.memory_basis == workload::MemoryBasis::kTotal
+                         ? g.memory_capacity * engine.memory_fraction - fixed
+                         : (g.memory_capacity - fixed) * engine.memory_fraction;
+  mb.budget = fixed + (pool.value() > 0 ? pool : Bytes(0));
+  const Bytes one_request = per_token * context;
+  mb.kv_cache = pool > one_request ? pool : one_request;
   return mb;
 }
 

@@ -21,15 +21,15 @@ std::string catalog_text(const catalog::Catalog& c) {
   for (const auto& id : c.ids(catalog::SpecKind::kRuntime)) {
     const workload::Runtime rt = c.runtime(id);
     const auto yn = [](bool b) { return b ? "yes" : "no"; };
-    out +=
-        strfmt("%-16s %-9s %-12s %-9s %-10s %-44s %.2g/%.2g/%.2g/%.2g\n", id.c_str(),
-               base::name_in(workload::kRuntimeKindNames, rt.kind), rt.cuda_graphs ? "cuda-graphs" : "eager",
-               base::name_in(workload::kAttentionNames, rt.attention),
-               base::name_in(workload::kOptimizerImplNames, rt.optimizer),
-               strfmt("       %-8s %-3s %-4s %-4s  %-5s %-7s", yn(rt.fusion.norm_residual), yn(rt.fusion.bias_activation),
-                      yn(rt.fusion.rope), yn(rt.fusion.cross_entropy), yn(rt.fusion.bias_grad), yn(rt.fusion.norm_backward))
-                   .c_str(),
-               rt.overlap.data_parallel, rt.overlap.parameter_gather, rt.overlap.tensor_parallel, rt.overlap.pipeline);
+    out += strfmt(
+        "%-16s %-9s %-12s %-9s %-10s %-44s %.2g/%.2g/%.2g/%.2g\n", id.c_str(),
+        base::name_in(workload::kRuntimeKindNames, rt.kind), rt.cuda_graphs ? "cuda-graphs" : "eager",
+        base::name_in(workload::kAttentionNames, rt.attention),
+        base::name_in(workload::kOptimizerImplNames, rt.optimizer),
+        strfmt("       %-8s %-3s %-4s %-4s  %-5s %-7s", yn(rt.fusion.norm_residual), yn(rt.fusion.bias_activation),
+               yn(rt.fusion.rope), yn(rt.fusion.cross_entropy), yn(rt.fusion.bias_grad), yn(rt.fusion.norm_backward))
+            .c_str(),
+        rt.overlap.data_parallel, rt.overlap.parameter_gather, rt.overlap.tensor_parallel, rt.overlap.pipeline);
   }
   out += "\nlinks:  ";
   for (const auto& id : c.ids(catalog::SpecKind::kLink)) {

@@ -52,20 +52,41 @@ std::string estimate_text(const answer::Estimate& e) {
                 units::to_teraflops(ev.model_flops_per_gpu)));
   } else {
     const step::InferenceResult& r = *ev.inference;
-    line(out, "latency",
-         strfmt("first token %s · %s per output token · request %s", duration(r.time_to_first_token).c_str(),
-                duration(r.time_per_output_token).c_str(), duration(r.request_latency).c_str()));
+    line(out, "serving", e.serving_summary);
+    auto pcts = [](const step::Percentiles& p) {
+      return strfmt("p50 %s · p90 %s · p99 %s", duration(p.p50).c_str(), duration(p.p90).c_str(),
+                    duration(p.p99).c_str());
+    };
+    line(out, "latency", "first token " + pcts(r.ttft));
+    line(out, "", "per output token " + pcts(r.tpot));
+    line(out, "", "request " + pcts(r.e2e) + " · queueing p50 " + duration(r.queue.p50));
     line(out, "throughput",
-         strfmt("%s output tokens/s in decode (%s per GPU) · %s over whole requests · batch %.0f   %.0f TFLOP/s "
-                "per GPU in decode",
+         strfmt("%s output tokens/s over whole requests (%s per GPU) · %s in decode · %.3g requests/s",
                 human(r.output_tokens_per_s).c_str(), human(ev.tokens_per_s_per_gpu).c_str(),
-                human(r.offline_output_tokens_per_s).c_str(), r.batch, units::to_teraflops(ev.model_flops_per_gpu)));
+                human(r.decode_tokens_per_s).c_str(), r.requests_per_s));
+    line(out, "",
+         strfmt("%.0f tokens/s per user · %.0f sequences in flight per replica · MBU %.0f %% in decode · %.0f "
+                "TFLOP/s per GPU",
+                r.tokens_per_s_per_user, r.batch, pct(r.mbu), units::to_teraflops(ev.model_flops_per_gpu)));
+    if (r.saturated) {
+      line(out, "load",
+           strfmt("saturates at %.3g req/s; the queue grows without bound at the offered rate",
+                  r.saturation_requests_per_s));
+    }
   }
-  line(out, "memory",
-       strfmt("%.1f of %.1f GiB %s   weights %.2f · grads %.2f · optimizer %.2f · activations %.2f%s · other %.2f",
-              gib(m.total()), gib(m.capacity), m.fits() ? "fits" : "DOES NOT FIT", gib(m.weights), gib(m.gradients),
-              gib(m.optimizer), gib(m.activations),
-              m.kv_cache.value() > 0 ? strfmt(" · KV cache %.2f", gib(m.kv_cache)).c_str() : "", gib(m.other)));
+  line(
+      out, "memory",
+      strfmt("%.1f of %.1f GiB%s %s   weights %.2f · grads %.2f · optimizer %.2f · activations %.2f%s · other %.2f",
+             gib(m.total()), gib(m.budget.value() > 0 ? m.budget : m.capacity),
+             m.budget.value() > 0 ? strfmt(" (engine share of %.1f)", gib(m.capacity)).c_str() : "",
+             m.fits() ? "fits" : "DOES NOT FIT", gib(m.weights), gib(m.gradients), gib(m.optimizer), gib(m.activations),
+             m.kv_cache.value() > 0 ? strfmt(" · KV cache %.2f", gib(m.kv_cache)).c_str() : "", gib(m.other)));
+  if (ev.inference && ev.inference->kv_capacity_tokens > 0) {
+    const step::InferenceResult& r = *ev.inference;
+    line(out, "",
+         strfmt("KV cache holds %s tokens per replica; %.0f %% in use on average; %.0f preemptions",
+                human(r.kv_capacity_tokens).c_str(), pct(r.kv_utilization), r.preemptions));
+  }
   if (ev.training) {
     line(out, "time",
          strfmt("%s to train %s tokens   %s GPU-hours", duration(ev.job_time).c_str(), human(ev.tokens).c_str(),
@@ -74,7 +95,7 @@ std::string estimate_text(const answer::Estimate& e) {
   line(out, "power",
        strfmt("%.0f W per GPU avg at %.0f MHz SM clock (%.0f %% of the rated boost)   %.3g kWh · %.3g kg CO2e%s",
               units::to_watts(ev.gpu_avg_power), e.sm_clock_mhz, pct(ev.clock), units::to_kwh(e.energy.energy),
-              units::to_kilograms(e.energy.carbon), ev.training ? "" : " per request batch"));
+              units::to_kilograms(e.energy.carbon), ev.training ? "" : " for the simulated requests"));
   const std::string breakeven = e.cost.breakeven ? strfmt("break-even %.0f days at %.0f %% use",
                                                           units::to_days(*e.cost.breakeven), pct(e.utilization))
                                                  : strfmt("owning never pays back at %.0f %% use", pct(e.utilization));
@@ -83,6 +104,10 @@ std::string estimate_text(const answer::Estimate& e) {
               units::to_usd(e.cost.cloud), units::to_usd_per_hour(e.cloud_rate), e.cloud_gpu.c_str(),
               units::to_usd(e.cost.owned()), units::to_usd(e.cost.owned_electricity),
               units::to_usd(e.cost.owned_hardware), breakeven.c_str()));
+  if (ev.inference && ev.tokens > 0) {
+    line(out, "",
+         strfmt("%.3g USD per million output tokens in the cloud", units::to_usd(e.cost.cloud) / ev.tokens * 1e6));
+  }
   line(out, "bottleneck", strfmt("%s — %s", explain::to_string(e.diagnosis.bottleneck), bottleneck_reason(e).c_str()));
   for (std::size_t i = 0; i < e.advice.size(); ++i) {
     line(out, i == 0 ? "advice" : "", advice_text(e, e.advice[i]));
@@ -100,20 +125,39 @@ std::string estimate_text(const answer::Estimate& e) {
 std::string estimate_json(const answer::Estimate& e) {
   JsonWriter w;
   w.begin_object();
-  std::string open;  // the section whose object is open
+  // A dotted section ("inference.ttft_s") is an object inside its parent's.
+  std::vector<std::string> open;
+  auto split = [](const char* section) {
+    std::vector<std::string> parts;
+    std::string part;
+    for (const char* c = section; *c != '\0'; ++c) {
+      if (*c == '.') {
+        parts.push_back(part);
+        part.clear();
+      } else {
+        part += *c;
+      }
+    }
+    if (!part.empty()) {
+      parts.push_back(part);
+    }
+    return parts;
+  };
   for (const answer::Field& f : answer::report_fields(e)) {
-    if (open != f.section) {
-      if (!open.empty()) {
-        w.end_object();
-      }
-      open = f.section;
-      if (!open.empty()) {
-        w.begin_object(f.section);
-      }
+    const std::vector<std::string> path = split(f.section);
+    std::size_t common = 0;
+    while (common < open.size() && common < path.size() && open[common] == path[common]) {
+      ++common;
+    }
+    for (; open.size() > common; open.pop_back()) {
+      w.end_object();
+    }
+    for (; open.size() < path.size(); open.push_back(path[open.size()])) {
+      w.begin_object(path[open.size()].c_str());
     }
     write_value(w, f.key, f.value);
   }
-  if (!open.empty()) {
+  for (; !open.empty(); open.pop_back()) {
     w.end_object();
   }
   w.value("bottleneck_reason", bottleneck_reason(e));

@@ -51,9 +51,19 @@ std::string bottleneck_reason(const answer::Estimate& e) {
       }
       return strfmt("%.0f %% of step time in kernel gaps and framework overhead (%.0f kernels per step)", pct(d.share),
                     s.kernels);
-    case Bottleneck::kCapacity:
-      return strfmt("needs %.1f GiB per GPU but the %s has %.1f GiB", gib(e.eval.memory.total()), e.gpu_name.c_str(),
-                    gib(e.eval.memory.capacity));
+    case Bottleneck::kCapacity: {
+      const physics::MemoryBreakdown& m = e.eval.memory;
+      if (m.budget.value() > 0) {
+        const Bytes fixed = m.weights + m.activations + m.other;
+        const Bytes pool = m.budget > fixed ? m.budget - fixed : Bytes(0);
+        return strfmt(
+            "the serving engine may use %.1f of the %s's %.1f GiB; weights, workspace and reserve take %.1f GiB, "
+            "leaving %.2f GiB of KV cache, less than the %.2f GiB one request needs at its longest context",
+            gib(m.budget), e.gpu_name.c_str(), gib(m.capacity), gib(fixed), gib(pool), gib(m.kv_cache));
+      }
+      return strfmt("needs %.1f GiB per GPU but the %s has %.1f GiB", gib(m.total()), e.gpu_name.c_str(),
+                    gib(m.capacity));
+    }
   }
   return {};
 }
@@ -63,7 +73,7 @@ std::string advice_text(const answer::Estimate& e, const explain::Advice& a) {
     case AdviceKind::kQuantizeWeights:
       return strfmt("weights need %.1f GiB; 4-bit weights (%s) bring the total to %.1f of %.1f GiB",
                     gib(a.before->memory.weights), label(a.change).c_str(), gib(a.after->memory.total()),
-                    gib(a.after->memory.capacity));
+                    gib(a.after->memory.budget.value() > 0 ? a.after->memory.budget : a.after->memory.capacity));
     case AdviceKind::kFitsWith:
       return strfmt("%s: %.1f of %.1f GiB per GPU (activations %.1f -> %.1f GiB, optimizer %.1f -> %.1f GiB), %s",
                     label(a.change).c_str(), gib(a.after->memory.total()), gib(a.after->memory.capacity),

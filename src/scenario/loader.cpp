@@ -3,8 +3,7 @@
 #include <mutex>
 #include <sstream>
 
-#include "gpusim/scenario.hpp"
-#include "parse/parse.hpp"
+#include "scenario/internal.hpp"
 
 namespace gpusim::scenario {
 
@@ -15,9 +14,26 @@ struct ParsedScenario::Tree {
   std::mutex mutex;
 };
 
+namespace detail {
+
+std::optional<int> count(parse::Reader& r, std::string_view key, parse::Need need, std::int64_t min) {
+  constexpr std::int64_t kMaxInt = 2147483647;  // counts held in `int`
+  const auto v = r.integer(key, need, min);
+  if (v && *v > kMaxInt) {
+    r.error(key, base::strfmt("must be at most %lld, got %lld", static_cast<long long>(kMaxInt),
+                              static_cast<long long>(*v)));
+    return std::nullopt;
+  }
+  return v ? std::optional<int>(static_cast<int>(*v)) : std::nullopt;
+}
+
+}  // namespace detail
+
 namespace {
 
 using base::strfmt;
+using detail::count;
+using detail::RuntimeOverrides;
 using hardware::FormFactor;
 using hardware::GpuSpec;
 using hardware::LinkKind;
@@ -30,15 +46,6 @@ using units::Dim;
 using workload::FfnKind;
 using workload::NormKind;
 using workload::PositionKind;
-
-constexpr std::int64_t kMaxInt = 2147483647;  // counts held in `int`
-
-// Switches of [training] and [inference] that override the runtime's defaults.
-struct RuntimeOverrides {
-  std::optional<bool> flash_attention;
-  SourcePos where_flash;
-  std::optional<bool> cuda_graphs;
-};
 
 // What an override replaced, to put back: a table it created, or the node it replaced (moved,
 // so its position survives), or nothing when the key was new.
@@ -100,16 +107,6 @@ void revert(std::vector<Undo>& undo) {
     }
   }
   undo.clear();
-}
-
-// A count that must fit the `int` the model holds it in.
-std::optional<int> count(Reader& r, std::string_view key, Need need, std::int64_t min = 1) {
-  const auto v = r.integer(key, need, min);
-  if (v && *v > kMaxInt) {
-    r.error(key, strfmt("must be at most %lld, got %lld", static_cast<long long>(kMaxInt), static_cast<long long>(*v)));
-    return std::nullopt;
-  }
-  return v ? std::optional<int>(static_cast<int>(*v)) : std::nullopt;
 }
 
 void read_system(Reader& r, const catalog::Catalog& cat, System& s) {
@@ -306,36 +303,6 @@ void read_training(Reader& r, Scenario& sc, RuntimeOverrides& overrides) {
   sc.job.training = t;
 }
 
-// Stored weight and KV formats: int8/int4 weights are dequantized and multiplied in fp16.
-double stored_bytes(DType d) { return units::bytes_per_element(d); }
-
-void read_inference(Reader& r, Scenario& sc, RuntimeOverrides& overrides) {
-  workload::Inference inf;
-  if (r.has("batch") && r.string_value_is("batch", "max")) {
-    r.allow({"batch"});
-    inf.batch_max = true;  // resolved against the memory model by the evaluator
-  } else {
-    inf.batch = r.integer("batch", Need::kOptional).value_or(1);
-  }
-  inf.prompt_tokens = r.integer("prompt_tokens", Need::kOptional).value_or(512);
-  inf.output_tokens = r.integer("output_tokens", Need::kOptional).value_or(128);
-  overrides.cuda_graphs = r.boolean("cuda_graphs", Need::kOptional);
-  if (auto v = r.choice("weight_precision", units::kDTypeNames, Need::kOptional,
-                        {DType::kFp16, DType::kBf16, DType::kFp8, DType::kInt8, DType::kInt4})) {
-    inf.weight_bytes = stored_bytes(*v);
-    inf.weight_precision = (*v == DType::kInt8 || *v == DType::kInt4) ? DType::kFp16 : *v;
-    if (*v == DType::kFp8 && !sc.system.gpu.id.empty() && !sc.system.gpu.supports(DType::kFp8)) {
-      r.error("weight_precision", "the " + sc.system.gpu.name + " has no fp8 support");
-    }
-  }
-  if (auto v = r.choice("kv_precision", units::kDTypeNames, Need::kOptional,
-                        {DType::kFp16, DType::kBf16, DType::kFp8, DType::kInt8})) {
-    inf.kv_bytes = stored_bytes(*v);
-  }
-  r.finish();
-  sc.job.inference = inf;
-}
-
 // The software stack a job runs on when the scenario names none (docs/scenarios.md): Megatron-LM
 // with Transformer Engine for tensor- or pipeline-parallel layouts, PyTorch FSDP for ZeRO-3,
 // PyTorch DDP otherwise; Hugging Face transformers for inference.
@@ -400,6 +367,13 @@ void check_layout(Reader& r, const workload::ModelShape& m, const workload::Layo
   auto n = [](auto v) { return std::to_string(v); };
   if (p.tensor > 1 && m.heads % p.tensor != 0) {
     r.error("tensor", "tensor (" + n(p.tensor) + ") must divide the attention heads (" + n(m.heads) + ")");
+  }
+  // KV heads split over the tensor ranks, or replicated when there are fewer of them than ranks
+  // (vLLM and TensorRT-LLM): either way one count must divide the other.
+  if (p.tensor > 1 && m.heads % p.tensor == 0 && m.kv_heads > 0 && m.kv_heads % p.tensor != 0 &&
+      p.tensor % m.kv_heads != 0) {
+    r.error("tensor", "tensor (" + n(p.tensor) + ") must divide the KV heads (" + n(m.kv_heads) +
+                          ") or be a multiple of them (KV heads are then replicated)");
   }
   if (p.tensor > 1 && m.ffn_hidden % p.tensor != 0) {
     r.error("tensor", "tensor (" + n(p.tensor) + ") must divide ffn_hidden (" + n(m.ffn_hidden) + ")");
@@ -594,6 +568,14 @@ Scenario resolve_tree(const catalog::Catalog& catalog, const std::string& path, 
     read_runtime(rt ? &*rt : nullptr, diags, catalog, sc, runtime_overrides);
   } else {
     r.allow({"runtime"});
+  }
+  if (sc.job.inference && diags.empty()) {
+    auto sv = r.table("serving", Need::kOptional);
+    detail::read_serving(sv ? &*sv : nullptr, sc);
+  } else if (has_training && r.has("serving")) {
+    r.error("serving", "[serving] describes the load on an inference deployment; this scenario trains");
+  } else {
+    r.allow({"serving"});
   }
   // FlashAttention-2 kernels cover head dimensions up to 256 [dao-2023]; the model has no
   // efficiency for larger ones.

@@ -37,69 +37,17 @@ const std::pair<System, physics::Fabric>& Evaluator::system_for(int gpus) {
   return it->second;
 }
 
-namespace {
-
-// Clocks are settled to this resolution, so that nearby layouts share the memo of kernel sums.
-constexpr double kClockStep = 1e-3;
-
-// The clock a period sustains: its power mix depends on the clock (compute-bound kernels shorten
-// as it rises), and the clock on the mix (physics::sustained_clock). `mix_at(clock)` gives the
-// mix; starting from the highest clock, whose power is the highest, the iterates settle within a
-// few rounds.
-template <class MixAt>
-double settle_clock(const hardware::GpuSpec& g, Watts limit, MixAt mix_at) {
-  double clock = std::floor(physics::max_clock_ratio(g) / kClockStep) * kClockStep;
-  for (int i = 0; i < 12; ++i) {
-    const double next = std::floor(physics::sustained_clock(g, limit, mix_at(clock)) / kClockStep) * kClockStep;
-    if (std::fabs(next - clock) < 0.5 * kClockStep) {
-      break;
-    }
-    clock = next;
-  }
-  return clock;
-}
-
-// batch = "max": the largest batch whose weights, KV cache and activations fit in memory.
-workload::Inference resolve_max_batch(const workload::ModelShape& m, workload::Inference inf,
-                                      const hardware::GpuSpec& g) {
-  if (!inf.batch_max) {
-    return inf;
-  }
-  auto fits = [&](std::int64_t b) {
-    inf.batch = b;
-    return physics::inference_memory(m, inf, g).fits();
-  };
-  if (!fits(1)) {
-    inf.batch = 1;  // even one sequence does not fit: the report says so
-    return inf;
-  }
-  std::int64_t hi = 1;
-  while (hi < (1 << 20) && fits(hi * 2)) {
-    hi *= 2;
-  }
-  std::int64_t lo = hi;
-  hi = hi * 2;
-  while (hi - lo > 1) {
-    const std::int64_t mid = lo + (hi - lo) / 2;
-    (fits(mid) ? lo : hi) = mid;
-  }
-  inf.batch = lo;
-  return inf;
-}
-
-}  // namespace
-
 physics::MemoryBreakdown Evaluator::memory(const Layout& layout) const {
   if (job_.training) {
     return physics::training_memory(job_.model, *job_.training, layout, runtime_, system_.gpu);
   }
-  return physics::inference_memory(job_.model, resolve_max_batch(job_.model, *job_.inference, system_.gpu),
-                                   system_.gpu);
+  return inference_memory(layout);
 }
 
 Evaluation Evaluator::evaluate(const Layout& layout, int gpus, const Options& options) {
   const auto& [sys, fabric] = system_for(gpus);
-  return job_.training ? evaluate_training(layout, sys, fabric, options) : evaluate_inference(sys, options);
+  return job_.training ? evaluate_training(layout, sys, fabric, options)
+                       : evaluate_inference(layout, sys, fabric, options);
 }
 
 Evaluation Evaluator::evaluate_training(const Layout& layout, const System& sys, const physics::Fabric& fabric,
@@ -179,101 +127,6 @@ Evaluation Evaluator::evaluate_training(const Layout& layout, const System& sys,
     optimizer.ops.push_back(opt);
     optimizer.times.push_back(physics::kernel_time(optimizer.ops.back(), g, clock));
     add_shares(optimizer, 1.0, true, 1.0, e.ops);
-    sort_shares(e.ops);
-  }
-  return e;
-}
-
-Evaluation Evaluator::evaluate_inference(const System& sys, const Options& options) const {
-  const workload::ModelShape& m = job_.model;
-  const hardware::GpuSpec& g = sys.gpu;
-  const workload::Inference inf = resolve_max_batch(m, *job_.inference, g);
-  const double batch = static_cast<double>(inf.batch);
-  const double prompt = static_cast<double>(inf.prompt_tokens);
-  const double output = static_cast<double>(inf.output_tokens);
-  const double layers = static_cast<double>(m.layers);
-  const DType dtype = g.supports(inf.weight_precision) ? inf.weight_precision : DType::kFp16;
-  // Prefill and decode each settle at their own clock (compute-bound prefill may meet the power
-  // limit; memory-bound decode rarely does).
-  auto pass_at = [&](const std::vector<lowering::Op>& ops, double& clock) {
-    clock = settle_clock(g, sys.power_limit, [&](double c) {
-      const StepKernels k = stage_kernels(*time_pass(ops, g, c), layers, true);
-      const Seconds t = pass_time(k, g, runtime_);
-      const double busy = 1.0 + runtime_.remainder;
-      return power_mix(k.compute_bound * busy, k.memory_bound * busy, k.dram, t, dtype);
-    });
-    return time_pass(ops, g, clock);
-  };
-  double prefill_clock = 1;
-  double decode_clock = 1;
-  const auto prefill = pass_at(lowering::lower_forward(m, inf, runtime_, batch, prompt, prompt), prefill_clock);
-  // Decode at the mean context over the generation.
-  const auto decode =
-      pass_at(lowering::lower_forward(m, inf, runtime_, batch, 1.0, prompt + output / 2.0), decode_clock);
-  const StepKernels kp = stage_kernels(*prefill, layers, true);
-  const StepKernels kd = stage_kernels(*decode, layers, true);
-
-  Evaluation e;
-  e.training = false;
-  e.gpus = sys.gpus;
-  e.clock = decode_clock;
-  InferenceResult r;
-  r.time_to_first_token = pass_time(kp, g, runtime_);
-  r.time_per_output_token = pass_time(kd, g, runtime_);
-  const double replicas = sys.gpus;  // independent replicas, one per GPU
-  r.output_tokens_per_s = replicas * batch / r.time_per_output_token.value();
-  r.request_latency = r.time_to_first_token + r.time_per_output_token * output;
-  // A batch of requests start to finish (offline / in-flight batching at full load): prefill and
-  // decode of every request, all output tokens.
-  r.offline_output_tokens_per_s = replicas * batch * output / r.request_latency.value();
-  r.batch = batch;
-  e.inference = r;
-
-  StepBreakdown& s = e.step;  // one decode step
-  s.compute = kd.micro;
-  s.gemm = kd.compute_bound;
-  s.gemm_flops = kd.compute_bound_flops;
-  s.memory_bound = kd.memory_bound;
-  s.kernels = kd.kernels;
-  s.overhead = g.efficiency.kernel_overhead * kd.kernels;
-  s.host_launch = physics::launch_cost(g, runtime_) * kd.kernels;
-  s.launch_stall = physics::launch_stall(s.host_launch, s.compute + s.overhead);
-  s.overhead += s.launch_stall;
-  s.time = s.compute + s.overhead;
-
-  e.memory = physics::inference_memory(m, inf, g);
-  e.dtype = inf.weight_precision;
-  e.peak = g.peak_for(g.supports(e.dtype) ? e.dtype : DType::kFp16);
-  e.tokens_per_step = replicas * batch;
-  e.tokens_per_s = r.output_tokens_per_s;
-  e.tokens_per_s_per_gpu = r.output_tokens_per_s / replicas;
-  e.samples_per_s = replicas * batch / r.request_latency.value();
-  // Model FLOPs of one decoded token: the decode pass's FLOPs over its batch.
-  Flop decode_flops;
-  for (std::size_t i = 0; i < decode->ops.size(); ++i) {
-    const lowering::Op& op = decode->ops[i];
-    decode_flops += op.flops * (op.count * (op.scope == lowering::Scope::kLayer ? layers : 1.0));
-  }
-  e.model_flops_per_gpu = FlopPerSecond(decode_flops.value() / batch * e.tokens_per_s_per_gpu);
-  e.hardware_flops_per_gpu = e.model_flops_per_gpu;
-  e.mfu = e.model_flops_per_gpu / e.peak;
-  e.hfu = e.mfu;
-  e.tokens = batch * output * replicas;
-  e.job_time = r.request_latency;
-  e.gpu_time = r.request_latency * static_cast<double>(sys.gpus);
-  // Power over the request: the prefill at its clock, then the decode steps at theirs.
-  const double busy = 1.0 + runtime_.remainder;
-  const Watts prefill_power = physics::board_power(
-      g, power_mix(kp.compute_bound * busy, kp.memory_bound * busy, kp.dram, r.time_to_first_token, dtype),
-      prefill_clock);
-  const Watts decode_power = physics::board_power(
-      g, power_mix(kd.compute_bound * busy, kd.memory_bound * busy, kd.dram, r.time_per_output_token, dtype),
-      decode_clock);
-  e.gpu_avg_power = std::min(sys.power_limit, (prefill_power * r.time_to_first_token.value() +
-                                               decode_power * (r.time_per_output_token * output).value()) /
-                                                  r.request_latency.value());
-  if (options.op_shares) {
-    add_shares(*decode, layers, true, 1.0, e.ops);
     sort_shares(e.ops);
   }
   return e;

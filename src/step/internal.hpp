@@ -2,6 +2,7 @@
 // parts (equations in include/gpusim/step.hpp).
 #pragma once
 
+#include <cmath>
 #include <vector>
 
 #include "gpusim/step.hpp"
@@ -56,5 +57,64 @@ StepBreakdown combine_training_step(const StepKernels& k, double micro_batches, 
                                     const workload::Runtime& rt);
 // One inference pass: kernels + kernel gaps + launch stall.
 Seconds pass_time(const StepKernels& k, const hardware::GpuSpec& g, const workload::Runtime& rt);
+
+// Clocks are settled to this resolution, so that nearby layouts share the memo of kernel sums.
+inline constexpr double kClockStep = 1e-3;
+
+// The clock a period sustains: its power mix depends on the clock (compute-bound kernels shorten
+// as it rises), and the clock on the mix (physics::sustained_clock). `mix_at(clock)` gives the
+// mix; starting from the highest clock, whose power is the highest, the iterates settle within a
+// few rounds.
+template <class MixAt>
+double settle_clock(const hardware::GpuSpec& g, Watts limit, MixAt mix_at) {
+  double clock = std::floor(physics::max_clock_ratio(g) / kClockStep) * kClockStep;
+  for (int i = 0; i < 12; ++i) {
+    const double next = std::floor(physics::sustained_clock(g, limit, mix_at(clock)) / kClockStep) * kClockStep;
+    if (std::fabs(next - clock) < 0.5 * kClockStep) {
+      break;
+    }
+    clock = next;
+  }
+  return clock;
+}
+
+// One engine (a data-parallel replica, or one of a pipeline's virtual engines) and its share of
+// the load (serving.cpp).
+struct ServingSetup {
+  workload::Scheduler scheduler = workload::Scheduler::kStatic;
+  workload::Arrival arrival = workload::Arrival::kOffline;
+  std::int64_t max_seqs = 1;  // static: the batch
+  std::int64_t max_batched_tokens = 0;
+  bool chunked = false;
+  bool reserve_output = false;
+  std::int64_t kv_block = 16;
+  std::int64_t kv_blocks = 0;  // the pool (static engines hold their batch: no limit)
+  std::int64_t prompt = 0;
+  std::int64_t output = 0;
+  double spread = 0;
+  std::int64_t requests = 0;
+  double rate = 0;               // requests per second (Poisson)
+  std::int64_t concurrency = 0;  // in flight (closed loop)
+  std::uint64_t seed = 1;
+};
+// Kernel time and traffic of the iterations run at one clock.
+struct ServingPhase {
+  double time = 0;
+  double compute_bound = 0;
+  double memory_bound = 0;
+  double dram = 0;
+};
+struct ServingOutcome {
+  InferenceResult result;  // latencies and rates of this engine
+  ServingPhase prefill;    // iterations with prefill tokens (at the prefill model's clock)
+  ServingPhase decode;     // decode-only iterations
+  double decode_rows = 0;  // mean sequences per iteration that decodes
+  double decode_rate = 0;  // sequences decoded per second of the iterations that decode
+  double busy = 0;
+  double elapsed = 0;
+  double preemptions = 0;
+  bool stalled = false;  // requests left that no iteration could take
+};
+ServingOutcome simulate_serving(const ServingSetup& setup, const IterationModel& prefill, const IterationModel& decode);
 
 }  // namespace gpusim::step

@@ -45,6 +45,9 @@ const std::unordered_map<std::string, UnitDef>& unit_table() {
     add_prefixed("FLOP/s", Dim::kFlopRate, 1.0, false);
     add_prefixed("OP/s", Dim::kFlopRate, 1.0, false);  // integer tensor ops (TOP/s)
     add_prefixed("Hz", Dim::kFrequency, 1.0, false);
+    // Request rates of a serving load.
+    t.emplace("req/s", UnitDef{Dim::kFrequency, 1.0});
+    t.emplace("req/min", UnitDef{Dim::kFrequency, 1.0 / 60.0});
     add_prefixed("W", Dim::kPower, 1.0, false);
     add_prefixed("J", Dim::kEnergy, 1.0, false);
     add_prefixed("Wh", Dim::kEnergy, 3600.0, false);

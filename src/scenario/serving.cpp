@@ -1,0 +1,115 @@
+// [inference] and [serving] of a scenario (keys and defaults in docs/scenarios.md): the requests'
+// shapes and formats, the load on the deployment, and the engine settings a scenario may change.
+#include "scenario/internal.hpp"
+
+namespace gpusim::scenario::detail {
+
+using base::strfmt;
+using parse::Need;
+using parse::Range;
+using parse::Reader;
+using units::Dim;
+
+namespace {
+
+// Requests simulated when a continuous engine's scenario states no count: enough for the
+// percentiles of a few hundred requests in flight to settle (assumption).
+constexpr std::int64_t kDefaultRequests = 1000;
+
+// Stored weight and KV formats: int8/int4 weights are dequantized and multiplied in fp16.
+double stored_bytes(DType d) { return units::bytes_per_element(d); }
+
+}  // namespace
+
+void read_inference(Reader& r, Scenario& sc, RuntimeOverrides& overrides) {
+  workload::Inference inf;
+  inf.batch_given = r.has("batch");
+  if (r.has("batch") && r.string_value_is("batch", "max")) {
+    r.allow({"batch"});
+    inf.batch_max = true;  // resolved against the memory model by the evaluator
+  } else {
+    inf.batch = r.integer("batch", Need::kOptional).value_or(1);
+  }
+  inf.prompt_tokens = r.integer("prompt_tokens", Need::kOptional).value_or(512);
+  inf.output_tokens = r.integer("output_tokens", Need::kOptional).value_or(128);
+  overrides.cuda_graphs = r.boolean("cuda_graphs", Need::kOptional);
+  if (auto v = r.choice("weight_precision", units::kDTypeNames, Need::kOptional,
+                        {DType::kFp16, DType::kBf16, DType::kFp8, DType::kInt8, DType::kInt4})) {
+    inf.weight_bytes = stored_bytes(*v);
+    inf.weight_precision = (*v == DType::kInt8 || *v == DType::kInt4) ? DType::kFp16 : *v;
+    if (*v == DType::kFp8 && !sc.system.gpu.id.empty() && !sc.system.gpu.supports(DType::kFp8)) {
+      r.error("weight_precision", "the " + sc.system.gpu.name + " has no fp8 support");
+    }
+  }
+  if (auto v = r.choice("kv_precision", units::kDTypeNames, Need::kOptional,
+                        {DType::kFp16, DType::kBf16, DType::kFp8, DType::kInt8})) {
+    inf.kv_bytes = stored_bytes(*v);
+  }
+  r.finish();
+  sc.job.inference = inf;
+}
+
+void read_serving(Reader* r, Scenario& sc) {
+  workload::Inference& inf = *sc.job.inference;
+  workload::ServingEngine& e = sc.runtime.serving;
+  workload::Load& load = inf.load;
+  if (r != nullptr) {
+    parse::read_serving_engine(*r, e, Need::kOptional);
+    if (auto v = r->choice("arrival", workload::kArrivalNames, Need::kOptional)) {
+      load.arrival = *v;
+    }
+    if (auto v = r->quantity("rate", Dim::kFrequency, Need::kOptional)) {
+      load.rate = *v;
+    }
+    if (auto v = count(*r, "concurrency", Need::kOptional)) {
+      load.concurrency = *v;
+    }
+    if (auto v = r->integer("requests", Need::kOptional)) {
+      load.requests = *v;
+    }
+    if (auto v = r->integer("seed", Need::kOptional, 0)) {
+      load.seed = static_cast<std::uint64_t>(*v);
+    }
+    if (auto v = r->number("length_spread", Need::kOptional, Range::kNonNegative)) {
+      load.length_spread = *v;
+      if (*v >= 1) {
+        r->error("length_spread",
+                 strfmt("lengths are drawn from mean x [1 - s, 1 + s]: s must be below 1, got %g", *v));
+      }
+    }
+    if (load.arrival == workload::Arrival::kPoisson && !r->has("rate")) {
+      r->error("rate", "arrival = \"poisson\" needs a request rate, e.g. rate = \"10 req/s\"");
+    }
+    if (load.arrival == workload::Arrival::kConcurrency && load.concurrency <= 0) {
+      r->error("concurrency",
+               "arrival = \"concurrency\" needs the number of requests in flight, e.g. concurrency = 64");
+    }
+    if (load.arrival != workload::Arrival::kPoisson && r->has("rate")) {
+      r->error("rate", "a rate applies to arrival = \"poisson\" only");
+    }
+    if (load.arrival != workload::Arrival::kConcurrency && r->has("concurrency")) {
+      r->error("concurrency", "a concurrency applies to arrival = \"concurrency\" only");
+    }
+    const auto longest_prompt =
+        static_cast<std::int64_t>(static_cast<double>(inf.prompt_tokens) * (1.0 + load.length_spread));
+    if (e.scheduler == workload::Scheduler::kContinuous && !e.chunked_prefill &&
+        longest_prompt > e.max_batched_tokens) {
+      r->error("max_batched_tokens",
+               strfmt("a prompt of up to %lld tokens never fits a budget of %lld tokens per iteration without "
+                      "chunked prefill: raise max_batched_tokens or set chunked_prefill = true",
+                      static_cast<long long>(longest_prompt), static_cast<long long>(e.max_batched_tokens)));
+    }
+    r->finish();
+  }
+  // A continuous engine takes [inference] batch as its cap on sequences in flight.
+  if (e.scheduler == workload::Scheduler::kContinuous && inf.batch_given && !inf.batch_max) {
+    e.max_seqs = inf.batch;
+  }
+  if (load.requests == 0) {
+    load.requests = e.scheduler == workload::Scheduler::kStatic && load.arrival == workload::Arrival::kOffline
+                        ? 0  // one batch per replica: resolved with the batch by the evaluator
+                        : kDefaultRequests;
+  }
+}
+
+}  // namespace gpusim::scenario::detail

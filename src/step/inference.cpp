@@ -1,0 +1,213 @@
+// The evaluator's inference side (equations in include/gpusim/step.hpp): the deployment's memory
+// and KV pool, its iteration model at the clocks prefill and decode sustain, and the engine's
+// scheduler simulated under the scenario's load (serving.cpp).
+#include <algorithm>
+#include <cmath>
+
+#include "step/internal.hpp"
+
+namespace gpusim::step {
+
+using hardware::System;
+using workload::Layout;
+
+namespace {
+
+bool is_continuous(const workload::Runtime& rt) { return rt.serving.scheduler == workload::Scheduler::kContinuous; }
+
+// batch = "max" (static engines): the largest batch whose weights, KV cache and workspace fit.
+workload::Inference resolve_max_batch(const workload::ModelShape& m, workload::Inference inf,
+                                      const hardware::GpuSpec& g, const Layout& layout,
+                                      const workload::ServingEngine& engine) {
+  if (!inf.batch_max || engine.scheduler == workload::Scheduler::kContinuous) {
+    return inf;
+  }
+  auto fits = [&](std::int64_t b) {
+    return physics::inference_memory(m, inf, g, layout, engine, static_cast<double>(b)).fits();
+  };
+  if (!fits(1)) {
+    inf.batch = 1;  // even one sequence does not fit: the report says so
+    return inf;
+  }
+  std::int64_t hi = 1;
+  while (hi < (1 << 20) && fits(hi * 2)) {
+    hi *= 2;
+  }
+  std::int64_t lo = hi;
+  hi = hi * 2;
+  while (hi - lo > 1) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    (fits(mid) ? lo : hi) = mid;
+  }
+  inf.batch = lo;
+  return inf;
+}
+
+}  // namespace
+
+physics::MemoryBreakdown Evaluator::inference_memory(const Layout& layout) const {
+  const workload::Inference inf = resolve_max_batch(job_.model, *job_.inference, system_.gpu, layout, runtime_.serving);
+  return physics::inference_memory(job_.model, inf, system_.gpu, layout, runtime_.serving,
+                                   static_cast<double>(inf.batch));
+}
+
+Evaluation Evaluator::evaluate_inference(const Layout& layout, const System& sys, const physics::Fabric& fabric,
+                                         const Options& options) const {
+  const workload::ModelShape& m = job_.model;
+  const hardware::GpuSpec& g = sys.gpu;
+  const workload::ServingEngine& engine = runtime_.serving;
+  const bool continuous = is_continuous(runtime_);
+  const workload::Inference inf = resolve_max_batch(m, *job_.inference, g, layout, engine);
+  const double batch = static_cast<double>(inf.batch);
+  const double prompt = static_cast<double>(inf.prompt_tokens);
+  const double output = static_cast<double>(inf.output_tokens);
+  const double layers = std::ceil(static_cast<double>(m.layers) / layout.pipeline);
+  const DType dtype = g.supports(inf.weight_precision) ? inf.weight_precision : DType::kFp16;
+  // A pipeline runs one virtual engine per stage, each with its share of the sequences and of the
+  // KV pool (assumption: vLLM's virtual engines); data-parallel replicas are engines of their own.
+  const int engines = layout.data * layout.pipeline;
+
+  Evaluation e;
+  e.training = false;
+  e.gpus = sys.gpus;
+  e.memory = physics::inference_memory(m, inf, g, layout, engine, batch);
+  const double per_token = physics::kv_bytes_per_token(m, inf, layout).value();
+  const double context = (prompt + output) * (1.0 + inf.load.length_spread);
+  const double pool_tokens = continuous ? e.memory.kv_cache.value() / per_token / layout.pipeline : 0.0;
+
+  // Prefill and decode each settle at their own clock (compute-bound prefill may meet the power
+  // limit; memory-bound decode rarely does), from a representative pass of each.
+  const double seqs = continuous ? std::max(1.0, std::min(static_cast<double>(engine.max_seqs) / layout.pipeline,
+                                                          std::floor(pool_tokens / context)))
+                                 : batch;
+  const double prefill_tokens = continuous ? static_cast<double>(engine.max_batched_tokens) : batch * prompt;
+  auto clock_of = [&](const std::vector<lowering::Op>& ops) {
+    return settle_clock(g, sys.power_limit, [&](double c) {
+      const StepKernels k = stage_kernels(*time_pass(ops, g, c), layers, true);
+      const Seconds t = pass_time(k, g, runtime_);
+      const double busy = 1.0 + runtime_.remainder;
+      return power_mix(k.compute_bound * busy, k.memory_bound * busy, k.dram, t, dtype);
+    });
+  };
+  const auto prefill_ops =
+      continuous ? lowering::lower_forward(m, inf, runtime_, layout.tensor, 1.0, prefill_tokens, prefill_tokens)
+                 : lowering::lower_forward(m, inf, runtime_, layout.tensor, batch, prompt, prompt);
+  const auto decode_ops = lowering::lower_forward(m, inf, runtime_, layout.tensor, seqs, 1.0, prompt + output / 2.0);
+  const double prefill_clock = clock_of(prefill_ops);
+  const double decode_clock = clock_of(decode_ops);
+  const double max_tokens =
+      std::max({prefill_tokens * (1.0 + inf.load.length_spread), seqs, static_cast<double>(engine.max_seqs)});
+  const IterationModel prefill_model(sys, fabric, m, inf, runtime_, layout, prefill_clock, max_tokens);
+  const IterationModel decode_model(sys, fabric, m, inf, runtime_, layout, decode_clock, max_tokens);
+
+  ServingSetup s;
+  s.scheduler = engine.scheduler;
+  s.arrival = inf.load.arrival;
+  s.max_seqs = continuous ? std::max<std::int64_t>(1, engine.max_seqs / layout.pipeline) : inf.batch;
+  s.max_batched_tokens = engine.max_batched_tokens;
+  s.chunked = engine.chunked_prefill;
+  s.reserve_output = engine.reserve_output;
+  s.kv_block = std::max<std::int64_t>(1, engine.kv_block);
+  const double one_request = std::ceil(context / static_cast<double>(s.kv_block));
+  s.kv_blocks =
+      continuous
+          ? static_cast<std::int64_t>(std::max(one_request, std::floor(pool_tokens / static_cast<double>(s.kv_block))))
+          : std::int64_t{1} << 50;
+  s.prompt = inf.prompt_tokens;
+  s.output = inf.output_tokens;
+  s.spread = inf.load.length_spread;
+  const std::int64_t total = inf.load.requests > 0 ? inf.load.requests : inf.batch * engines;
+  s.requests = std::max<std::int64_t>(1, (total + engines - 1) / engines);
+  s.rate = inf.load.rate / engines;
+  s.concurrency = std::max<std::int64_t>(1, std::llround(static_cast<double>(inf.load.concurrency) / engines));
+  s.seed = inf.load.seed;
+  const ServingOutcome run = simulate_serving(s, prefill_model, decode_model);
+
+  InferenceResult r = run.result;
+  r.replicas = engines;
+  r.output_tokens_per_s *= engines;
+  r.requests_per_s *= engines;
+  r.requests *= engines;
+  r.time_to_first_token = r.ttft.p50;
+  r.time_per_output_token = r.tpot.p50;
+  r.request_latency = r.e2e.p50;
+  if (r.tpot.p50.value() > 0) {
+    r.tokens_per_s_per_user = 1.0 / r.tpot.p50.value();
+  }
+  r.decode_tokens_per_s = run.decode_rate * engines;
+  if (run.decode.time > 0) {
+    r.mbu = run.decode.dram / run.decode.time / g.memory_bandwidth.value();
+  }
+  r.kv_capacity_tokens = continuous ? pool_tokens : 0.0;  // a static engine holds its batch, no pool
+  if (inf.load.arrival == workload::Arrival::kPoisson) {
+    ServingSetup offline = s;
+    offline.arrival = workload::Arrival::kOffline;
+    r.saturation_requests_per_s =
+        simulate_serving(offline, prefill_model, decode_model).result.requests_per_s * engines;
+    // Within 2 % of the capacity the queue of a finite run still drains; beyond it, it grows.
+    constexpr double kSaturation = 0.98;
+    r.saturated = inf.load.rate > kSaturation * r.saturation_requests_per_s;
+  }
+
+  // The step fields describe one decode iteration of the mean decode batch.
+  IterationShape d;
+  d.rows = d.tokens = d.decode_rows = std::max(1.0, std::round(run.decode_rows));
+  d.context = d.rows * (prompt + output / 2.0);
+  const IterationCost dc = decode_model.cost(d);
+  StepBreakdown& st = e.step;
+  st.time = dc.time;
+  st.gemm = dc.compute_bound;
+  st.memory_bound = dc.memory_bound;
+  st.compute = dc.compute_bound + dc.memory_bound;
+  st.kernels = decode_model.kernels();
+  st.host_launch = physics::launch_cost(g, runtime_) * st.kernels;
+  st.launch_stall = physics::launch_stall(st.host_launch, st.compute + decode_model.gaps());
+  st.overhead = st.time > st.compute ? st.time - st.compute : Seconds(0);
+  e.clock = decode_clock;
+  e.dtype = inf.weight_precision;
+  e.peak = g.peak_for(dtype);
+  e.tokens_per_step = d.rows * engines;
+  e.tokens_per_s = r.output_tokens_per_s;
+  e.tokens_per_s_per_gpu = r.output_tokens_per_s / sys.gpus;
+  e.samples_per_s = r.requests_per_s;
+  // Model FLOPs per request: every weight once per prompt and output token, and attention.
+  const double request_flops = 2.0 * workload::matmul_params(m) * (prompt + output) +
+                               workload::attention_matmul_flops(1.0, prompt + output, prompt + output,
+                                                                static_cast<double>(m.hidden), m.causal ? 0.5 : 1.0)
+                                   .value();
+  e.model_flops_per_gpu = FlopPerSecond(request_flops * r.requests_per_s / sys.gpus);
+  e.hardware_flops_per_gpu = e.model_flops_per_gpu;
+  e.mfu = e.model_flops_per_gpu / e.peak;
+  e.hfu = e.mfu;
+  e.tokens = r.requests * output;
+  e.job_time = r.makespan;
+  e.gpu_time = r.makespan * static_cast<double>(sys.gpus);
+  // Power over the run: prefill and decode iterations at their clocks, idle waits at idle power.
+  auto phase_power = [&](const ServingPhase& ph, double clock) {
+    if (ph.time <= 0) {
+      return Watts(0);
+    }
+    return physics::board_power(
+        g, power_mix(Seconds(ph.compute_bound), Seconds(ph.memory_bound), Bytes(ph.dram), Seconds(ph.time), dtype),
+        clock);
+  };
+  const double idle = std::max(0.0, run.elapsed - run.busy);
+  const Watts idle_power = physics::board_power(g, physics::PowerMix{}, decode_clock);
+  e.gpu_avg_power =
+      run.elapsed > 0
+          ? std::min(sys.power_limit, (phase_power(run.prefill, prefill_clock) * run.prefill.time +
+                                       phase_power(run.decode, decode_clock) * run.decode.time + idle_power * idle) /
+                                          run.elapsed)
+          : idle_power;
+  r.batch = continuous ? r.batch : batch;
+  e.inference = r;
+  if (options.op_shares) {
+    // the decode iteration the step fields describe
+    const auto shown = lowering::lower_forward(m, inf, runtime_, layout.tensor, d.rows, 1.0, prompt + output / 2.0);
+    add_shares(*time_pass(shown, g, decode_clock), layers, true, 1.0, e.ops);
+    sort_shares(e.ops);
+  }
+  return e;
+}
+
+}  // namespace gpusim::step

@@ -1,0 +1,160 @@
+// One iteration of a serving replica, tabulated from the lowering and the kernel model (equations
+// in include/gpusim/step.hpp, IterationModel).
+#include <algorithm>
+#include <cmath>
+
+#include "step/internal.hpp"
+
+namespace gpusim::step {
+
+namespace {
+
+using lowering::Op;
+using lowering::Scope;
+
+// Grid of token counts: every count up to kDense, then a geometric step of 1/kPerOctave octave.
+// Between grid points the tables are interpolated linearly; GEMM time is piecewise linear in M
+// between wave and tile boundaries, so the spacing bounds the interpolation error to a few percent
+// of one wave.
+constexpr double kDense = 64;
+constexpr double kPerOctave = 16;
+
+// Context lengths and a prompt length the attention slopes are measured at: long enough that the
+// per-sequence part is small, short enough to stay in the range served.
+constexpr double kContextA = 1024;
+constexpr double kContextB = 5120;
+constexpr double kPrefillProbe = 2048;
+
+bool is_attention(const Op& op) { return op.name.rfind("attention", 0) == 0; }
+
+struct Sum {
+  double time = 0;
+  double compute_bound = 0;
+  double memory_bound = 0;
+  double dram = 0;
+  void add(const physics::KernelTime& kt, double count) {
+    time += kt.time.value() * count;
+    (kt.compute_bound() ? compute_bound : memory_bound) += kt.time.value() * count;
+    dram += kt.dram.value() * count;
+  }
+};
+
+}  // namespace
+
+IterationModel::Point IterationModel::at(const std::vector<double>& grid, const std::vector<Point>& table, double x) {
+  if (x <= 0 || table.empty()) {
+    return {};
+  }
+  auto hi = std::upper_bound(grid.begin(), grid.end(), x);
+  if (hi == grid.begin()) {
+    const double f = x / grid.front();
+    const Point& p = table.front();
+    return {p.time * f, p.compute_bound * f, p.memory_bound * f, p.dram * f};
+  }
+  if (hi == grid.end()) {
+    hi = grid.end() - 1;  // beyond the grid: extend the last segment
+  }
+  const auto i = static_cast<std::size_t>(hi - grid.begin());
+  const double x0 = grid[i - 1];
+  const double x1 = grid[i];
+  const double f = (x - x0) / (x1 - x0);
+  const Point& a = table[i - 1];
+  const Point& b = table[i];
+  return {a.time + (b.time - a.time) * f, a.compute_bound + (b.compute_bound - a.compute_bound) * f,
+          a.memory_bound + (b.memory_bound - a.memory_bound) * f, a.dram + (b.dram - a.dram) * f};
+}
+
+IterationModel::IterationModel(const hardware::System& sys, const physics::Fabric& fabric,
+                               const workload::ModelShape& m, const workload::Inference& inf,
+                               const workload::Runtime& rt, const workload::Layout& layout, double clock,
+                               double max_tokens)
+    : remainder_(rt.remainder), pipeline_(layout.pipeline), clock_(clock) {
+  const hardware::GpuSpec& g = sys.gpu;
+  const double stage_layers = std::ceil(static_cast<double>(m.layers) / layout.pipeline);
+  const int tp = layout.tensor;
+  const double e = 2.0;  // activations travel in 16 bits
+  const bool sends_cross_nodes = static_cast<std::int64_t>(layout.tensor) * layout.pipeline > sys.gpus_per_node;
+  for (double t = 1; t <= kDense; t += 1) {
+    grid_.push_back(t);
+  }
+  for (double t = kDense; t < max_tokens * std::pow(2.0, 1.0 / kPerOctave);) {
+    t *= std::pow(2.0, 1.0 / kPerOctave);
+    grid_.push_back(std::ceil(t));
+  }
+  for (const double t : grid_) {
+    Sum dense;
+    Sum head;
+    for (const Op& op : lowering::lower_forward(m, inf, rt, tp, t, 1.0, 1.0)) {
+      if (is_attention(op)) {
+        continue;
+      }
+      const physics::KernelTime kt = physics::kernel_time(op, g, clock);
+      if (op.scope == Scope::kHead) {
+        head.add(kt, op.count);
+      } else {
+        dense.add(kt, op.count * (op.scope == Scope::kLayer ? stage_layers : 1.0));
+      }
+    }
+    dense_.push_back({dense.time, dense.compute_bound, dense.memory_bound, dense.dram});
+    head_.push_back({head.time, head.compute_bound, head.memory_bound, head.dram});
+    const Bytes activation(t * static_cast<double>(m.hidden) * e);
+    const double reduces = 2.0 * stage_layers + 1.0;
+    comm_.push_back({(physics::serving_allreduce_time(fabric, rt.serving, activation, tp) * reduces).value()});
+    send_.push_back({physics::p2p_time(activation, sends_cross_nodes ? fabric.inter_bus : fabric.intra_p2p,
+                                       sends_cross_nodes ? fabric.inter_alpha : fabric.intra_alpha)
+                         .value()});
+  }
+  // Attention: decode reads each sequence's cache (memory-bound, linear in the context); prefill
+  // is compute-bound, linear in the causal (query, key) pairs.
+  auto attention = [&](double seqs, double q, double kv) {
+    Sum s;
+    for (const Op& op : lowering::lower_forward(m, inf, rt, tp, seqs, q, kv)) {
+      if (is_attention(op) && op.scope == Scope::kLayer) {
+        s.add(physics::kernel_time(op, g, clock), op.count * stage_layers);
+      }
+    }
+    return s;
+  };
+  const Sum a = attention(1, 1, kContextA);
+  const Sum b = attention(1, 1, kContextB);
+  const double span = kContextB - kContextA;
+  decode_per_context_ = {(b.time - a.time) / span, (b.compute_bound - a.compute_bound) / span,
+                         (b.memory_bound - a.memory_bound) / span, (b.dram - a.dram) / span};
+  decode_per_row_ = {
+      a.time - decode_per_context_.time * kContextA, a.compute_bound - decode_per_context_.compute_bound * kContextA,
+      a.memory_bound - decode_per_context_.memory_bound * kContextA, a.dram - decode_per_context_.dram * kContextA};
+  const Sum p = attention(1, kPrefillProbe, kPrefillProbe);
+  const double pairs = kPrefillProbe * (kPrefillProbe + 1.0) / 2.0;
+  prefill_per_pair_ = {p.time / pairs, p.compute_bound / pairs, p.memory_bound / pairs, p.dram / pairs};
+  // Kernels of one stage's iteration: every op of the pass, plus the all-reduce kernels.
+  for (const Op& op : lowering::lower_forward(m, inf, rt, tp, 1.0, 1.0, 1.0)) {
+    kernels_ += op.count * (op.scope == Scope::kLayer ? stage_layers : 1.0);
+  }
+  if (tp > 1) {
+    kernels_ += 2.0 * stage_layers + 1.0;
+  }
+  gap_ = g.efficiency.kernel_overhead * kernels_;
+  host_ = physics::launch_cost(g, rt) * kernels_;
+}
+
+IterationCost IterationModel::cost(const IterationShape& s) const {
+  const Point dense = at(grid_, dense_, s.tokens);
+  const Point head = at(grid_, head_, s.rows);
+  const Point comm = at(grid_, comm_, s.tokens);
+  const Point send = at(grid_, send_, s.tokens);
+  auto sum = [&](auto field) {
+    return dense.*field + head.*field + decode_per_row_.*field * s.decode_rows +
+           decode_per_context_.*field * s.context + prefill_per_pair_.*field * s.pairs;
+  };
+  const double kernels = sum(&Point::time);
+  const double gpu = kernels * (1.0 + remainder_) + gap_.value() + comm.time;
+  const double stage = std::max(gpu, host_.value());
+  IterationCost c;
+  c.time = Seconds(pipeline_ * stage + (pipeline_ - 1) * send.time);
+  c.compute_bound = Seconds(sum(&Point::compute_bound) * (1.0 + remainder_));
+  c.memory_bound = Seconds(sum(&Point::memory_bound) * (1.0 + remainder_));
+  c.dram = Bytes(sum(&Point::dram));
+  return c;
+}
+
+}  // namespace gpusim::step

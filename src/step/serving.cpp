@@ -1,0 +1,407 @@
+// A serving engine under load, request by request: a discrete-event simulation of its scheduler
+// in which each iteration takes the time the IterationModel gives it.
+//   static:     when idle, take up to `batch` waiting requests; prefill them in one iteration;
+//               decode all of them, finished ones padded, until the longest ends (Hugging Face
+//               `generate`, llama-bench).
+//   continuous: every iteration first gives each running request its tokens (one to decode, or
+//               the next chunk of its prompt), then admits waiting requests while sequences, the
+//               token budget and free KV blocks last; a request short of KV blocks evicts the
+//               latest admitted one, which is recomputed later with what it had generated
+//               [kwon-2023] (vLLM's scheduler). An engine that reserves the whole output's
+//               blocks at admission never evicts (TensorRT-LLM's in-flight batching).
+// A request that finishes its prompt in an iteration samples its first token at the end of it.
+#include <algorithm>
+#include <cmath>
+#include <deque>
+
+#include "step/internal.hpp"
+
+namespace gpusim::step {
+
+namespace {
+
+// splitmix64 [steele-2014]: a fast, seedable generator; the simulation needs reproducible draws,
+// not cryptographic ones.
+class Random {
+ public:
+  explicit Random(std::uint64_t seed) : state_(seed) {}
+  double uniform() {  // in [0, 1)
+    std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30U)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27U)) * 0x94D049BB133111EBULL;
+    return static_cast<double>((z ^ (z >> 31U)) >> 11U) * 0x1.0p-53;
+  }
+
+ private:
+  std::uint64_t state_;
+};
+
+struct Request {
+  double arrival = 0;
+  std::int64_t prompt = 0;     // tokens to prefill (with what it had generated, after an eviction)
+  std::int64_t output = 0;     // tokens to generate
+  std::int64_t computed = 0;   // prompt tokens whose KV is cached
+  std::int64_t generated = 0;  // output tokens so far
+  std::int64_t blocks = 0;     // KV blocks held
+  double first = -1;           // time of the first output token
+  double scheduled = -1;       // time its first token was scheduled
+  double done = -1;
+};
+
+std::int64_t draw_length(Random& rng, std::int64_t mean, double spread) {
+  if (spread <= 0) {
+    return mean;
+  }
+  const double lo = static_cast<double>(mean) * (1.0 - spread);
+  const double hi = static_cast<double>(mean) * (1.0 + spread);
+  return std::max<std::int64_t>(1, std::llround(lo + (hi - lo) * rng.uniform()));
+}
+
+Seconds percentile(std::vector<double>& v, double q) {
+  if (v.empty()) {
+    return Seconds(0);
+  }
+  const auto k = static_cast<std::size_t>(
+      std::min<double>(static_cast<double>(v.size()) - 1.0, std::ceil(q * static_cast<double>(v.size())) - 1.0));
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
+  return Seconds(v[k]);
+}
+
+Percentiles percentiles(std::vector<double> v) {
+  Percentiles p;
+  p.p50 = percentile(v, 0.5);
+  p.p90 = percentile(v, 0.9);
+  p.p99 = percentile(v, 0.99);
+  return p;
+}
+
+class Engine {
+ public:
+  Engine(const ServingSetup& s, const IterationModel& prefill, const IterationModel& decode)
+      : s_(s), prefill_(prefill), decode_(decode), rng_(s.seed) {
+    free_blocks_ = s.kv_blocks;
+    const bool closed = s.arrival == workload::Arrival::kConcurrency;
+    const std::int64_t initial = closed ? std::min(s.concurrency, s.requests) : s.requests;
+    double t = 0;
+    for (std::int64_t i = 0; i < s.requests; ++i) {
+      Request r;
+      r.prompt = draw_length(rng_, s.prompt, s.spread);
+      r.output = draw_length(rng_, s.output, s.spread);
+      if (s.arrival == workload::Arrival::kPoisson) {
+        t += -std::log(1.0 - rng_.uniform()) / s.rate;
+        r.arrival = t;
+      } else {
+        r.arrival = i < initial ? 0.0 : -1.0;  // closed loop: released when a request ends
+      }
+      reqs_.push_back(r);
+    }
+    released_ = static_cast<std::size_t>(closed ? initial : s.requests);
+  }
+
+  ServingOutcome run() {
+    std::size_t next = 0;  // next request to arrive, in arrival order
+    while (finished_ < s_.requests) {
+      while (next < released_ && reqs_[next].arrival <= now_) {
+        waiting_.push_back(next++);
+      }
+      if (running_.empty() && waiting_.empty()) {
+        if (next >= released_) {
+          break;  // nothing can arrive: only a closed loop without completions gets here
+        }
+        now_ = reqs_[next].arrival;
+        continue;
+      }
+      IterationShape shape;
+      std::vector<Scheduled> batch;
+      if (s_.scheduler == workload::Scheduler::kStatic) {
+        schedule_static(shape, batch);
+      } else {
+        schedule_continuous(shape, batch);
+      }
+      if (batch.empty()) {
+        // Waiting requests that no iteration can take (a prompt larger than the KV pool): the
+        // memory check rules this out; stop rather than spin.
+        out_.stalled = true;
+        break;
+      }
+      const bool decode_only = shape.pairs == 0;
+      const IterationCost c = (decode_only ? decode_ : prefill_).cost(shape);
+      account(c, shape, decode_only);
+      now_ += c.time.value();
+      complete(batch);
+      // A closed loop releases one request per completion.
+      while (s_.arrival == workload::Arrival::kConcurrency && released_ < reqs_.size() &&
+             static_cast<std::int64_t>(released_) < finished_ + s_.concurrency) {
+        reqs_[released_++].arrival = now_;
+      }
+    }
+    summarize();
+    return out_;
+  }
+
+ private:
+  struct Scheduled {
+    std::size_t id;
+    bool samples;  // ends its prompt or decodes: an output token at the end of the iteration
+  };
+
+  std::int64_t blocks_for(std::int64_t tokens) const { return (tokens + s_.kv_block - 1) / s_.kv_block; }
+
+  // Grows a request's KV to `tokens`; false when the pool is short.
+  bool reserve(Request& r, std::int64_t tokens) {
+    const std::int64_t need = blocks_for(tokens) - r.blocks;
+    if (need <= 0) {
+      return true;
+    }
+    if (need > free_blocks_) {
+      return false;
+    }
+    free_blocks_ -= need;
+    r.blocks += need;
+    return true;
+  }
+
+  void release(Request& r) {
+    free_blocks_ += r.blocks;
+    r.blocks = 0;
+  }
+
+  // Evicts the latest admitted running request (not `keep`): it returns to the queue's front and
+  // will prefill its prompt and what it had generated again.
+  bool evict_for(std::size_t keep) {
+    for (auto it = running_.rbegin(); it != running_.rend(); ++it) {
+      if (*it == keep) {
+        continue;
+      }
+      Request& v = reqs_[*it];
+      release(v);
+      v.prompt += v.generated;
+      v.output -= v.generated;
+      v.generated = 0;
+      v.computed = 0;
+      waiting_.push_front(*it);
+      running_.erase(std::next(it).base());
+      out_.preemptions += 1;
+      return true;
+    }
+    return false;
+  }
+
+  bool reserve_or_evict(std::size_t id, std::int64_t tokens) {
+    while (!reserve(reqs_[id], tokens)) {
+      if (!evict_for(id)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  void schedule_static(IterationShape& shape, std::vector<Scheduled>& batch) {
+    if (running_.empty()) {
+      while (!waiting_.empty() && static_cast<std::int64_t>(running_.size()) < s_.max_seqs) {
+        running_.push_back(waiting_.front());
+        waiting_.pop_front();
+      }
+      for (const std::size_t id : running_) {
+        Request& r = reqs_[id];
+        const double p = static_cast<double>(r.prompt);
+        shape.tokens += p;
+        shape.pairs += p * (p + 1.0) / 2.0;
+        shape.rows += 1;
+        r.scheduled = now_;
+        r.computed = r.prompt;
+        batch.push_back({id, true});
+      }
+      return;
+    }
+    // Decode: every sequence of the batch, finished ones padded, over its grown context.
+    for (const std::size_t id : running_) {
+      Request& r = reqs_[id];
+      shape.tokens += 1;
+      shape.rows += 1;
+      shape.decode_rows += 1;
+      shape.context += static_cast<double>(r.prompt + std::min(r.generated, static_cast<std::int64_t>(steps_)));
+      batch.push_back({id, r.generated < r.output});
+    }
+  }
+
+  void schedule_continuous(IterationShape& shape, std::vector<Scheduled>& batch) {
+    std::int64_t budget = s_.max_batched_tokens;
+    for (std::size_t i = 0; i < running_.size() && budget > 0; ++i) {
+      const std::size_t id = running_[i];
+      Request& r = reqs_[id];
+      if (r.computed < r.prompt) {
+        const std::int64_t need = r.prompt - r.computed;
+        const std::int64_t take = s_.chunked ? std::min(need, budget) : (need <= budget ? need : 0);
+        if (take == 0 || !reserve_or_evict(id, r.computed + take)) {
+          continue;
+        }
+        add_prefill(shape, batch, id, take);
+        budget -= take;
+      } else {
+        if (!reserve_or_evict(id, r.computed + r.generated + 1)) {
+          continue;
+        }
+        shape.tokens += 1;
+        shape.rows += 1;
+        shape.decode_rows += 1;
+        shape.context += static_cast<double>(r.computed + r.generated);
+        batch.push_back({id, true});
+        budget -= 1;
+      }
+    }
+    while (!waiting_.empty() && budget > 0 && static_cast<std::int64_t>(running_.size()) < s_.max_seqs) {
+      const std::size_t id = waiting_.front();
+      Request& r = reqs_[id];
+      const std::int64_t take = s_.chunked ? std::min(r.prompt, budget) : (r.prompt <= budget ? r.prompt : 0);
+      // GUARANTEED_NO_EVICT-style admission takes the blocks of the whole request at once.
+      if (take == 0 || !reserve(r, s_.reserve_output ? r.prompt + r.output : take)) {
+        break;  // no room this iteration: requests are admitted in order
+      }
+      waiting_.pop_front();
+      running_.push_back(id);
+      add_prefill(shape, batch, id, take);
+      budget -= take;
+    }
+  }
+
+  void add_prefill(IterationShape& shape, std::vector<Scheduled>& batch, std::size_t id, std::int64_t take) {
+    Request& r = reqs_[id];
+    const double q = static_cast<double>(take);
+    shape.tokens += q;
+    shape.pairs += q * (static_cast<double>(r.computed) + (q + 1.0) / 2.0);
+    if (r.scheduled < 0) {
+      r.scheduled = now_;
+    }
+    r.computed += take;
+    const bool ends = r.computed == r.prompt;
+    shape.rows += ends ? 1.0 : 0.0;
+    batch.push_back({id, ends});
+  }
+
+  void complete(const std::vector<Scheduled>& batch) {
+    bool batch_over = s_.scheduler == workload::Scheduler::kStatic;
+    for (const Scheduled& b : batch) {
+      Request& r = reqs_[b.id];
+      if (b.samples && r.generated < r.output) {
+        r.generated += 1;
+        if (r.first < 0) {
+          r.first = now_;
+        }
+        if (r.generated == r.output) {
+          r.done = now_;
+          finished_ += 1;
+          output_tokens_ += static_cast<double>(r.output);
+        }
+      }
+      batch_over = batch_over && r.generated >= r.output;
+    }
+    if (s_.scheduler == workload::Scheduler::kStatic) {
+      steps_ += 1;
+      if (batch_over) {
+        running_.clear();
+        steps_ = 0;
+      }
+      return;
+    }
+    running_.erase(std::remove_if(running_.begin(), running_.end(),
+                                  [&](std::size_t id) {
+                                    Request& r = reqs_[id];
+                                    if (r.done < 0) {
+                                      return false;
+                                    }
+                                    release(r);
+                                    return true;
+                                  }),
+                   running_.end());
+  }
+
+  void account(const IterationCost& c, const IterationShape& shape, bool decode_only) {
+    const double t = c.time.value();
+    ServingPhase& ph = decode_only ? out_.decode : out_.prefill;
+    ph.time += t;
+    ph.compute_bound += c.compute_bound.value();
+    ph.memory_bound += c.memory_bound.value();
+    ph.dram += c.dram.value();
+    seq_time_ += static_cast<double>(running_.size()) * t;
+    if (shape.decode_rows > 0) {
+      decode_rows_sum_ += shape.decode_rows;
+      decode_iterations_ += 1;
+      decode_iteration_time_ += t;
+    }
+    held_block_time_ += static_cast<double>(s_.kv_blocks - free_blocks_) * t;
+  }
+
+  void summarize() {
+    std::vector<double> ttft;
+    std::vector<double> tpot;
+    std::vector<double> e2e;
+    std::vector<double> queue;
+    double first_arrival = -1;
+    double last_done = 0;
+    for (const Request& r : reqs_) {
+      if (r.done < 0) {
+        continue;
+      }
+      first_arrival = first_arrival < 0 ? r.arrival : std::min(first_arrival, r.arrival);
+      last_done = std::max(last_done, r.done);
+      ttft.push_back(r.first - r.arrival);
+      e2e.push_back(r.done - r.arrival);
+      queue.push_back(r.scheduled - r.arrival);
+      if (r.output > 1) {
+        tpot.push_back((r.done - r.first) / static_cast<double>(r.output - 1));
+      }
+    }
+    InferenceResult& res = out_.result;
+    res.ttft = percentiles(ttft);
+    res.tpot = percentiles(tpot);
+    res.e2e = percentiles(e2e);
+    res.queue = percentiles(std::move(queue));
+    const double span = first_arrival < 0 ? 0.0 : last_done - first_arrival;
+    res.makespan = Seconds(span);
+    res.requests = static_cast<double>(finished_);
+    if (span > 0) {
+      res.output_tokens_per_s = output_tokens_ / span;
+      res.requests_per_s = static_cast<double>(finished_) / span;
+      res.batch = seq_time_ / now_;
+      res.kv_utilization = s_.kv_blocks > 0 ? held_block_time_ / (now_ * static_cast<double>(s_.kv_blocks)) : 0.0;
+    }
+    if (decode_iteration_time_ > 0) {
+      out_.decode_rate = decode_rows_sum_ / decode_iteration_time_;
+      out_.decode_rows = decode_rows_sum_ / decode_iterations_;
+    }
+    res.preemptions = out_.preemptions;
+    out_.busy = out_.prefill.time + out_.decode.time;
+    out_.elapsed = now_;
+  }
+
+  const ServingSetup& s_;
+  const IterationModel& prefill_;
+  const IterationModel& decode_;
+  Random rng_;
+  std::vector<Request> reqs_;
+  std::size_t released_ = 0;
+  std::deque<std::size_t> waiting_;
+  std::vector<std::size_t> running_;
+  std::int64_t free_blocks_ = 0;
+  std::int64_t finished_ = 0;
+  std::int64_t steps_ = 0;  // decode steps of the current static batch
+  double now_ = 0;
+  double output_tokens_ = 0;
+  double seq_time_ = 0;
+  double decode_rows_sum_ = 0;        // sequences decoded, summed over iterations
+  double decode_iteration_time_ = 0;  // time of the iterations that decode
+  double decode_iterations_ = 0;
+  double held_block_time_ = 0;
+  ServingOutcome out_;
+};
+
+}  // namespace
+
+ServingOutcome simulate_serving(const ServingSetup& setup, const IterationModel& prefill,
+                                const IterationModel& decode) {
+  Engine engine(setup, prefill, decode);
+  return engine.run();
+}
+
+}  // namespace gpusim::step

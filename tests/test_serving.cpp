@@ -1,0 +1,288 @@
+// Parallel inference and the serving engines (physics/memory.cpp, physics/collectives.cpp,
+// step/inference.cpp, step/serving.cpp, scenario/serving.cpp).
+#include "helpers.hpp"
+
+using namespace gpusim;
+
+namespace {
+
+// Llama-3-70B in fp8 on one H100 node; the runtime and layout vary per test.
+std::string seventy_b(const std::string& runtime, const std::string& layout, const std::string& serving = "") {
+  return R"(name = "70b"
+[system]
+gpu = "h100-sxm5-80gb"
+gpus = 4
+[model]
+preset = "llama3-70b"
+[parallelism]
+)" + layout +
+         R"(
+[inference]
+batch = 8
+prompt_tokens = 1024
+output_tokens = 256
+weight_precision = "fp8"
+kv_precision = "fp8"
+)" + serving +
+         R"(
+[runtime]
+name = ")" +
+         runtime + "\"\n";
+}
+
+// Llama-3-8B in bf16 on H100s with vLLM under a given [serving] table.
+std::string eight_b_vllm(int gpus, const std::string& layout, const std::string& serving) {
+  return R"(name = "8b"
+[system]
+gpu = "h100-sxm5-80gb"
+gpus = )" +
+         std::to_string(gpus) +
+         R"(
+[model]
+preset = "llama3-8b"
+[parallelism]
+)" + layout +
+         R"(
+[inference]
+prompt_tokens = 512
+output_tokens = 128
+weight_precision = "bf16"
+[serving]
+)" + serving +
+         R"(
+[runtime]
+name = "vllm"
+)";
+}
+
+std::vector<Diagnostic> errors_of(const std::string& toml) {
+  return test::diagnostics_of([&] { (void)test::scenario(toml); });
+}
+
+}  // namespace
+
+TEST_CASE("tensor parallelism splits weights and KV heads, 70B fp8 fits on 4 H100s with tensor = 4",
+          "[serving][memory]") {
+  const Scenario sc = test::scenario(seventy_b("hf-transformers", "tensor = 4"));
+  const step::Evaluation e = step::evaluate(sc);
+  const workload::ModelShape& m = sc.job.model;
+  REQUIRE(e.memory.fits());
+  // weights / t, at one byte per fp8 weight
+  const double weights = workload::total_params(m) * 1.0 / 4;
+  CHECK(e.memory.weights.value() == Approx(weights));
+  // K and V of every layer for the rank's kv_heads / t heads: 2 · L · (kv_dim / t) · 1 byte, for
+  // batch × (prompt + output) tokens
+  const double kv =
+      2.0 * static_cast<double>(m.layers) * (static_cast<double>(m.kv_dim()) / 4) * 1.0 * 8 * (1024 + 256);
+  CHECK(e.memory.kv_cache.value() == Approx(kv));
+  // The done-when of issue 10: memory per GPU within 5 % of weights/4 + KV + workspace
+  const double workspace = e.memory.activations.value() + e.memory.other.value();
+  CHECK(e.memory.total().value() == Approx(weights + kv + workspace).epsilon(0.05));
+  CHECK(e.inference->replicas == 1);
+}
+
+TEST_CASE("a continuous engine's KV pool is its memory fraction less weights and workspace", "[serving][memory]") {
+  const Scenario sc = test::scenario(seventy_b("vllm", "tensor = 4"));
+  const step::Evaluation e = step::evaluate(sc);
+  const physics::MemoryBreakdown& mb = e.memory;
+  REQUIRE(mb.fits());
+  const workload::ServingEngine& engine = sc.runtime.serving;
+  REQUIRE(engine.memory_basis == workload::MemoryBasis::kTotal);  // vLLM's gpu_memory_utilization
+  const double fixed = (mb.weights + mb.activations + mb.other).value();
+  CHECK(mb.kv_cache.value() == Approx(engine.memory_fraction * mb.capacity.value() - fixed));
+  CHECK(mb.total().value() == Approx(engine.memory_fraction * mb.capacity.value()));
+  const double per_token =
+      2.0 * static_cast<double>(sc.job.model.layers) * (static_cast<double>(sc.job.model.kv_dim()) / 4) * 1.0;
+  CHECK(e.inference->kv_capacity_tokens == Approx(mb.kv_cache.value() / per_token));
+}
+
+TEST_CASE("KV heads are replicated when tensor exceeds them", "[serving][memory]") {
+  // llama3-8b has 8 KV heads; at tensor = 16 every rank still holds one whole head
+  const Scenario sc = test::scenario(R"(name = "wide"
+[system]
+gpu = "h100-sxm5-80gb"
+gpus = 16
+[model]
+preset = "llama3-8b"
+[parallelism]
+tensor = 16
+[inference]
+)");
+  const workload::ModelShape& m = sc.job.model;
+  const workload::Inference& inf = *sc.job.inference;
+  CHECK(physics::kv_bytes_per_token(m, inf, sc.layout).value() ==
+        Approx(2.0 * static_cast<double>(m.layers) * static_cast<double>(m.head_dim()) * inf.kv_bytes));
+}
+
+TEST_CASE("data parallelism serves independent replicas: throughput scales with them", "[serving]") {
+  const step::Evaluation one = step::evaluate(test::scenario(seventy_b("hf-transformers", "tensor = 4")));
+  const Scenario sc8 = test::scenario(R"(name = "8b"
+[system]
+gpu = "h100-sxm5-80gb"
+gpus = 4
+[model]
+preset = "llama3-8b"
+[parallelism]
+tensor = 1
+data = 4
+[inference]
+batch = 8
+)");
+  const step::Evaluation four = step::evaluate(sc8);
+  Scenario single = sc8;
+  single.system.gpus = 1;
+  single.layout.data = 1;
+  const step::Evaluation alone = step::evaluate(single);
+  CHECK(four.inference->replicas == 4);
+  CHECK(four.inference->output_tokens_per_s == Approx(4 * alone.inference->output_tokens_per_s));
+  CHECK(four.memory.total().value() == Approx(alone.memory.total().value()));
+  CHECK(four.inference->time_per_output_token.value() == Approx(alone.inference->time_per_output_token.value()));
+  CHECK(one.inference->replicas == 1);
+}
+
+TEST_CASE("the custom all-reduce is one-shot below its threshold and two-shot above", "[serving][comm]") {
+  const hardware::System sys = scenario::make_system(test::catalog(), "h100-sxm5-80gb", 8);
+  const physics::Fabric f = physics::make_fabric(sys);
+  const workload::ServingEngine engine = test::catalog().runtime("vllm").serving;
+  const double bw = f.intra_p2p.value();
+  const double alpha = engine.allreduce_latency.value();
+  const double one_shot_max_at_4 = engine.allreduce_one_shot_max.value() * 8.0 / 4;  // scales with 8 / n
+  // one-shot: every rank reads its n - 1 peers' buffers: alpha + (n - 1) S / B
+  const Bytes small(one_shot_max_at_4 / 2);
+  CHECK(physics::serving_allreduce_time(f, engine, small, 4).value() == Approx(alpha + 3 * small.value() / bw));
+  // two-shot: reduce-scatter then all-gather: 2 alpha + 2 (n - 1) / n S / B
+  const Bytes mid(one_shot_max_at_4 * 2);
+  CHECK(physics::serving_allreduce_time(f, engine, mid, 4).value() ==
+        Approx(2 * alpha + 2.0 * 3 / 4 * mid.value() / bw));
+  // above the custom kernel's buffer, NCCL's ring/tree model
+  const Bytes large(engine.allreduce_max.value() * 2);
+  CHECK(physics::serving_allreduce_time(f, engine, large, 4).value() ==
+        Approx(physics::collective_time(f, physics::Collective::kAllReduce, large, 4).value()));
+  CHECK(physics::serving_allreduce_time(f, engine, small, 1).value() == 0);
+}
+
+TEST_CASE("a static batch prefills once and decodes together: every request has the same latencies", "[serving]") {
+  const Scenario sc = test::scenario(seventy_b("hf-transformers", "tensor = 4"));
+  const step::InferenceResult r = *step::evaluate(sc).inference;
+  CHECK(r.requests == 8);
+  CHECK(r.batch == 8);
+  CHECK(r.ttft.p50.value() == Approx(r.ttft.p99.value()));
+  CHECK(r.tpot.p50.value() == Approx(r.tpot.p99.value()));
+  // e2e = first token + (output − 1) decode steps; throughput = batch × output / e2e
+  CHECK(r.e2e.p50.value() == Approx(r.ttft.p50.value() + 255 * r.tpot.p50.value()));
+  CHECK(r.output_tokens_per_s == Approx(8.0 * 256 / r.e2e.p50.value()));
+  CHECK(r.decode_tokens_per_s == Approx(8.0 / r.tpot.p50.value()));
+  CHECK(r.output_tokens_per_s < r.decode_tokens_per_s);
+}
+
+TEST_CASE("below saturation a Poisson load is served at its rate, above it the report says it saturates", "[serving]") {
+  const step::InferenceResult light =
+      *step::evaluate(test::scenario(eight_b_vllm(1, "tensor = 1",
+                                                  "arrival = \"poisson\"\nrate = \"4 req/s\"\n"
+                                                  "requests = 2000\n")))
+           .inference;
+  CHECK_FALSE(light.saturated);
+  CHECK(light.saturation_requests_per_s > 4);
+  CHECK(light.requests_per_s == Approx(4).epsilon(0.05));  // 2000 Poisson arrivals: ±2.2 % at 1 sigma
+  CHECK(light.queue.p50.value() < light.ttft.p50.value());
+  const std::string heavy_toml = eight_b_vllm(1, "tensor = 1", "arrival = \"poisson\"\nrate = \"500 req/s\"\n");
+  const answer::Estimate heavy = answer::estimate(test::scenario(heavy_toml));
+  const step::InferenceResult& h = *heavy.eval.inference;
+  CHECK(h.saturated);
+  CHECK(h.saturation_requests_per_s < 500);
+  CHECK(h.requests_per_s == Approx(h.saturation_requests_per_s).epsilon(0.05));
+  CHECK(h.queue.p99 > light.queue.p99);
+  const std::string text = report::estimate_text(heavy);
+  CHECK_THAT(text, Catch::Contains("saturates at") && Catch::Contains("the queue grows without bound"));
+}
+
+TEST_CASE("the same seed gives the same run, another seed other arrivals", "[serving]") {
+  const std::string a = eight_b_vllm(
+      1, "tensor = 1", "arrival = \"poisson\"\nrate = \"10 req/s\"\nrequests = 300\nlength_spread = 0.5\n");
+  const step::InferenceResult r1 = *step::evaluate(test::scenario(a)).inference;
+  const step::InferenceResult r2 = *step::evaluate(test::scenario(a)).inference;
+  const step::InferenceResult r3 = *step::evaluate(test::scenario(a + "", {{"serving.seed", "11"}})).inference;
+  CHECK(r1.ttft.p99.value() == r2.ttft.p99.value());
+  CHECK(r1.makespan.value() == r2.makespan.value());
+  CHECK(r1.makespan.value() != r3.makespan.value());
+}
+
+TEST_CASE("a short KV pool preempts, reserving the whole output never does", "[serving]") {
+  // 0.25 of 80 GiB less 15 GiB of weights leaves about 4 GiB: some hundred requests' worth of KV,
+  // while the engine admits up to 1024 sequences whose KV grows as they decode
+  const std::string base = eight_b_vllm(1, "tensor = 1", "requests = 600\nmemory_fraction = 0.25\n");
+  const step::Evaluation vllm = step::evaluate(test::scenario(base));
+  REQUIRE(vllm.memory.fits());
+  CHECK(vllm.inference->preemptions > 0);
+  CHECK(vllm.inference->requests == 600);
+  const step::Evaluation reserved = step::evaluate(test::scenario(base, {{"serving.reserve_output", "true"}}));
+  CHECK(reserved.inference->preemptions == 0);
+  CHECK(reserved.inference->requests == 600);
+  CHECK(reserved.inference->kv_utilization <= 1.0);
+}
+
+TEST_CASE("a KV pool that holds not one request is reported, with the numbers", "[serving][errors]") {
+  const answer::Estimate e =
+      answer::estimate(test::scenario(seventy_b("vllm", "tensor = 4", "[serving]\nmemory_fraction = 0.2\n")));
+  CHECK_FALSE(e.eval.memory.fits());
+  CHECK(e.diagnosis.bottleneck == explain::Bottleneck::kCapacity);
+  CHECK_THAT(report::bottleneck_reason(e), Catch::Contains("less than the") && Catch::Contains("one request needs"));
+}
+
+TEST_CASE("a tensor degree must divide the KV heads or be a multiple of them", "[serving][errors]") {
+  // llama3-8b: 32 heads, 8 KV heads; tensor 32 divides the heads and is a multiple of 8: accepted
+  (void)test::scenario(eight_b_vllm(32, "tensor = 32", ""));
+  // llama2-13b-like shape: 40 heads, 8 KV heads, ffn 13824 (divisible by 20): tensor 20 is neither
+  const auto ds = errors_of(R"(name = "odd"
+[system]
+gpu = "h100-sxm5-80gb"
+gpus = 40
+[model]
+layers = 40
+hidden = 5120
+heads = 40
+kv_heads = 8
+ffn_hidden = 13840
+ffn = "swiglu"
+vocab = 32000
+[parallelism]
+tensor = 20
+[inference]
+)");
+  for (const auto& d : ds) {
+    UNSCOPED_INFO(d.format());
+  }
+  REQUIRE(ds.size() == 1);
+  CHECK(ds[0].key == "parallelism.tensor");
+  CHECK(ds[0].message ==
+        "tensor (20) must divide the KV heads (8) or be a multiple of them (KV heads are then replicated)");
+}
+
+TEST_CASE("serving load errors name the key and the fix", "[serving][errors]") {
+  auto one = [](const std::string& serving) {
+    const auto ds = errors_of(eight_b_vllm(1, "tensor = 1", serving));
+    for (const auto& d : ds) {
+      UNSCOPED_INFO(d.format());
+    }
+    REQUIRE(ds.size() == 1);
+    return ds[0];
+  };
+  const Diagnostic no_rate = one("arrival = \"poisson\"\n");
+  CHECK(no_rate.key == "serving.rate");
+  CHECK(no_rate.message == "arrival = \"poisson\" needs a request rate, e.g. rate = \"10 req/s\"");
+  const Diagnostic stray = one("rate = \"3 req/s\"\n");
+  CHECK(stray.key == "serving.rate");
+  CHECK(stray.pos.line == 14);
+  CHECK(stray.message == "a rate applies to arrival = \"poisson\" only");
+  const Diagnostic unit = one("arrival = \"poisson\"\nrate = \"3 req\"\n");
+  CHECK(unit.key == "serving.rate");
+  const Diagnostic budget = one("chunked_prefill = false\nmax_batched_tokens = 256\n");
+  CHECK(budget.key == "serving.max_batched_tokens");
+  CHECK(budget.message ==
+        "a prompt of up to 512 tokens never fits a budget of 256 tokens per iteration without chunked prefill: raise "
+        "max_batched_tokens or set chunked_prefill = true");
+  const Diagnostic spread = one("length_spread = 1.5\n");
+  CHECK(spread.key == "serving.length_spread");
+  const Diagnostic typo = one("arival = \"poisson\"\n");
+  CHECK(typo.key == "serving.arival");
+}
