@@ -282,6 +282,7 @@ pipeline = 0.5
 [runtime.efficiency]
 quantized = 1.0
 remainder = 0.1
+gemv_inflight = "32 KiB"
 [input]
 sample_bytes = "8 kB"
 cpu_time_per_sample = "1 ms"
@@ -304,6 +305,7 @@ carbon_intensity = "0.3 kg/kWh"
   CHECK(sc.cloud_system.has_value());
   CHECK(sc.runtime.id == "megatron-te");
   CHECK(sc.runtime.remainder == Approx(0.1));
+  CHECK(sc.runtime.gemv_inflight.value() == Approx(32.0 * 1024));
   CHECK(sc.runtime.overlap.pipeline == Approx(0.5));
   // megatron-te's own values are sequence-major and both fused: the scenario's keys win
   CHECK(sc.runtime.activation_layout == workload::ActivationLayout::kBatchMajor);
@@ -395,5 +397,5 @@ name = "vllm"
   }
   // top level, system, model, training, inference, serving, parallelism, runtime and its three
   // tables, input, cost
-  CHECK(covered == 10 + 10 + 17 + 9 + 6 + 17 + 7 + 11 + 6 + 4 + 2 + 5 + 9);
+  CHECK(covered == 10 + 10 + 17 + 9 + 6 + 17 + 7 + 11 + 6 + 4 + 3 + 5 + 9);
 }

@@ -91,6 +91,15 @@ int main(int argc, char** argv) {
   }
 
   {
+    // 100,000 requests through the serving simulation (the Poisson run and its offline saturation run)
+    Scenario sc = scenario::load_scenario_file(catalog, root + "/scenarios/llama3-70b-fp8-4xh100-serve.toml");
+    sc.job.inference->load.requests = 100000;
+    const double t = median_seconds(5, [&] { sink = sink + step::evaluate(sc).inference->requests; });
+    std::printf("%-52s %11.1f ms  %.2f M simulated requests/s (100,000 under load + 4,000 for its capacity)\n",
+                "serve 100,000 requests, 70B on 4 x H100 (vLLM)", t * 1e3, 104000.0 / t / 1e6);
+  }
+
+  {
     const Scenario sc = scenario::load_scenario_file(catalog, root + "/scenarios/gpt3-175b-1024xa100.toml");
     search::PlanOptions o;
     o.max_gpus = 4096;

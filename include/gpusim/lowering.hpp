@@ -47,6 +47,8 @@ struct Op {
   Scope scope = Scope::kLayer;
   bool flash3 = false;       // attention: a FlashAttention-3-class kernel (Hopper warp specialization)
   double write_share = 0.5;  // memory-bound: share of `bytes` written (an elementwise pass: half)
+  double stream = 1.0;       // GEMM: share of the bandwidth its operands stream at (a dequantizing kernel: less)
+  Bytes inflight;            // GEMM at small M: bytes per SM its kernel keeps in flight (0: the architecture's)
 };
 
 // A GEMM C[m,n] = A[m,k] · B[k,n] with ea/eb/ec bytes per element: 2·m·n·k FLOPs.

@@ -65,6 +65,7 @@ struct StepBreakdown {
 
 // p50, p90 and p99 of a per-request latency over the simulated requests.
 struct Percentiles {
+  Seconds mean;  // what most serving benchmarks print beside (or instead of) the percentiles
   Seconds p50;
   Seconds p90;
   Seconds p99;
@@ -81,7 +82,8 @@ struct InferenceResult {
   Percentiles e2e;                       // arrival to the last token
   Percentiles queue;                     // arrival to the first scheduled token
   double output_tokens_per_s = 0;        // all replicas: output tokens over the whole run, prefill included
-  double decode_tokens_per_s = 0;        // all replicas: mean sequences decoding / p50 time per output token
+  double decode_tokens_per_s = 0;        // all replicas: sequences decoded per second of decoding iterations
+  double prefill_tokens_per_s = 0;       // all replicas: prompt tokens per second of prefilling iterations
   double requests_per_s = 0;             // completed requests per second, all replicas
   double tokens_per_s_per_user = 0;      // 1 / p50 time per output token
   double mbu = 0;                        // DRAM bytes per second of decode iterations / peak bandwidth
@@ -137,7 +139,14 @@ class IterationModel {
     double memory_bound = 0;
     double dram = 0;
   };
-  [[nodiscard]] static Point at(const std::vector<double>& grid, const std::vector<Point>& table, double x);
+  // Where x falls on the grid: the segment's upper index and the fraction along it (index 0: below
+  // the first point, scaled from zero).
+  struct Where {
+    std::size_t i = 0;
+    double f = 0;
+  };
+  [[nodiscard]] static Where where(const std::vector<double>& grid, double x);
+  [[nodiscard]] static Point at(const std::vector<Point>& table, Where w);
   std::vector<double> grid_;
   std::vector<Point> dense_;  // layers of the stage (attention aside) and the embedding, at T tokens
   std::vector<Point> head_;   // final norm and logits for T rows

@@ -100,6 +100,10 @@ struct Measurement {
   std::string note;
   bool scored = true;
 };
+// The summary category of a row: its benchmark's, except that scenario rows of the inference
+// report are "serving throughput" (rates) or "serving latency" (times), the two the serving
+// accuracy targets are stated for.
+const char* category_of(const Measurement& m);
 
 // GPUs of a measured multi-GPU row share one box up to 8 of them (PCIe workstations and bridged
 // pairs included), whatever a scenario's default node size would be.

@@ -264,7 +264,10 @@ struct Runtime {
   Fusion fusion;
   Overlap overlap;
   double quantized = 1.0;  // dequantizing GEMV bandwidth relative to the fp16 GEMV
-  ServingEngine serving;   // inference runtimes
+  // Bytes per SM a small-batch (decode) GEMM keeps in flight: the Little's-law cap on its weight
+  // stream; 0 = the architecture's (a plain GEMV kernel's).
+  Bytes gemv_inflight;
+  ServingEngine serving;  // inference runtimes
   // Time outside the modelled kernels, as a fraction of kernel time: what no other parameter of
   // the runtime explains, calibrated on its fit rows (0 where it has none).
   double remainder = 0;

@@ -537,6 +537,20 @@ std::vector<Op> lower_forward(const ModelShape& m, const workload::Inference& ic
   b.mem("final_norm", Phase::kForward, 2.0 * p.seqs * h * p.e, 1);
   // Only the last position of each sequence needs logits; the vocabulary is split across ranks.
   b.gemm("logits", Phase::kForward, p.gemm_dtype, p.seqs, static_cast<double>(m.vocab) / p.tp, h, 1, p.e, p.w, p.e);
+  for (Op& op : ops) {
+    if (op.kind == OpKind::kGemm) {
+      op.inflight = rt.gemv_inflight;
+    }
+  }
+  // Weights stored below their compute width (int8/int4 and block formats) are unpacked inside the
+  // GEMM: its weight stream runs at the runtime's dequantizing share of the bandwidth.
+  if (ic.weight_bytes < units::bytes_per_element(ic.weight_precision)) {
+    for (Op& op : ops) {
+      if (op.kind == OpKind::kGemm && op.eb == p.w && op.name.rfind("attention", 0) != 0) {
+        op.stream = rt.quantized;
+      }
+    }
+  }
   return ops;
 }
 

@@ -373,6 +373,7 @@ void read_runtime_settings(Reader& r, workload::Runtime& rt, Need need) {
     if (auto v = e->number("remainder", need, Range::kNonNegative)) {
       rt.remainder = *v;
     }
+    set_q(*e, "gemv_inflight", Dim::kBytes, rt.gemv_inflight, Need::kOptional, Range::kPositive);
     e->finish();
   }
   if (rt.kind == workload::RuntimeKind::kTraining && rt.optimizer == workload::OptimizerImpl::kNone) {

@@ -137,8 +137,8 @@ KernelTime kernel_time(const Op& op, const GpuSpec& gpu, double clock) {
   // SMs x bytes in flight per SM / DRAM latency.
   BytesPerSecond stream_bw = bw;
   if (op.m <= kMinTile && op.batch == 1 && gpu.memory_latency.value() > 0) {
-    const BytesPerSecond little(gpu.sm_count * gpu.efficiency.gemv_inflight_per_sm.value() /
-                                gpu.memory_latency.value());
+    const Bytes inflight = op.inflight.value() > 0 ? op.inflight : gpu.efficiency.gemv_inflight_per_sm;
+    const BytesPerSecond little(gpu.sm_count * inflight.value() / gpu.memory_latency.value());
     stream_bw = std::min(bw, little);
   }
   // Split-K (CUTLASS "split-K parallel"): when the output has too few tiles to fill the SMs, the
@@ -164,7 +164,9 @@ KernelTime kernel_time(const Op& op, const GpuSpec& gpu, double clock) {
   kt.compute =
       op.flops / (peak * (eta * split_efficiency(op.m, op.n, op.batch, gpu, best_s))) + gpu.efficiency.gemm_latency;
   kt.dram = traffic + Bytes(best_s > 1 ? 2.0 * best_s * op.m * op.n * op.batch * 4.0 : 0.0);
-  kt.memory = kt.dram / stream_bw;
+  // A kernel that unpacks quantized weights on the fly (W4A16, llama.cpp's MMVQ) streams them
+  // below a plain GEMV's rate: the runtime's measured share (op.stream).
+  kt.memory = kt.dram / (stream_bw * op.stream);
   kt.time = std::max(kt.compute, kt.memory);
   return kt;
 }

@@ -38,11 +38,11 @@ std::string show(const Measurement& m, double v) {
 }
 
 std::string summary_line(const Summary& s) {
-  return strfmt("  %-16s %5d %12.1f %% %8.1f %% %8.1f %%\n", s.group.c_str(), s.count, pct(s.median), pct(s.p90),
+  return strfmt("  %-18s %5d %12.1f %% %8.1f %% %8.1f %%\n", s.group.c_str(), s.count, pct(s.median), pct(s.p90),
                 pct(s.worst));
 }
 
-const char* kSummaryHeader = "  %-16s %5s %14s %10s %10s\n";
+const char* kSummaryHeader = "  %-18s %5s %14s %10s %10s\n";
 
 }  // namespace
 
@@ -119,7 +119,7 @@ std::string validation_json(const ValidationReport& r) {
     w.value("role", validation::to_string(m.role));
     w.value("gpu", m.gpu);
     w.value("benchmark", validation::to_string(m.benchmark));
-    w.value("category", validation::category_of(m.benchmark));
+    w.value("category", validation::category_of(m));
     w.value("scored", m.scored);
     w.value("measured", m.value);
     w.value("predicted", row.prediction.value);
@@ -161,7 +161,7 @@ std::string validation_csv(const ValidationReport& r) {
     const Measurement& m = *row.measurement;
     out += strfmt("%s,%s,%s,%s,%s,%s,%.6g,%s,%s\n", csv_field(m.id).c_str(), validation::to_string(m.role),
                   csv_field(m.gpu).c_str(), validation::to_string(m.benchmark),
-                  csv_field(validation::category_of(m.benchmark)).c_str(), m.scored ? "true" : "false", m.value,
+                  csv_field(validation::category_of(m)).c_str(), m.scored ? "true" : "false", m.value,
                   row.prediction.value ? strfmt("%.6g", *row.prediction.value).c_str() : "",
                   row.error() ? strfmt("%.4f", *row.error()).c_str() : "");
   }

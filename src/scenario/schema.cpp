@@ -28,7 +28,7 @@ const std::vector<TableKeys>& schema() {
         "fusion", "overlap", "efficiency"}},
       {"runtime.fusion", {"norm_residual", "bias_activation", "rope", "cross_entropy", "bias_grad", "norm_backward"}},
       {"runtime.overlap", {"data_parallel", "parameter_gather", "tensor_parallel", "pipeline"}},
-      {"runtime.efficiency", {"quantized", "remainder"}},
+      {"runtime.efficiency", {"quantized", "remainder", "gemv_inflight"}},
       {"input", {"sample_bytes", "cpu_time_per_sample", "workers", "storage_bandwidth", "pinned_memory"}},
       {"cost",
        {"electricity", "utilization", "cloud_gpu", "cloud_rate", "purchase", "host_power", "pue", "lifetime",

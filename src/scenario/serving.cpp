@@ -19,6 +19,32 @@ constexpr std::int64_t kDefaultRequests = 1000;
 // Stored weight and KV formats: int8/int4 weights are dequantized and multiplied in fp16.
 double stored_bytes(DType d) { return units::bytes_per_element(d); }
 
+// Weight formats by their storage: bits per weight including block scales, and the datatype the
+// GEMMs compute in (a weight-only format is unpacked to fp16).
+struct WeightFormat {
+  const char* name;
+  double bits;
+  DType compute;
+};
+constexpr WeightFormat kWeightFormats[] = {
+    {"fp16", 16, DType::kFp16},
+    {"bf16", 16, DType::kBf16},
+    {"fp8", 8, DType::kFp8},
+    {"int8", 8, DType::kFp16},  // plain per-channel int8 (scales negligible)
+    {"int4", 4, DType::kFp16},  // plain 4-bit (scales negligible)
+    // ggml block formats [ggml-quant-formats]: block_q8_0 = fp16 scale + 32 int8 = 34 B per 32
+    // weights; block_q4_0 = fp16 scale + 16 B per 32 weights
+    {"q8_0", 34.0 * 8 / 32, DType::kFp16},
+    {"q4_0", 18.0 * 8 / 32, DType::kFp16},
+    // Q4_K_M is a per-tensor mix (Q4_K, with Q6_K for the output head and some V/FFN-down layers):
+    // llama-bench prints 4.58 GiB for Llama-3-8B (8.03 B weights, 4.90 bits) and 39.59 GiB for
+    // Llama-3-70B (70.55 B, 4.82 bits) [xiongjiedai-llm-inference-bench]; their mean
+    {"q4_k_m", 4.86, DType::kFp16},
+    // AWQ / GPTQ at group 128: 4 bits + an fp16 scale and a 4-bit zero per 128 weights [awq-2023]
+    {"awq-int4", 4.0 + 16.0 / 128 + 4.0 / 128, DType::kFp16},
+    {"gptq-int4", 4.0 + 16.0 / 128 + 4.0 / 128, DType::kFp16},
+};
+
 }  // namespace
 
 void read_inference(Reader& r, Scenario& sc, RuntimeOverrides& overrides) {
@@ -33,12 +59,23 @@ void read_inference(Reader& r, Scenario& sc, RuntimeOverrides& overrides) {
   inf.prompt_tokens = r.integer("prompt_tokens", Need::kOptional).value_or(512);
   inf.output_tokens = r.integer("output_tokens", Need::kOptional).value_or(128);
   overrides.cuda_graphs = r.boolean("cuda_graphs", Need::kOptional);
-  if (auto v = r.choice("weight_precision", units::kDTypeNames, Need::kOptional,
-                        {DType::kFp16, DType::kBf16, DType::kFp8, DType::kInt8, DType::kInt4})) {
-    inf.weight_bytes = stored_bytes(*v);
-    inf.weight_precision = (*v == DType::kInt8 || *v == DType::kInt4) ? DType::kFp16 : *v;
-    if (*v == DType::kFp8 && !sc.system.gpu.id.empty() && !sc.system.gpu.supports(DType::kFp8)) {
-      r.error("weight_precision", "the " + sc.system.gpu.name + " has no fp8 support");
+  if (auto v = r.string("weight_precision", Need::kOptional)) {
+    const WeightFormat* f = nullptr;
+    std::string names;
+    for (const WeightFormat& w : kWeightFormats) {
+      names += std::string(names.empty() ? "" : ", ") + "\"" + w.name + "\"";
+      if (*v == w.name) {
+        f = &w;
+      }
+    }
+    if (f == nullptr) {
+      r.error("weight_precision", "unknown weight format \"" + *v + "\"; expected one of " + names);
+    } else {
+      inf.weight_bytes = f->bits / 8.0;
+      inf.weight_precision = f->compute;
+      if (f->compute == DType::kFp8 && !sc.system.gpu.id.empty() && !sc.system.gpu.supports(DType::kFp8)) {
+        r.error("weight_precision", "the " + sc.system.gpu.name + " has no fp8 support");
+      }
     }
   }
   if (auto v = r.choice("kv_precision", units::kDTypeNames, Need::kOptional,

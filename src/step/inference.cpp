@@ -135,6 +135,7 @@ Evaluation Evaluator::evaluate_inference(const Layout& layout, const System& sys
     r.tokens_per_s_per_user = 1.0 / r.tpot.p50.value();
   }
   r.decode_tokens_per_s = run.decode_rate * engines;
+  r.prefill_tokens_per_s = run.prefill_rate * engines;
   if (run.decode.time > 0) {
     r.mbu = run.decode.dram / run.decode.time / g.memory_bandwidth.value();
   }
@@ -142,6 +143,10 @@ Evaluation Evaluator::evaluate_inference(const Layout& layout, const System& sys
   if (inf.load.arrival == workload::Arrival::kPoisson) {
     ServingSetup offline = s;
     offline.arrival = workload::Arrival::kOffline;
+    // The capacity is a steady-state rate: a few thousand queued requests settle it (assumption:
+    // the ramp-up and drain of a run of kCapacityRequests are a few percent of it).
+    constexpr std::int64_t kCapacityRequests = 4000;
+    offline.requests = std::min(offline.requests, kCapacityRequests);
     r.saturation_requests_per_s =
         simulate_serving(offline, prefill_model, decode_model).result.requests_per_s * engines;
     // Within 2 % of the capacity the queue of a finite run still drains; beyond it, it grows.

@@ -105,11 +105,12 @@ struct ServingPhase {
   double dram = 0;
 };
 struct ServingOutcome {
-  InferenceResult result;  // latencies and rates of this engine
-  ServingPhase prefill;    // iterations with prefill tokens (at the prefill model's clock)
-  ServingPhase decode;     // decode-only iterations
-  double decode_rows = 0;  // mean sequences per iteration that decodes
-  double decode_rate = 0;  // sequences decoded per second of the iterations that decode
+  InferenceResult result;   // latencies and rates of this engine
+  ServingPhase prefill;     // iterations with prefill tokens (at the prefill model's clock)
+  ServingPhase decode;      // decode-only iterations
+  double decode_rows = 0;   // mean sequences per iteration that decodes
+  double decode_rate = 0;   // sequences decoded per second of the iterations that decode
+  double prefill_rate = 0;  // prompt tokens per second of the iterations that prefill
   double busy = 0;
   double elapsed = 0;
   double preemptions = 0;

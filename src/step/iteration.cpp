@@ -41,25 +41,32 @@ struct Sum {
 
 }  // namespace
 
-IterationModel::Point IterationModel::at(const std::vector<double>& grid, const std::vector<Point>& table, double x) {
-  if (x <= 0 || table.empty()) {
-    return {};
+IterationModel::Where IterationModel::where(const std::vector<double>& grid, double x) {
+  if (x <= 0 || grid.empty()) {
+    return {0, 0};
   }
   auto hi = std::upper_bound(grid.begin(), grid.end(), x);
   if (hi == grid.begin()) {
-    const double f = x / grid.front();
-    const Point& p = table.front();
-    return {p.time * f, p.compute_bound * f, p.memory_bound * f, p.dram * f};
+    return {0, x / grid.front()};
   }
   if (hi == grid.end()) {
     hi = grid.end() - 1;  // beyond the grid: extend the last segment
   }
   const auto i = static_cast<std::size_t>(hi - grid.begin());
-  const double x0 = grid[i - 1];
-  const double x1 = grid[i];
-  const double f = (x - x0) / (x1 - x0);
-  const Point& a = table[i - 1];
-  const Point& b = table[i];
+  return {i, (x - grid[i - 1]) / (grid[i] - grid[i - 1])};
+}
+
+IterationModel::Point IterationModel::at(const std::vector<Point>& table, Where w) {
+  if (table.empty() || (w.i == 0 && w.f == 0)) {
+    return {};
+  }
+  if (w.i == 0) {
+    const Point& p = table.front();
+    return {p.time * w.f, p.compute_bound * w.f, p.memory_bound * w.f, p.dram * w.f};
+  }
+  const Point& a = table[w.i - 1];
+  const Point& b = table[w.i];
+  const double f = w.f;
   return {a.time + (b.time - a.time) * f, a.compute_bound + (b.compute_bound - a.compute_bound) * f,
           a.memory_bound + (b.memory_bound - a.memory_bound) * f, a.dram + (b.dram - a.dram) * f};
 }
@@ -138,10 +145,11 @@ IterationModel::IterationModel(const hardware::System& sys, const physics::Fabri
 }
 
 IterationCost IterationModel::cost(const IterationShape& s) const {
-  const Point dense = at(grid_, dense_, s.tokens);
-  const Point head = at(grid_, head_, s.rows);
-  const Point comm = at(grid_, comm_, s.tokens);
-  const Point send = at(grid_, send_, s.tokens);
+  const Where tokens = where(grid_, s.tokens);
+  const Point dense = at(dense_, tokens);
+  const Point head = at(head_, s.rows == s.tokens ? tokens : where(grid_, s.rows));
+  const Point comm = at(comm_, tokens);
+  const Point send = at(send_, tokens);
   auto sum = [&](auto field) {
     return dense.*field + head.*field + decode_per_row_.*field * s.decode_rows +
            decode_per_context_.*field * s.context + prefill_per_pair_.*field * s.pairs;

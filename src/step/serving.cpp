@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <limits>
 
 #include "step/internal.hpp"
 
@@ -69,6 +70,13 @@ Seconds percentile(std::vector<double>& v, double q) {
 
 Percentiles percentiles(std::vector<double> v) {
   Percentiles p;
+  if (!v.empty()) {
+    double sum = 0;
+    for (const double x : v) {
+      sum += x;
+    }
+    p.mean = Seconds(sum / static_cast<double>(v.size()));
+  }
   p.p50 = percentile(v, 0.5);
   p.p90 = percentile(v, 0.9);
   p.p99 = percentile(v, 0.99);
@@ -83,6 +91,7 @@ class Engine {
     const bool closed = s.arrival == workload::Arrival::kConcurrency;
     const std::int64_t initial = closed ? std::min(s.concurrency, s.requests) : s.requests;
     double t = 0;
+    reqs_.reserve(static_cast<std::size_t>(s.requests));
     for (std::int64_t i = 0; i < s.requests; ++i) {
       Request r;
       r.prompt = draw_length(rng_, s.prompt, s.spread);
@@ -112,7 +121,10 @@ class Engine {
         continue;
       }
       IterationShape shape;
-      std::vector<Scheduled> batch;
+      std::vector<Scheduled>& batch = batch_;
+      batch.clear();
+      const double preempted = out_.preemptions;
+      const std::size_t queued = waiting_.size();
       if (s_.scheduler == workload::Scheduler::kStatic) {
         schedule_static(shape, batch);
       } else {
@@ -128,7 +140,14 @@ class Engine {
       const IterationCost c = (decode_only ? decode_ : prefill_).cost(shape);
       account(c, shape, decode_only);
       now_ += c.time.value();
+      const std::int64_t finished = finished_;
       complete(batch);
+      // A decode-only iteration that admitted, evicted and finished nothing is followed by the same
+      // iteration, one token longer, until the next arrival or completion: take those at once.
+      if (s_.scheduler == workload::Scheduler::kContinuous && decode_only && finished == finished_ &&
+          preempted == out_.preemptions && queued == waiting_.size()) {
+        skip_decode(next < released_ ? reqs_[next].arrival : -1.0);
+      }
       // A closed loop releases one request per completion.
       while (s_.arrival == workload::Arrival::kConcurrency && released_ < reqs_.size() &&
              static_cast<std::int64_t>(released_) < finished_ + s_.concurrency) {
@@ -316,7 +335,96 @@ class Engine {
                    running_.end());
   }
 
-  void account(const IterationCost& c, const IterationShape& shape, bool decode_only) {
+  // k more decode iterations of the running requests, summed in closed form: each iteration's
+  // cost is linear in the total context, which grows by one token per request per iteration, so
+  // k iterations take k x the cost at their mean context (exact while one of the GPU or the host
+  // paces them throughout). Stops before a request would finish, before an iteration would start
+  // at or after `arrival` (when >= 0), and before the KV pool runs short.
+  void skip_decode(double arrival) {
+    if (running_.empty()) {
+      return;
+    }
+    std::int64_t most = std::numeric_limits<std::int64_t>::max();
+    double context = 0;
+    for (const std::size_t id : running_) {
+      const Request& r = reqs_[id];
+      if (r.computed < r.prompt) {
+        return;  // a prefill in flight
+      }
+      most = std::min(most, r.output - r.generated - 1);
+      context += static_cast<double>(r.computed + r.generated);
+    }
+    const auto rows = static_cast<double>(running_.size());
+    auto shape_at = [&](double steps) {
+      IterationShape sh;
+      sh.tokens = sh.rows = sh.decode_rows = rows;
+      sh.context = context + rows * steps;
+      return sh;
+    };
+    auto span = [&](std::int64_t k) {  // time of k iterations
+      return k <= 0 ? 0.0
+                    : static_cast<double>(k) * decode_.cost(shape_at(static_cast<double>(k - 1) / 2)).time.value();
+    };
+    auto blocks_needed = [&](std::int64_t k) {
+      std::int64_t need = 0;
+      for (const std::size_t id : running_) {
+        const Request& r = reqs_[id];
+        need += std::max<std::int64_t>(0, blocks_for(r.computed + r.generated + k) - r.blocks);
+      }
+      return need;
+    };
+    auto fits = [&](std::int64_t k) {
+      return blocks_needed(k) <= free_blocks_ && (arrival < 0 || now_ + span(k - 1) < arrival);
+    };
+    if (most <= 0 || !fits(1)) {
+      return;
+    }
+    std::int64_t lo = 1;
+    std::int64_t hi = most;
+    if (arrival >= 0) {
+      // S(j) = j·a + b·j(j−1)/2 with a the first iteration's time and b its growth per iteration:
+      // the largest j with now + S(j) < arrival bounds k − 1 (then searched exactly below).
+      const double a = span(1);
+      const double b = std::max(0.0, decode_.cost(shape_at(1)).time.value() - a);
+      const double room = arrival - now_;
+      const double j = b > 0 ? (-(a - b / 2) + std::sqrt((a - b / 2) * (a - b / 2) + 2 * b * room)) / b : room / a;
+      hi = std::min(hi, static_cast<std::int64_t>(std::ceil(j)) + 2);
+      const std::int64_t below = std::min(hi, static_cast<std::int64_t>(std::floor(j)) - 1);
+      if (below > lo && fits(below)) {
+        lo = below;
+      }
+    }
+    if (fits(hi)) {
+      lo = hi;
+    }
+    while (lo < hi) {
+      const std::int64_t mid = lo + (hi - lo + 1) / 2;
+      if (fits(mid)) {
+        lo = mid;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    const std::int64_t k = lo;
+    const IterationCost mean = decode_.cost(shape_at(static_cast<double>(k - 1) / 2));
+    const double kd = static_cast<double>(k);
+    IterationCost total;
+    total.time = mean.time * kd;
+    total.compute_bound = mean.compute_bound * kd;
+    total.memory_bound = mean.memory_bound * kd;
+    total.dram = mean.dram * kd;
+    for (const std::size_t id : running_) {
+      Request& r = reqs_[id];
+      reserve(r, r.computed + r.generated + k);
+      r.generated += k;
+    }
+    IterationShape sh = shape_at(0);
+    sh.decode_rows *= kd;  // the iterations' decoded sequences, summed
+    account(total, sh, true, kd);
+    now_ += total.time.value();
+  }
+
+  void account(const IterationCost& c, const IterationShape& shape, bool decode_only, double iterations = 1) {
     const double t = c.time.value();
     ServingPhase& ph = decode_only ? out_.decode : out_.prefill;
     ph.time += t;
@@ -324,9 +432,13 @@ class Engine {
     ph.memory_bound += c.memory_bound.value();
     ph.dram += c.dram.value();
     seq_time_ += static_cast<double>(running_.size()) * t;
+    if (shape.tokens > shape.decode_rows) {
+      prefill_tokens_sum_ += shape.tokens - shape.decode_rows;
+      prefill_iteration_time_ += t;
+    }
     if (shape.decode_rows > 0) {
       decode_rows_sum_ += shape.decode_rows;
-      decode_iterations_ += 1;
+      decode_iterations_ += iterations;
       decode_iteration_time_ += t;
     }
     held_block_time_ += static_cast<double>(s_.kv_blocks - free_blocks_) * t;
@@ -366,6 +478,9 @@ class Engine {
       res.batch = seq_time_ / now_;
       res.kv_utilization = s_.kv_blocks > 0 ? held_block_time_ / (now_ * static_cast<double>(s_.kv_blocks)) : 0.0;
     }
+    if (prefill_iteration_time_ > 0) {
+      out_.prefill_rate = prefill_tokens_sum_ / prefill_iteration_time_;
+    }
     if (decode_iteration_time_ > 0) {
       out_.decode_rate = decode_rows_sum_ / decode_iteration_time_;
       out_.decode_rows = decode_rows_sum_ / decode_iterations_;
@@ -380,6 +495,7 @@ class Engine {
   const IterationModel& decode_;
   Random rng_;
   std::vector<Request> reqs_;
+  std::vector<Scheduled> batch_;  // the iteration's requests, reused
   std::size_t released_ = 0;
   std::deque<std::size_t> waiting_;
   std::vector<std::size_t> running_;
@@ -392,6 +508,8 @@ class Engine {
   double decode_rows_sum_ = 0;        // sequences decoded, summed over iterations
   double decode_iteration_time_ = 0;  // time of the iterations that decode
   double decode_iterations_ = 0;
+  double prefill_tokens_sum_ = 0;
+  double prefill_iteration_time_ = 0;
   double held_block_time_ = 0;
   ServingOutcome out_;
 };

@@ -42,6 +42,13 @@ const char* category_of(Benchmark b) {
   return "other";
 }
 
+const char* category_of(const Measurement& m) {
+  if (m.benchmark == Benchmark::kScenario && m.metric.rfind("inference.", 0) == 0) {
+    return m.metric.find("_per_s") != std::string::npos ? "serving throughput" : "serving latency";
+  }
+  return category_of(m.benchmark);
+}
+
 namespace {
 
 using parse::Need;

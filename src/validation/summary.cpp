@@ -61,7 +61,7 @@ ValidationReport validate(const std::vector<Subject>& subjects) {
     }
     if (auto e = rr.error()) {
       const auto role = static_cast<std::size_t>(m.role);
-      by_cat[role][category_of(m.benchmark)].push_back(std::fabs(*e));
+      by_cat[role][category_of(m)].push_back(std::fabs(*e));
       by_gpu[m.gpu].push_back(std::fabs(*e));
       by_role[role].push_back(std::fabs(*e));
       all.push_back(std::fabs(*e));
