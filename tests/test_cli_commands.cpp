@@ -150,6 +150,18 @@ TEST_CASE("compare's table matches its golden file", "[cli][compare][golden]") {
   check_golden("tests/golden/compare-workstation-4x4090-1b.txt", r.out);
 }
 
+TEST_CASE("compare on a serving scenario shows latency, throughput and cost per token columns", "[cli][compare]") {
+  const Run r = run("compare " + source("scenarios/llama3-70b-fp8-4xh100-serve.toml") +
+                    " --gpus h100-sxm5-80gb,h200-sxm,a100-sxm4-80gb");
+  REQUIRE(r.code == 0);
+  for (const char* column : {"TTFT p50", "TTFT p99", "TPOT p50", "out tok/s", "req/s", "USD/Mtok"}) {
+    CHECK_THAT(r.out, Catch::Contains(column));
+  }
+  CHECK_THAT(r.out, !Catch::Contains("MFU"));
+  // the A100 has no fp8: its row says why instead of numbers
+  CHECK_THAT(r.out, Catch::Contains("a100-sxm4-80gb   cannot run") && Catch::Contains("no fp8 support"));
+}
+
 TEST_CASE("breakeven prints the curve and draws it", "[cli][breakeven]") {
   const auto svg = scratch() / "be.svg";
   const Run r = run("breakeven " + source("scenarios/breakeven-desktop.toml") + " --svg " + svg.string());

@@ -169,7 +169,37 @@ double usd_per_million_tokens(const answer::Estimate& e) {
 }
 }  // namespace
 
+namespace {
+// Serving scenarios compare what a user of the service sees and what it costs.
+std::string compare_serving_text(const std::string& title, const std::vector<search::CompareRow>& rows) {
+  std::string out = "Compare: " + title + "\n";
+  out += strfmt("  %-4s %-16s %5s %10s %10s %10s %10s %12s %10s %10s %-5s %s\n", "rank", "gpu", "gpus", "TTFT p50",
+                "TTFT p99", "TPOT p50", "TPOT p99", "out tok/s", "req/s", "USD/Mtok", "fits", "bottleneck");
+  int rank = 0;
+  for (const auto& r : rows) {
+    if (!r.estimate) {
+      out += strfmt("  %-4s %-16s cannot run: %s\n", "-", r.gpu.c_str(), r.problem.c_str());
+      continue;
+    }
+    const answer::Estimate& e = *r.estimate;
+    const step::InferenceResult& i = *e.eval.inference;
+    out += strfmt("  %-4d %-16s %5d %8.1fms %8.1fms %8.1fms %8.1fms %12.4g %10.3g %10.3g %-5s %s%s\n", ++rank,
+                  r.gpu.c_str(), e.gpus, units::to_ms(i.ttft.p50), units::to_ms(i.ttft.p99), units::to_ms(i.tpot.p50),
+                  units::to_ms(i.tpot.p99), i.output_tokens_per_s, i.requests_per_s, usd_per_million_tokens(e),
+                  e.eval.memory.fits() ? "yes" : "NO", explain::to_string(e.diagnosis.bottleneck),
+                  i.saturated ? " (saturated)" : "");
+  }
+  out += "  latencies per request over the simulated load; USD/Mtok = cloud cost per million output tokens\n";
+  return out;
+}
+}  // namespace
+
 std::string compare_text(const std::string& title, const std::vector<search::CompareRow>& rows) {
+  for (const auto& r : rows) {
+    if (r.estimate && r.estimate->eval.inference) {
+      return compare_serving_text(title, rows);
+    }
+  }
   std::string out = "Compare: " + title + "\n";
   out += strfmt("  %-4s %-16s %5s %10s %12s %10s %12s %12s %10s %6s %-5s %s\n", "rank", "gpu", "gpus", "step", "time",
                 "GPU-hours", "cloud USD", "owned USD", "USD/Mtok", "MFU", "fits", "bottleneck");
