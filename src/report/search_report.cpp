@@ -170,6 +170,10 @@ double usd_per_million_tokens(const answer::Estimate& e) {
 }  // namespace
 
 namespace {
+std::string cannot_run(const search::CompareRow& r) {
+  return strfmt("  %-4s %-16s cannot run: %s\n", "-", r.gpu.c_str(), r.problem.c_str());
+}
+
 // Serving scenarios compare what a user of the service sees and what it costs.
 std::string compare_serving_text(const std::string& title, const std::vector<search::CompareRow>& rows) {
   std::string out = "Compare: " + title + "\n";
@@ -178,7 +182,7 @@ std::string compare_serving_text(const std::string& title, const std::vector<sea
   int rank = 0;
   for (const auto& r : rows) {
     if (!r.estimate) {
-      out += strfmt("  %-4s %-16s cannot run: %s\n", "-", r.gpu.c_str(), r.problem.c_str());
+      out += cannot_run(r);
       continue;
     }
     const answer::Estimate& e = *r.estimate;
@@ -206,7 +210,7 @@ std::string compare_text(const std::string& title, const std::vector<search::Com
   int rank = 0;
   for (const auto& r : rows) {
     if (!r.estimate) {
-      out += strfmt("  %-4s %-16s cannot run: %s\n", "-", r.gpu.c_str(), r.problem.c_str());
+      out += cannot_run(r);
       continue;
     }
     const answer::Estimate& e = *r.estimate;
