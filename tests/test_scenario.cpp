@@ -358,9 +358,19 @@ reserve_output = true
 allreduce_max = "4 MiB"
 allreduce_one_shot_max = "128 KiB"
 allreduce_latency = "4 us"
+[slo]
+ttft = "300 ms"
+tpot = "20 ms"
+e2e = "10 s"
+percentile = "p90"
 [runtime]
 name = "vllm"
 )");
+  REQUIRE(served.slo.has_value());
+  CHECK(served.slo->ttft->value() == Approx(0.3));
+  CHECK(served.slo->tpot->value() == Approx(0.02));
+  CHECK(served.slo->e2e->value() == Approx(10.0));
+  CHECK(served.slo->percentile == scenario::Percentile::kP90);
   const workload::ServingEngine& engine = served.runtime.serving;
   CHECK(served.job.inference->load.rate == Approx(3.0));
   CHECK(served.job.inference->load.requests == 50);
@@ -395,7 +405,7 @@ name = "vllm"
   for (const auto& t : scenario::schema()) {
     covered += t.keys.size();
   }
-  // top level, system, model, training, inference, serving, parallelism, runtime and its three
-  // tables, input, cost
-  CHECK(covered == 10 + 10 + 17 + 9 + 6 + 17 + 7 + 11 + 6 + 4 + 3 + 5 + 9);
+  // top level, system, model, training, inference, serving, slo, parallelism, runtime and its
+  // three tables, input, cost
+  CHECK(covered == 11 + 10 + 17 + 9 + 6 + 17 + 4 + 7 + 11 + 6 + 4 + 3 + 5 + 9);
 }

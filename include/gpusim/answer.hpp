@@ -17,6 +17,22 @@
 
 namespace gpusim::answer {
 
+// Whether a serving deployment meets its scenario's [slo]: each limit against the chosen
+// percentile of the simulated latencies. A saturated deployment never does: its queue, and so its
+// latencies, grow without bound however long the run.
+struct SloCheck {
+  scenario::Slo slo;
+  std::optional<Seconds> ttft;  // the achieved percentile, for each limit set
+  std::optional<Seconds> tpot;
+  std::optional<Seconds> e2e;
+  bool saturated = false;
+  double worst = 0;  // the largest achieved / limit ratio: the SLO is met when it is at most 1
+  [[nodiscard]] bool met() const { return worst <= 1.0 && !saturated; }
+};
+SloCheck check_slo(const scenario::Slo& slo, const step::InferenceResult& r);
+// The percentile `p` of a latency distribution.
+Seconds percentile_of(const step::Percentiles& d, scenario::Percentile p);
+
 struct Estimate {
   std::string scenario;
   std::string gpu_id;
@@ -42,6 +58,7 @@ struct Estimate {
 
   explain::Diagnosis diagnosis;
   std::vector<explain::Advice> advice;
+  std::optional<SloCheck> slo;  // serving scenarios with an [slo]
 };
 
 struct Options {

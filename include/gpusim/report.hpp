@@ -49,6 +49,12 @@ std::string breakeven_svg(const Breakeven& b);
 std::string plan_text(const scenario::Scenario& sc, const search::PlanOptions& o, const search::PlanResult& r,
                       double peak_rss_mb);
 std::string plan_json(const scenario::Scenario& sc, const search::PlanResult& r);
+// The serving plan (serving_plan_report.cpp): best deployments meeting the SLO, the frontier of
+// tokens/s per GPU against tokens/s per user, and its SVG.
+std::string plan_serving_text(const scenario::Scenario& sc, const search::PlanOptions& o,
+                              const search::ServingPlanResult& r);
+std::string plan_serving_json(const scenario::Scenario& sc, const search::ServingPlanResult& r);
+std::string plan_serving_svg(const scenario::Scenario& sc, const search::ServingPlanResult& r);
 std::string compare_text(const std::string& title, const std::vector<search::CompareRow>& rows);
 std::string compare_json(const std::vector<search::CompareRow>& rows);
 std::string compare_csv(const std::vector<search::CompareRow>& rows);

@@ -18,6 +18,33 @@
 
 namespace gpusim::scenario {
 
+// A service-level objective on a serving scenario ([slo]): limits on a percentile of the
+// per-request latencies. `plan` searches for the layouts that meet it; `estimate` and `compare`
+// say whether the scenario does. MLPerf Inference's LLM server scenarios constrain the 99th
+// percentile of TTFT and TPOT [mlperf-inference-rules], hence the default.
+enum class Percentile { kMean, kP50, kP90, kP99 };
+inline constexpr base::Named<Percentile> kPercentileNames[] = {
+    {Percentile::kMean, "mean"}, {Percentile::kP50, "p50"}, {Percentile::kP90, "p90"}, {Percentile::kP99, "p99"}};
+struct Slo {
+  std::optional<Seconds> ttft;  // arrival to the first output token
+  std::optional<Seconds> tpot;  // per output token after the first
+  std::optional<Seconds> e2e;   // arrival to the last token
+  Percentile percentile = Percentile::kP99;
+};
+
+// The stored weight formats a serving scenario may name ([inference] weight_precision): bits per
+// weight with their block scales, and the datatype the GEMMs compute in.
+struct WeightFormat {
+  std::string_view name;
+  double bits = 16;
+  DType compute = DType::kFp16;
+};
+const std::vector<WeightFormat>& weight_formats();
+// The scenario with its weights stored in `format` (a name from weight_formats(); InputError when
+// unknown, or when the GPU cannot compute in it).
+struct Scenario;
+Scenario with_weight_format(const Scenario& sc, std::string_view format);
+
 struct Scenario {
   std::string name;
   std::string origin;  // file path
@@ -29,6 +56,7 @@ struct Scenario {
   // The system the cloud price is for when [cost] cloud_gpu names another GPU: the same GPU count
   // and node shape on that GPU, at its TDP.
   std::optional<hardware::System> cloud_system;
+  std::optional<Slo> slo;  // serving scenarios only
 };
 
 // One `--set KEY=VALUE` override; VALUE is TOML (a bare word is taken as a string).

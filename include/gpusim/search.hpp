@@ -6,7 +6,8 @@
 //            layers; and, optionally, the GPU count), each sized by the memory model and, when it
 //            fits, timed by the evaluator; the best by time to train or cloud cost are kept.
 //   sweep    a grid of scenario variants (--vary KEY=V1,V2,...), the file parsed once.
-//   compare  one job on several GPUs, ranked: jobs that fit first, then by time to finish.
+//   compare  one job on several GPUs, ranked: jobs that fit first, then by time to finish (training)
+//            or, for serving, those meeting the [slo] first, then by cloud USD per million output tokens.
 #pragma once
 
 #include <cstdint>
@@ -31,6 +32,10 @@ struct PlanOptions {
   Objective objective = Objective::kTime;
   int top = 10;
   int max_gpus = 0;  // > scenario GPUs: also search GPU counts up to this (node multiples of 2^k and 3·2^k)
+  // Serving: the weight formats to try (scenario::weight_formats names); empty: the scenario's own,
+  // bf16 (fp16 where the GPU has no bf16), fp8 where the GPU computes it, and AWQ int4.
+  std::vector<std::string> formats;
+  std::function<void(std::size_t done, std::size_t total)> progress;
 };
 
 struct PlanRow {
@@ -62,6 +67,46 @@ struct PlanResult {
 };
 
 PlanResult plan(const scenario::Scenario& sc, const PlanOptions& options);
+
+// ---------------------------------------------------------------- plan (serving)
+//   Every deployment of a serving scenario's model on its GPU (plan_serving.cpp): GPU counts
+//   (powers of two up to the larger of the scenario's count and max_gpus, and the scenario's
+//   count); tensor t, a power of two within a node that the heads, KV heads and FFN allow;
+//   pipeline p, a power of two with t·p dividing the GPUs and p dividing the layers; data
+//   d = G/(t·p) replicas; each weight format; and a batch limit b (powers of two up to the
+//   runtime's max_seqs): at most b sequences in flight per replica. Under a Poisson load the
+//   scenario's rate is offered to every candidate; under any other load a closed loop keeps b
+//   requests in flight per replica (the concurrency sweep serving benchmarks run). Candidates that
+//   fit are simulated by the evaluator; those that meet the [slo] are ranked by output tokens/s
+//   per GPU (Objective::kTime: GPU-time per token) or by cloud USD per million output tokens.
+struct ServingPlanRow {
+  int gpus = 1;
+  workload::Layout layout;
+  std::string format;
+  std::int64_t batch_limit = 1;
+  answer::Estimate estimate;
+  double per_gpu = 0;       // output tokens/s per GPU
+  double per_user = 0;      // output tokens/s per user (1 / TPOT p50)
+  double usd_per_mtok = 0;  // cloud USD per million output tokens
+  [[nodiscard]] bool meets() const { return !estimate.slo || estimate.slo->met(); }
+  [[nodiscard]] double objective(Objective o) const { return o == Objective::kTime ? -per_gpu : usd_per_mtok; }
+};
+
+struct ServingPlanResult {
+  std::vector<ServingPlanRow> best;       // meeting the SLO (every candidate without one), best first
+  std::vector<ServingPlanRow> frontier;   // no candidate has both more tokens/s per user and per GPU
+  std::optional<ServingPlanRow> closest;  // nothing meets the SLO: the smallest worst latency / limit
+  std::vector<std::string> formats;       // the formats searched
+  std::uint64_t candidates = 0;           // (GPU count, layout, format, batch limit) tuples considered
+  std::uint64_t no_fit = 0;               // of them, those whose weights and KV pool do not fit
+  std::uint64_t timed = 0;                // simulated
+  std::uint64_t meeting = 0;              // meeting the SLO
+  Bytes smallest_no_fit;                  // the least memory a candidate that does not fit needs
+  double seconds = 0;
+};
+
+// Throws InputError for a format the GPU cannot compute in or that does not exist.
+ServingPlanResult plan_serving(const scenario::Scenario& sc, const PlanOptions& options);
 
 // ---------------------------------------------------------------- sweep
 
@@ -97,8 +142,8 @@ struct CompareRow {
   std::optional<answer::Estimate> estimate;
   std::string problem;  // why the scenario cannot run on this GPU
 };
-// The scenario on each GPU (its GPU count and layout kept), jobs that fit first, then by time to
-// finish. Throws InputError for an unknown GPU id.
+// The scenario on each GPU (its GPU count and layout kept), in the order above. Throws InputError for an unknown GPU
+// id.
 std::vector<CompareRow> compare(const catalog::Catalog& catalog, const scenario::ParsedScenario& parsed,
                                 const std::vector<scenario::Override>& overrides, const std::vector<std::string>& gpus);
 

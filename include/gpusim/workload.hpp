@@ -131,6 +131,7 @@ struct Inference {
   bool batch_given = false;  // [inference] batch was stated (caps in-flight sequences of a continuous engine)
   std::int64_t prompt_tokens = 512;
   std::int64_t output_tokens = 128;
+  std::string weight_format = "fp16";     // the stored format's name (scenario::weight_formats)
   DType weight_precision = DType::kFp16;  // int8/int4 are stored formats, computed in fp16
   double weight_bytes = 2;                // bytes per weight as stored
   double kv_bytes = 2;                    // bytes per KV-cache element

@@ -78,6 +78,9 @@ Estimate estimate(const scenario::Scenario& sc, const Options& options) {
   e.cloud_rate = sc.cost.cloud_rate;
   e.utilization = sc.cost.utilization;
 
+  if (sc.slo && e.eval.inference) {
+    e.slo = check_slo(*sc.slo, *e.eval.inference);
+  }
   e.diagnosis = explain::diagnose(e.eval);
   if (options.advice) {
     e.advice = explain::advise(sc, e.eval, e.diagnosis);

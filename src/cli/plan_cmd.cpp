@@ -1,5 +1,9 @@
-// gpusim plan SCENARIO: the best parallel layouts for a training job.
+// gpusim plan SCENARIO: the best parallel layouts for a training job, or the serving deployments
+// that meet a service-level objective.
 #include <sys/resource.h>
+#include <unistd.h>
+
+#include <iostream>
 
 #include "cli/options.hpp"
 
@@ -20,23 +24,36 @@ int run_plan(const std::vector<std::string>& args) {
   std::string objective = "time";
   int top = 10;
   int max_gpus = 0;
+  std::string formats;
+  std::string svg;
   std::vector<std::string> sets;
   po::options_description d("options");
   add_common(d, c, true);
   d.add_options()("scenario", po::value<std::string>(&scenario), "training scenario")(
       "top", po::value<int>(&top)->default_value(10), "layouts to show")(
-      "objective", po::value<std::string>(&objective)->default_value("time"), "time | cost (cloud USD)")(
-      "max-gpus", po::value<int>(&max_gpus)->default_value(0), "also search GPU counts up to N")(
+      "objective", po::value<std::string>(&objective)->default_value("time"),
+      "time | cost: training, time to train or cloud USD; serving, output tokens/s per GPU or cloud USD per "
+      "million output tokens")("max-gpus", po::value<int>(&max_gpus)->default_value(0),
+                               "also search GPU counts up to N")(
+      "formats", po::value<std::string>(&formats),
+      "serving: weight formats to try, comma-separated (default: the scenario's, bf16 and fp8)")(
+      "svg", po::value<std::string>(&svg), "serving: write the throughput-latency frontier as SVG to FILE")(
       "set", po::value<std::vector<std::string>>(&sets)->composing(), "override a scenario key (repeatable)");
   po::positional_options_description pos;
   pos.add("scenario", 1);
   po::variables_map vm;
   if (!parse(args, d, pos, vm,
              "usage: gpusim plan SCENARIO [--top N] [--objective time|cost] [--max-gpus N] [--format text|json]\n"
-             "Searches every valid tensor x pipeline x data layout with ZeRO stage, micro-batch, recompute,\n"
-             "sequence parallelism and virtual stages (and GPU counts with --max-gpus); sizes each with the\n"
-             "memory model, times those that fit with the same evaluator as `estimate`, and ranks them by\n"
-             "time to train or cloud cost.")) {
+             "                            [--formats F1,F2,...] [--svg FILE]\n"
+             "Training: searches every valid tensor x pipeline x data layout with ZeRO stage, micro-batch,\n"
+             "recompute, sequence parallelism and virtual stages (and GPU counts with --max-gpus); sizes each\n"
+             "with the memory model, times those that fit with the same evaluator as `estimate`, and ranks\n"
+             "them by time to train or cloud cost.\n"
+             "Serving: searches GPU counts (powers of two up to --max-gpus), tensor x pipeline x data, weight\n"
+             "formats and a batch limit per replica; simulates each deployment that fits under the scenario's\n"
+             "load (Poisson: its rate; otherwise a closed loop of batch-limit requests per replica), keeps\n"
+             "those meeting the scenario's [slo], ranks them by tokens/s per GPU or USD per million tokens,\n"
+             "and prints the frontier of tokens/s per GPU against tokens/s per user (--svg draws it).")) {
     return 0;
   }
   if (scenario.empty()) {
@@ -52,13 +69,37 @@ int run_plan(const std::vector<std::string>& args) {
   check_format(c.format, {"text", "json"});
   const Catalog catalog = load_catalog_with_env(c.specs);
   const Scenario sc = scenario::load_scenario_file(catalog, scenario, scenario::parse_overrides(sets));
-  if (!sc.job.training) {
-    throw UsageError("plan searches training layouts: the scenario has [inference]");
-  }
   search::PlanOptions o;
   o.objective = *obj;
   o.top = top;
   o.max_gpus = max_gpus;
+  if (sc.job.inference) {
+    for (std::size_t start = 0; !formats.empty() && start <= formats.size();) {
+      const std::size_t comma = std::min(formats.find(',', start), formats.size());
+      if (comma == start) {
+        throw UsageError("--formats takes names separated by commas, got \"" + formats + "\"");
+      }
+      o.formats.push_back(formats.substr(start, comma - start));
+      start = comma + 1;
+    }
+    if (isatty(STDERR_FILENO) != 0) {
+      o.progress = [](std::size_t done, std::size_t total) {
+        std::cerr << "\rplan: " << done << " of " << total << " deployments" << (done == total ? "\n" : "")
+                  << std::flush;
+      };
+    }
+    const search::ServingPlanResult r = search::plan_serving(sc, o);
+    std::vector<std::pair<std::string, std::string>> outputs{
+        {c.out, c.format == "json" ? report::plan_serving_json(sc, r) : report::plan_serving_text(sc, o, r)}};
+    if (!svg.empty()) {
+      outputs.emplace_back(svg, report::plan_serving_svg(sc, r));
+    }
+    write_outputs(outputs);
+    return 0;  // "nothing meets the SLO" is an answer, printed with what came closest
+  }
+  if (!formats.empty() || !svg.empty()) {
+    throw UsageError("--formats and --svg apply to serving scenarios; this scenario trains");
+  }
   const search::PlanResult r = search::plan(sc, o);
   write_outputs({{c.out, c.format == "json" ? report::plan_json(sc, r) : report::plan_text(sc, o, r, peak_rss_mb())}});
   return 0;  // "nothing fits" is an answer, printed with what came closest

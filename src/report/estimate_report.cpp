@@ -73,6 +73,9 @@ std::string estimate_text(const answer::Estimate& e) {
            strfmt("saturates at %.3g req/s; the queue grows without bound at the offered rate",
                   r.saturation_requests_per_s));
     }
+    if (e.slo) {
+      line(out, "SLO", slo_text(*e.slo));
+    }
   }
   line(
       out, "memory",

@@ -50,4 +50,28 @@ std::string csv_field(const std::string& s) {
   return out + "\"";
 }
 
+std::string slo_text(const answer::SloCheck& c) {
+  std::string out =
+      strfmt("%s at %s:", c.met() ? "met" : "MISSED", base::name_in(scenario::kPercentileNames, c.slo.percentile));
+  const char* sep = " ";
+  auto one = [&](const char* what, const std::optional<Seconds>& limit, const std::optional<Seconds>& got) {
+    if (!limit || !got) {
+      return;
+    }
+    const double over = *got / *limit - 1.0;
+    out += strfmt("%s%s %s %s %s", sep, what, duration(*got).c_str(), over <= 0 ? "<=" : ">", duration(*limit).c_str());
+    if (over > 0) {
+      out += strfmt(" (+%.0f %%)", pct(over));
+    }
+    sep = " · ";
+  };
+  one("TTFT", c.slo.ttft, c.ttft);
+  one("TPOT", c.slo.tpot, c.tpot);
+  one("request", c.slo.e2e, c.e2e);
+  if (c.saturated) {
+    out += "; the offered rate saturates the deployment";
+  }
+  return out;
+}
+
 }  // namespace gpusim::report

@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "gpusim/answer.hpp"
 #include "gpusim/base.hpp"
 #include "gpusim/units.hpp"
 
@@ -20,5 +21,7 @@ inline double pct(double fraction) { return 100.0 * fraction; }
 inline double gib(Bytes b) { return units::to_gibibytes(b); }
 // RFC 4180 field: quoted when it holds a comma, quote or newline; quotes doubled.
 std::string csv_field(const std::string& s);
+// "met at p99: TTFT 174 ms <= 300 ms · TPOT 15.2 ms <= 20 ms", or what misses and by how much.
+std::string slo_text(const answer::SloCheck& c);
 
 }  // namespace gpusim::report

@@ -177,8 +177,8 @@ std::string cannot_run(const search::CompareRow& r) {
 // Serving scenarios compare what a user of the service sees and what it costs.
 std::string compare_serving_text(const std::string& title, const std::vector<search::CompareRow>& rows) {
   std::string out = "Compare: " + title + "\n";
-  out += strfmt("  %-4s %-16s %5s %10s %10s %10s %10s %12s %10s %10s %-5s %s\n", "rank", "gpu", "gpus", "TTFT p50",
-                "TTFT p99", "TPOT p50", "TPOT p99", "out tok/s", "req/s", "USD/Mtok", "fits", "bottleneck");
+  out += strfmt("  %-4s %-16s %5s %10s %10s %10s %10s %12s %10s %10s %-5s %-6s %s\n", "rank", "gpu", "gpus", "TTFT p50",
+                "TTFT p99", "TPOT p50", "TPOT p99", "out tok/s", "req/s", "USD/Mtok", "fits", "SLO", "bottleneck");
   int rank = 0;
   for (const auto& r : rows) {
     if (!r.estimate) {
@@ -187,13 +187,15 @@ std::string compare_serving_text(const std::string& title, const std::vector<sea
     }
     const answer::Estimate& e = *r.estimate;
     const step::InferenceResult& i = *e.eval.inference;
-    out += strfmt("  %-4d %-16s %5d %8.1fms %8.1fms %8.1fms %8.1fms %12.4g %10.3g %10.3g %-5s %s%s\n", ++rank,
+    out += strfmt("  %-4d %-16s %5d %8.1fms %8.1fms %8.1fms %8.1fms %12.4g %10.3g %10.3g %-5s %-6s %s%s\n", ++rank,
                   r.gpu.c_str(), e.gpus, units::to_ms(i.ttft.p50), units::to_ms(i.ttft.p99), units::to_ms(i.tpot.p50),
                   units::to_ms(i.tpot.p99), i.output_tokens_per_s, i.requests_per_s, usd_per_million_tokens(e),
-                  e.eval.memory.fits() ? "yes" : "NO", explain::to_string(e.diagnosis.bottleneck),
-                  i.saturated ? " (saturated)" : "");
+                  e.eval.memory.fits() ? "yes" : "NO", e.slo ? (e.slo->met() ? "met" : "MISSED") : "-",
+                  explain::to_string(e.diagnosis.bottleneck), i.saturated ? " (saturated)" : "");
   }
-  out += "  latencies per request over the simulated load; USD/Mtok = cloud cost per million output tokens\n";
+  out +=
+      "  ranked by the SLO met, then cloud USD per million output tokens; latencies per request over the simulated "
+      "load\n";
   return out;
 }
 }  // namespace
@@ -243,6 +245,9 @@ std::string compare_json(const std::vector<search::CompareRow>& rows) {
       w.value("cloud_usd", units::to_usd(e.cost.cloud));
       w.value("owned_usd", units::to_usd(e.cost.owned()));
       w.value("usd_per_million_tokens", usd_per_million_tokens(e));
+      if (e.slo) {
+        w.value("slo_met", e.slo->met());
+      }
       w.value("mfu", e.eval.mfu);
       w.value("fits", e.eval.memory.fits());
       w.value("memory_per_gpu_bytes", units::to_bytes(e.eval.memory.total()));

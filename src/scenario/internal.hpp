@@ -25,5 +25,7 @@ void read_inference(parse::Reader& r, Scenario& sc, RuntimeOverrides& overrides)
 // [serving]: the load and the engine settings that override the runtime's (serving.cpp). Runs
 // after the runtime is resolved; `r` is null when the table is absent.
 void read_serving(parse::Reader* r, Scenario& sc);
+// [slo]: latency limits on a serving scenario (serving.cpp).
+void read_slo(parse::Reader& r, Scenario& sc);
 
 }  // namespace gpusim::scenario::detail

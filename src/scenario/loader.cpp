@@ -577,6 +577,14 @@ Scenario resolve_tree(const catalog::Catalog& catalog, const std::string& path, 
   } else {
     r.allow({"serving"});
   }
+  if (sc.job.inference) {
+    if (auto t = r.table("slo", Need::kOptional)) {
+      detail::read_slo(*t, sc);
+    }
+  } else if (r.has("slo")) {
+    r.error("slo", "[slo] sets latency limits on a serving scenario; this scenario trains");
+    r.allow({"slo"});
+  }
   // FlashAttention-2 kernels cover head dimensions up to 256 [dao-2023]; the model has no
   // efficiency for larger ones.
   constexpr std::int64_t kMaxFlashHeadDim = 256;

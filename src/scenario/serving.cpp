@@ -2,7 +2,7 @@
 // shapes and formats, the load on the deployment, and the engine settings a scenario may change.
 #include "scenario/internal.hpp"
 
-namespace gpusim::scenario::detail {
+namespace gpusim::scenario {
 
 using base::strfmt;
 using parse::Need;
@@ -19,33 +19,75 @@ constexpr std::int64_t kDefaultRequests = 1000;
 // Stored weight and KV formats: int8/int4 weights are dequantized and multiplied in fp16.
 double stored_bytes(DType d) { return units::bytes_per_element(d); }
 
+}  // namespace
+
 // Weight formats by their storage: bits per weight including block scales, and the datatype the
 // GEMMs compute in (a weight-only format is unpacked to fp16).
-struct WeightFormat {
-  const char* name;
-  double bits;
-  DType compute;
-};
-constexpr WeightFormat kWeightFormats[] = {
-    {"fp16", 16, DType::kFp16},
-    {"bf16", 16, DType::kBf16},
-    {"fp8", 8, DType::kFp8},
-    {"int8", 8, DType::kFp16},  // plain per-channel int8 (scales negligible)
-    {"int4", 4, DType::kFp16},  // plain 4-bit (scales negligible)
-    // ggml block formats [ggml-quant-formats]: block_q8_0 = fp16 scale + 32 int8 = 34 B per 32
-    // weights; block_q4_0 = fp16 scale + 16 B per 32 weights
-    {"q8_0", 34.0 * 8 / 32, DType::kFp16},
-    {"q4_0", 18.0 * 8 / 32, DType::kFp16},
-    // Q4_K_M is a per-tensor mix (Q4_K, with Q6_K for the output head and some V/FFN-down layers):
-    // llama-bench prints 4.58 GiB for Llama-3-8B (8.03 B weights, 4.90 bits) and 39.59 GiB for
-    // Llama-3-70B (70.55 B, 4.82 bits) [xiongjiedai-llm-inference-bench]; their mean
-    {"q4_k_m", 4.86, DType::kFp16},
-    // AWQ / GPTQ at group 128: 4 bits + an fp16 scale and a 4-bit zero per 128 weights [awq-2023]
-    {"awq-int4", 4.0 + 16.0 / 128 + 4.0 / 128, DType::kFp16},
-    {"gptq-int4", 4.0 + 16.0 / 128 + 4.0 / 128, DType::kFp16},
-};
+const std::vector<WeightFormat>& weight_formats() {
+  static const std::vector<WeightFormat> formats = {
+      {"fp16", 16, DType::kFp16},
+      {"bf16", 16, DType::kBf16},
+      {"fp8", 8, DType::kFp8},
+      {"int8", 8, DType::kFp16},  // plain per-channel int8 (scales negligible)
+      {"int4", 4, DType::kFp16},  // plain 4-bit (scales negligible)
+      // ggml block formats [ggml-quant-formats]: block_q8_0 = fp16 scale + 32 int8 = 34 B per 32
+      // weights; block_q4_0 = fp16 scale + 16 B per 32 weights
+      {"q8_0", 34.0 * 8 / 32, DType::kFp16},
+      {"q4_0", 18.0 * 8 / 32, DType::kFp16},
+      // Q4_K_M is a per-tensor mix (Q4_K, with Q6_K for the output head and some V/FFN-down
+      // layers): llama-bench prints 4.58 GiB for Llama-3-8B (8.03 B weights, 4.90 bits) and 39.59
+      // GiB for Llama-3-70B (70.55 B, 4.82 bits) [xiongjiedai-llm-inference-bench]; their mean
+      {"q4_k_m", 4.86, DType::kFp16},
+      // AWQ / GPTQ at group 128: 4 bits + an fp16 scale and a 4-bit zero per 128 weights [awq-2023]
+      {"awq-int4", 4.0 + 16.0 / 128 + 4.0 / 128, DType::kFp16},
+      {"gptq-int4", 4.0 + 16.0 / 128 + 4.0 / 128, DType::kFp16},
+  };
+  return formats;
+}
 
+namespace {
+const WeightFormat* find_format(std::string_view name) {
+  for (const WeightFormat& w : weight_formats()) {
+    if (w.name == name) {
+      return &w;
+    }
+  }
+  return nullptr;
+}
+
+std::string format_names() {
+  std::string names;
+  for (const WeightFormat& w : weight_formats()) {
+    names += std::string(names.empty() ? "" : ", ") + "\"" + std::string(w.name) + "\"";
+  }
+  return names;
+}
+
+void apply_format(workload::Inference& inf, const WeightFormat& f) {
+  inf.weight_format = std::string(f.name);
+  inf.weight_bytes = f.bits / 8.0;
+  inf.weight_precision = f.compute;
+}
 }  // namespace
+
+Scenario with_weight_format(const Scenario& sc, std::string_view format) {
+  const WeightFormat* f = find_format(format);
+  if (f == nullptr) {
+    throw InputError(
+        {Diagnostic{SourcePos{"--formats"}, "weight_precision",
+                    "unknown weight format \"" + std::string(format) + "\"; expected one of " + format_names()}});
+  }
+  if (!sc.system.gpu.supports(f->compute)) {
+    throw InputError({Diagnostic{
+        SourcePos{"--formats"}, "weight_precision",
+        "the " + sc.system.gpu.name + " has no " + std::string(units::to_string(f->compute)) + " support"}});
+  }
+  Scenario out = sc;
+  apply_format(*out.job.inference, *f);
+  return out;
+}
+
+namespace detail {
 
 void read_inference(Reader& r, Scenario& sc, RuntimeOverrides& overrides) {
   workload::Inference inf;
@@ -60,19 +102,11 @@ void read_inference(Reader& r, Scenario& sc, RuntimeOverrides& overrides) {
   inf.output_tokens = r.integer("output_tokens", Need::kOptional).value_or(128);
   overrides.cuda_graphs = r.boolean("cuda_graphs", Need::kOptional);
   if (auto v = r.string("weight_precision", Need::kOptional)) {
-    const WeightFormat* f = nullptr;
-    std::string names;
-    for (const WeightFormat& w : kWeightFormats) {
-      names += std::string(names.empty() ? "" : ", ") + "\"" + w.name + "\"";
-      if (*v == w.name) {
-        f = &w;
-      }
-    }
+    const WeightFormat* f = find_format(*v);
     if (f == nullptr) {
-      r.error("weight_precision", "unknown weight format \"" + *v + "\"; expected one of " + names);
+      r.error("weight_precision", "unknown weight format \"" + *v + "\"; expected one of " + format_names());
     } else {
-      inf.weight_bytes = f->bits / 8.0;
-      inf.weight_precision = f->compute;
+      apply_format(inf, *f);
       if (f->compute == DType::kFp8 && !sc.system.gpu.id.empty() && !sc.system.gpu.supports(DType::kFp8)) {
         r.error("weight_precision", "the " + sc.system.gpu.name + " has no fp8 support");
       }
@@ -149,4 +183,26 @@ void read_serving(Reader* r, Scenario& sc) {
   }
 }
 
-}  // namespace gpusim::scenario::detail
+void read_slo(parse::Reader& r, Scenario& sc) {
+  Slo slo;
+  auto limit = [&](std::string_view key) -> std::optional<Seconds> {
+    if (auto v = r.quantity(key, Dim::kTime, Need::kOptional)) {
+      return Seconds(*v);
+    }
+    return std::nullopt;
+  };
+  slo.ttft = limit("ttft");
+  slo.tpot = limit("tpot");
+  slo.e2e = limit("e2e");
+  if (auto v = r.choice("percentile", kPercentileNames, Need::kOptional)) {
+    slo.percentile = *v;
+  }
+  if (!r.has("ttft") && !r.has("tpot") && !r.has("e2e")) {
+    r.error("ttft", "[slo] needs at least one limit: ttft, tpot or e2e (e.g. ttft = \"300 ms\")");
+  }
+  r.finish();
+  sc.slo = slo;
+}
+
+}  // namespace detail
+}  // namespace gpusim::scenario

@@ -1,5 +1,6 @@
 // One job on several GPUs (see include/gpusim/search.hpp).
 #include <algorithm>
+#include <tuple>
 
 #include "gpusim/search.hpp"
 
@@ -22,10 +23,21 @@ std::vector<CompareRow> compare(const catalog::Catalog& catalog, const scenario:
     }
     rows.push_back(std::move(r));
   }
+  // Training: by time to finish. Serving: deployments meeting the SLO (all, without one) first,
+  // then by cloud cost per million output tokens: what a provider pays for the service it sells.
   std::stable_sort(rows.begin(), rows.end(), [](const CompareRow& a, const CompareRow& b) {
     auto key = [](const CompareRow& r) {
-      return std::make_pair(!r.estimate ? 2 : (r.estimate->eval.memory.fits() ? 0 : 1),
-                            r.estimate ? r.estimate->eval.job_time.value() : 0.0);
+      if (!r.estimate) {
+        return std::make_tuple(3, 0, 0.0);
+      }
+      const answer::Estimate& e = *r.estimate;
+      const int fits = e.eval.memory.fits() ? 0 : 1;
+      if (!e.eval.inference) {
+        return std::make_tuple(fits, 0, e.eval.job_time.value());
+      }
+      const bool meets = !e.slo || e.slo->met();
+      const double per_mtok = e.eval.tokens > 0 ? e.cost.cloud.value() / e.eval.tokens : 0.0;
+      return std::make_tuple(fits, meets ? 0 : 1, per_mtok);
     };
     return key(a) < key(b);
   });

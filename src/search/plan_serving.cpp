@@ -1,0 +1,237 @@
+// Service-level search over serving deployments (see include/gpusim/search.hpp). Every candidate is
+// a scenario variant estimated by answer::estimate, the same path as `gpusim estimate`, so a
+// row of the plan is reproduced exactly by estimating the scenario with the row's settings.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "gpusim/search.hpp"
+
+namespace gpusim::search {
+namespace {
+
+using workload::Layout;
+
+std::vector<int> serving_gpu_counts(const scenario::Scenario& sc, const PlanOptions& o) {
+  std::vector<int> out{sc.system.gpus};
+  const int most = std::max(sc.system.gpus, o.max_gpus);
+  for (int g = 1; g <= most; g *= 2) {
+    out.push_back(g);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+// The default formats: the scenario's own, the GPU's 16-bit format and fp8 where it computes it.
+std::vector<std::string> serving_formats(const scenario::Scenario& sc, const PlanOptions& o) {
+  if (!o.formats.empty()) {
+    return o.formats;
+  }
+  const hardware::GpuSpec& g = sc.system.gpu;
+  std::vector<std::string> out{sc.job.inference->weight_format};
+  out.emplace_back(g.supports(DType::kBf16) ? "bf16" : "fp16");
+  if (g.supports(DType::kFp8)) {
+    out.emplace_back("fp8");
+  }
+  std::vector<std::string> unique;
+  for (auto& f : out) {
+    if (std::find(unique.begin(), unique.end(), f) == unique.end()) {
+      unique.push_back(std::move(f));
+    }
+  }
+  return unique;
+}
+
+// Whether the model's heads, KV heads and FFN split over `tp` ranks (the loader's layout rules).
+bool tensor_splits(const workload::ModelShape& m, int tp) {
+  if (tp == 1) {
+    return true;
+  }
+  const bool kv = m.kv_heads <= 0 || m.kv_heads % tp == 0 || tp % m.kv_heads == 0;
+  return m.heads % tp == 0 && m.ffn_hidden % tp == 0 && kv;
+}
+
+struct Candidate {
+  int gpus = 1;
+  Layout layout;
+  std::size_t format = 0;  // index into the searched formats
+};
+
+// The scenario as the candidate runs it with a batch limit b (see search.hpp).
+scenario::Scenario variant(const scenario::Scenario& base, const Candidate& c, std::int64_t b) {
+  scenario::Scenario s = scenario::with_layout(base, c.layout, c.gpus);
+  workload::Inference& inf = *s.job.inference;
+  workload::ServingEngine& e = s.runtime.serving;
+  const std::int64_t engines = static_cast<std::int64_t>(c.layout.data) * c.layout.pipeline;
+  if (e.scheduler == workload::Scheduler::kStatic) {
+    inf.batch = b;
+    inf.batch_max = false;
+  } else {
+    e.max_seqs = b * c.layout.pipeline;  // the evaluator gives each pipeline virtual engine its share
+  }
+  if (inf.load.arrival != workload::Arrival::kPoisson) {
+    inf.load.arrival = workload::Arrival::kConcurrency;
+    inf.load.concurrency = b * engines;
+    // A few waves per in-flight slot, so the run is more than its synchronized first wave.
+    constexpr std::int64_t kWaves = 4;
+    inf.load.requests = std::max(inf.load.requests, kWaves * inf.load.concurrency);
+  }
+  return s;
+}
+
+// How far a row is from meeting the SLO: its worst latency / limit, and for a saturated
+// deployment at least the offered over the sustainable rate.
+double miss(const ServingPlanRow& r) {
+  const answer::SloCheck& c = *r.estimate.slo;
+  const step::InferenceResult& i = *r.estimate.eval.inference;
+  double m = c.worst;
+  if (c.saturated && i.saturation_requests_per_s > 0) {
+    m = std::max(m, i.requests_per_s / i.saturation_requests_per_s + 1.0);
+  }
+  return m;
+}
+
+}  // namespace
+
+ServingPlanResult plan_serving(const scenario::Scenario& sc, const PlanOptions& o) {
+  const auto start = std::chrono::steady_clock::now();
+  ServingPlanResult r;
+  r.formats = serving_formats(sc, o);
+  std::vector<scenario::Scenario> formatted;
+  for (const auto& f : r.formats) {
+    formatted.push_back(scenario::with_weight_format(sc, f));  // InputError for a bad or unsupported format
+  }
+  const workload::ModelShape& m = sc.job.model;
+  std::vector<Candidate> candidates;
+  for (const int gpus : serving_gpu_counts(sc, o)) {
+    const int per_node = std::min(sc.system.gpus_per_node, gpus);
+    for (int tp = 1; tp <= per_node; tp *= 2) {
+      if (gpus % tp != 0 || !tensor_splits(m, tp)) {
+        continue;
+      }
+      for (int pp = 1; pp <= gpus / tp && pp <= m.layers; pp *= 2) {
+        if ((gpus / tp) % pp != 0 || m.layers % pp != 0) {
+          continue;
+        }
+        for (std::size_t f = 0; f < formatted.size(); ++f) {
+          Candidate c;
+          c.gpus = gpus;
+          c.layout.tensor = tp;
+          c.layout.pipeline = pp;
+          c.layout.data = gpus / (tp * pp);
+          c.format = f;
+          candidates.push_back(c);
+        }
+      }
+    }
+  }
+  const bool is_static = sc.runtime.serving.scheduler == workload::Scheduler::kStatic;
+  // Static batches: up to the largest batch whose KV cache fits (found below); continuous
+  // engines: up to the runtime's (or scenario's) max_seqs.
+  constexpr std::int64_t kStaticBatchCap = 1024;
+  const std::int64_t limit_cap = is_static ? kStaticBatchCap : std::max<std::int64_t>(1, sc.runtime.serving.max_seqs);
+  std::size_t done = 0;
+  std::vector<ServingPlanRow> rows;
+  for (const Candidate& c : candidates) {
+    if (o.progress) {
+      o.progress(++done, candidates.size());
+    }
+    for (std::int64_t b = 1; b <= limit_cap; b *= 2) {
+      ++r.candidates;
+      const scenario::Scenario s = variant(formatted[c.format], c, b);
+      const physics::MemoryBreakdown mem = step::Evaluator(s.system, s.job, s.runtime).memory(c.layout);
+      if (!mem.fits()) {
+        ++r.no_fit;
+        if (r.smallest_no_fit.value() == 0 || mem.total() < r.smallest_no_fit) {
+          r.smallest_no_fit = mem.total();
+        }
+        // A larger batch limit needs at least as much memory: count the rest as not fitting.
+        const auto rest =
+            static_cast<std::uint64_t>(std::floor(std::log2(static_cast<double>(limit_cap) / static_cast<double>(b))));
+        r.no_fit += rest;
+        r.candidates += rest;
+        break;
+      }
+      ++r.timed;
+      ServingPlanRow row;
+      row.gpus = c.gpus;
+      row.layout = c.layout;
+      row.format = r.formats[c.format];
+      row.batch_limit = b;
+      row.estimate = answer::estimate(s, answer::Options{false});
+      const step::InferenceResult& i = *row.estimate.eval.inference;
+      row.per_gpu = i.output_tokens_per_s / c.gpus;
+      row.per_user = i.tokens_per_s_per_user;
+      row.usd_per_mtok =
+          row.estimate.eval.tokens > 0 ? units::to_usd(row.estimate.cost.cloud) / row.estimate.eval.tokens * 1e6 : 0.0;
+      rows.push_back(std::move(row));
+    }
+  }
+
+  // The throughput-latency frontier: by tokens/s per user, those beating every faster-per-user row
+  // on tokens/s per GPU. A saturated deployment does not serve its load (its queue grows without
+  // bound), so it is not on it.
+  std::vector<const ServingPlanRow*> by_user;
+  for (const auto& row : rows) {
+    if (!row.estimate.eval.inference->saturated) {
+      by_user.push_back(&row);
+    }
+  }
+  std::sort(by_user.begin(), by_user.end(), [](const ServingPlanRow* a, const ServingPlanRow* b) {
+    return a->per_user != b->per_user ? a->per_user > b->per_user : a->per_gpu > b->per_gpu;
+  });
+  double best_per_gpu = -1;
+  for (const ServingPlanRow* row : by_user) {
+    constexpr double kDistinct = 1e-3;  // a frontier step must gain at least 0.1 % per GPU
+    if (row->per_gpu > best_per_gpu * (1.0 + kDistinct)) {
+      r.frontier.push_back(*row);
+      best_per_gpu = row->per_gpu;
+    }
+  }
+
+  const Objective obj = o.objective;
+  auto better = [obj](const ServingPlanRow& a, const ServingPlanRow& b) {
+    const double x = a.objective(obj);
+    const double y = b.objective(obj);
+    if (std::fabs(x - y) > 1e-9 * std::max(std::fabs(x), std::fabs(y))) {
+      return x < y;
+    }
+    if (a.gpus != b.gpus) {
+      return a.gpus < b.gpus;
+    }
+    return a.per_user > b.per_user;
+  };
+  for (auto& row : rows) {
+    if (row.meets()) {
+      ++r.meeting;
+      r.best.push_back(row);
+    } else if (row.estimate.slo && (!r.closest || miss(row) < miss(*r.closest))) {
+      r.closest = row;
+    }
+  }
+  std::stable_sort(r.best.begin(), r.best.end(), better);
+  // One row per deployment: its batch limits differ only in how many sequences may be in flight,
+  // and the best of them stands for it.
+  std::vector<ServingPlanRow> distinct;
+  for (auto& row : r.best) {
+    const bool seen = std::any_of(distinct.begin(), distinct.end(), [&](const ServingPlanRow& d) {
+      return d.gpus == row.gpus && d.layout.tensor == row.layout.tensor && d.layout.pipeline == row.layout.pipeline &&
+             d.format == row.format;
+    });
+    if (!seen) {
+      distinct.push_back(std::move(row));
+    }
+  }
+  r.best = std::move(distinct);
+  if (static_cast<int>(r.best.size()) > o.top) {
+    r.best.resize(static_cast<std::size_t>(o.top));
+  }
+  if (r.meeting > 0) {
+    r.closest.reset();
+  }
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+}  // namespace gpusim::search

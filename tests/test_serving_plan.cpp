@@ -1,0 +1,211 @@
+// Service-level objectives and the serving plan (answer/slo.cpp, search/plan_serving.cpp,
+// scenario/serving.cpp [slo], search/compare.cpp's serving order).
+#include <regex>
+
+#include "cli_helpers.hpp"
+#include "helpers.hpp"
+
+using namespace gpusim;
+
+namespace {
+
+// Llama-3-8B on H100s with vLLM, an [slo] and a [serving] table the test chooses.
+std::string eight_b(const std::string& serving, const std::string& slo) {
+  return R"(name = "8b slo"
+[system]
+gpu = "h100-sxm5-80gb"
+gpus = 2
+[model]
+preset = "llama3-8b"
+[inference]
+prompt_tokens = 512
+output_tokens = 128
+weight_precision = "bf16"
+[serving]
+)" + serving +
+         "\n[slo]\n" + slo + R"(
+[runtime]
+name = "vllm"
+)";
+}
+
+step::InferenceResult latencies(double ttft_p99, double tpot_p99) {
+  step::InferenceResult r;
+  r.ttft.p99 = Seconds(ttft_p99);
+  r.tpot.p99 = Seconds(tpot_p99);
+  r.ttft.p50 = Seconds(ttft_p99 / 2);
+  r.tpot.p50 = Seconds(tpot_p99 / 2);
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("an SLO is met when every limited percentile is within its limit and the load does not saturate",
+          "[serving][slo]") {
+  scenario::Slo slo;
+  slo.ttft = Seconds(0.3);
+  slo.tpot = Seconds(0.02);
+  slo.percentile = scenario::Percentile::kP99;
+  const answer::SloCheck ok = answer::check_slo(slo, latencies(0.2, 0.015));
+  CHECK(ok.met());
+  CHECK(ok.worst == Approx(0.015 / 0.02));  // the larger of 0.2 / 0.3 and 0.015 / 0.02
+  const answer::SloCheck slow = answer::check_slo(slo, latencies(0.45, 0.015));
+  CHECK_FALSE(slow.met());
+  CHECK(slow.worst == Approx(0.45 / 0.3));
+  // The same run against its medians: half of each p99 above
+  slo.percentile = scenario::Percentile::kP50;
+  CHECK(answer::check_slo(slo, latencies(0.45, 0.015)).met());
+  step::InferenceResult saturated = latencies(0.1, 0.01);
+  saturated.saturated = true;
+  CHECK_FALSE(answer::check_slo(slo, saturated).met());
+}
+
+TEST_CASE("[slo] errors name the key: no limit, a wrong unit, an unknown percentile, a training scenario",
+          "[serving][slo][errors]") {
+  auto one = [](const std::string& toml) {
+    const auto ds = test::diagnostics_of([&] { (void)test::scenario(toml); });
+    for (const auto& d : ds) {
+      UNSCOPED_INFO(d.format());
+    }
+    REQUIRE(ds.size() == 1);
+    return ds[0];
+  };
+  const Diagnostic none = one(eight_b("", "percentile = \"p90\""));
+  CHECK(none.key == "slo.ttft");
+  CHECK(none.message == "[slo] needs at least one limit: ttft, tpot or e2e (e.g. ttft = \"300 ms\")");
+  const Diagnostic unit = one(eight_b("", "ttft = \"300 GB\""));
+  CHECK(unit.key == "slo.ttft");
+  CHECK(unit.pos.line == 14);  // [slo] follows the 13 lines above it
+  CHECK(one(eight_b("", "ttft = \"1 s\"\npercentile = \"p95\"")).key == "slo.percentile");
+  CHECK(one(eight_b("", "ttft = \"1 s\"\ntfft = \"1 s\"")).key == "slo.tfft");
+  const Diagnostic training = one(test::kSmallTraining + std::string("\n[slo]\nttft = \"1 s\"\n"));
+  CHECK(training.key == "slo");
+}
+
+TEST_CASE("the serving plan keeps only deployments that meet the SLO, best tokens/s per GPU first", "[serving][plan]") {
+  const Scenario sc =
+      test::scenario(eight_b("arrival = \"offline\"\nrequests = 200", "ttft = \"2 s\"\ntpot = \"30 ms\""));
+  search::PlanOptions o;
+  o.formats = {"bf16", "fp8"};
+  const search::ServingPlanResult r = search::plan_serving(sc, o);
+  REQUIRE_FALSE(r.best.empty());
+  CHECK(r.meeting >= r.best.size());
+  for (std::size_t i = 0; i < r.best.size(); ++i) {
+    const search::ServingPlanRow& row = r.best[i];
+    CHECK(row.meets());
+    CHECK(answer::percentile_of(row.estimate.eval.inference->tpot, scenario::Percentile::kP99) <= Seconds(0.03));
+    CHECK(row.layout.tensor * row.layout.pipeline * row.layout.data == row.gpus);
+    if (i > 0) {
+      CHECK(row.per_gpu <= r.best[i - 1].per_gpu);
+    }
+  }
+  // The frontier trades speed per user for throughput per GPU: one falls as the other rises.
+  REQUIRE(r.frontier.size() >= 2);
+  for (std::size_t i = 1; i < r.frontier.size(); ++i) {
+    CHECK(r.frontier[i].per_user <= r.frontier[i - 1].per_user);
+    CHECK(r.frontier[i].per_gpu > r.frontier[i - 1].per_gpu);
+  }
+  // Nothing simulated lies beyond the frontier: no row has both more per user and more per GPU
+  // than every frontier point at its speed.
+  CHECK(r.timed + r.no_fit == r.candidates);
+}
+
+TEST_CASE("a plan row is what estimate gives for the scenario with that row's settings", "[serving][plan]") {
+  const Scenario sc =
+      test::scenario(eight_b("arrival = \"offline\"\nrequests = 200", "ttft = \"2 s\"\ntpot = \"30 ms\""));
+  search::PlanOptions o;
+  o.formats = {"fp8"};
+  const search::ServingPlanResult r = search::plan_serving(sc, o);
+  REQUIRE_FALSE(r.best.empty());
+  const search::ServingPlanRow& best = r.best.front();
+  // The row's deployment as a user would write it: a closed loop of `limit` requests per replica.
+  const std::int64_t engines = static_cast<std::int64_t>(best.layout.data) * best.layout.pipeline;
+  const Scenario again = test::scenario(
+      eight_b("arrival = \"concurrency\"\nconcurrency = " + std::to_string(best.batch_limit * engines) +
+                  "\nrequests = " + std::to_string(std::max<std::int64_t>(200, 4 * best.batch_limit * engines)) +
+                  "\nmax_seqs = " + std::to_string(best.batch_limit * best.layout.pipeline),
+              "ttft = \"2 s\"\ntpot = \"30 ms\""),
+      {{"system.gpus", std::to_string(best.gpus)},
+       {"parallelism.tensor", std::to_string(best.layout.tensor)},
+       {"parallelism.pipeline", std::to_string(best.layout.pipeline)},
+       {"parallelism.data", std::to_string(best.layout.data)},
+       {"inference.weight_precision", "\"fp8\""}});
+  const answer::Estimate e = answer::estimate(again);
+  CHECK(e.eval.inference->output_tokens_per_s / best.gpus == Approx(best.per_gpu));
+  CHECK(e.slo->met());
+}
+
+TEST_CASE("when no deployment meets the SLO the plan names the closest and by how much it misses", "[serving][plan]") {
+  // 1 ms to the first token: a 512-token prefill of an 8B model alone takes longer on any layout
+  const Scenario sc = test::scenario(eight_b("arrival = \"offline\"\nrequests = 100", "ttft = \"1 ms\""));
+  search::PlanOptions o;
+  o.formats = {"bf16"};
+  const search::ServingPlanResult r = search::plan_serving(sc, o);
+  CHECK(r.best.empty());
+  CHECK(r.meeting == 0);
+  REQUIRE(r.closest.has_value());
+  CHECK(r.closest->estimate.slo->worst > 1.0);
+  const std::string text = report::plan_serving_text(sc, o, r);
+  CHECK_THAT(text, Catch::Contains("no deployment meets the SLO; the closest is") && Catch::Contains("MISSED at p99"));
+}
+
+TEST_CASE("a weight format the GPU cannot compute in is refused before any search", "[serving][plan][errors]") {
+  const Scenario sc = test::scenario(eight_b("arrival = \"offline\"\nrequests = 100", "ttft = \"1 s\""),
+                                     {{"system.gpu", "\"a100-sxm4-80gb\""}});
+  search::PlanOptions o;
+  o.formats = {"fp8"};
+  const auto ds = test::diagnostics_of([&] { (void)search::plan_serving(sc, o); });
+  REQUIRE(ds.size() == 1);
+  CHECK(ds[0].key == "weight_precision");
+  CHECK(ds[0].message == "the NVIDIA A100 SXM4 80GB has no fp8 support");
+  o.formats = {"int3"};
+  const auto unknown = test::diagnostics_of([&] { (void)search::plan_serving(sc, o); });
+  REQUIRE(unknown.size() == 1);
+  CHECK_THAT(unknown[0].message, Catch::StartsWith("unknown weight format \"int3\""));
+}
+
+TEST_CASE("compare on a serving scenario ranks GPUs meeting the SLO first, then by cost per million tokens",
+          "[serving][compare]") {
+  const scenario::ParsedScenario parsed(
+      "test.toml",
+      eight_b("arrival = \"poisson\"\nrate = \"4 req/s\"\nrequests = 300", "ttft = \"500 ms\"\ntpot = \"40 ms\""));
+  const auto rows =
+      search::compare(test::catalog(), parsed, {}, {"rtx4090", "h100-sxm5-80gb", "a100-sxm4-80gb", "l40s"});
+  REQUIRE(rows.size() == 4);
+  int previous_met = 0;
+  double previous_cost = 0;
+  for (const auto& row : rows) {
+    REQUIRE(row.estimate.has_value());
+    REQUIRE(row.estimate->slo.has_value());
+    const int missed = row.estimate->slo->met() ? 0 : 1;
+    const double cost = row.estimate->cost.cloud.value() / row.estimate->eval.tokens;
+    CHECK(missed >= previous_met);
+    if (missed == previous_met) {
+      CHECK(cost >= previous_cost);
+    }
+    previous_met = missed;
+    previous_cost = missed == previous_met ? cost : 0.0;
+  }
+}
+
+TEST_CASE("the serving plan's table matches its golden file", "[cli][plan][serving][golden]") {
+  const test::Run r =
+      test::run("plan " + test::source("scenarios/llama3-70b-fp8-4xh100-serve.toml") + " --formats fp8 --top 5");
+  REQUIRE(r.code == 0);
+  test::check_golden("tests/golden/plan-serving-llama3-70b-fp8-h100.txt",
+                     std::regex_replace(r.out, std::regex(" in [0-9.]+ s\n"), " in <time>\n"));
+}
+
+TEST_CASE("plan on a serving scenario prints the SLO table and the frontier, and draws it", "[cli][plan][serving]") {
+  const std::string svg = (test::scratch() / "frontier.svg").string();
+  const test::Run r =
+      test::run("plan " + test::source("scenarios/llama3-70b-fp8-4xh100-serve.toml") + " --formats fp8 --svg " + svg);
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("best by output tokens/s per GPU") && Catch::Contains("frontier"));
+  const std::string drawn = test::read_text(svg);
+  CHECK_THAT(drawn, Catch::StartsWith("<svg") && Catch::Contains("output tokens/s per user"));
+  CHECK(test::run("plan " + test::source("scenarios/llama3-70b-fp8-4xh100-serve.toml") + " --formats fp8,,bf16").code ==
+        2);
+  CHECK(test::run("plan " + test::source("scenarios/llama3-70b-fp8-4xh100-serve.toml") + " --formats int3").code == 2);
+  CHECK(test::run("plan " + test::source("scenarios/scaling-llama2-7b.toml") + " --svg " + svg).code == 2);
+}
