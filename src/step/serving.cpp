@@ -20,7 +20,6 @@
 namespace gpusim::step {
 
 namespace {
-
 // splitmix64 [steele-2014]: a fast, seedable generator; the simulation needs reproducible draws,
 // not cryptographic ones.
 class Random {
@@ -68,7 +67,7 @@ Seconds percentile(std::vector<double>& v, double q) {
   return Seconds(v[k]);
 }
 
-Percentiles percentiles(std::vector<double> v) {
+Percentiles percentiles(std::vector<double>& v) {  // reorders v
   Percentiles p;
   if (!v.empty()) {
     double sum = 0;
@@ -142,16 +141,18 @@ class Engine {
       now_ += c.time.value();
       const std::int64_t finished = finished_;
       complete(batch);
-      // A decode-only iteration that admitted, evicted and finished nothing is followed by the same
-      // iteration, one token longer, until the next arrival or completion: take those at once.
-      if (s_.scheduler == workload::Scheduler::kContinuous && decode_only && finished == finished_ &&
-          preempted == out_.preemptions && queued == waiting_.size()) {
-        skip_decode(next < released_ ? reqs_[next].arrival : -1.0);
-      }
       // A closed loop releases one request per completion.
       while (s_.arrival == workload::Arrival::kConcurrency && released_ < reqs_.size() &&
              static_cast<std::int64_t>(released_) < finished_ + s_.concurrency) {
         reqs_[released_++].arrival = now_;
+      }
+      // With nobody waiting (or nobody admissible: the last decode-only iteration admitted, evicted
+      // and finished nothing), the iterations up to the next arrival or completion decode the same
+      // requests one token further each: take them at once.
+      const bool unchanged = decode_only && finished == finished_ && queued == waiting_.size();
+      if (s_.scheduler == workload::Scheduler::kContinuous && preempted == out_.preemptions &&
+          (waiting_.empty() || unchanged)) {
+        skip_decode(next < released_ ? reqs_[next].arrival : -1.0);
       }
     }
     summarize();
@@ -168,6 +169,9 @@ class Engine {
 
   // Grows a request's KV to `tokens`; false when the pool is short.
   bool reserve(Request& r, std::int64_t tokens) {
+    if (tokens <= r.blocks * s_.kv_block) {
+      return true;  // its blocks hold them already (most iterations: no division)
+    }
     const std::int64_t need = blocks_for(tokens) - r.blocks;
     if (need <= 0) {
       return true;
@@ -361,11 +365,22 @@ class Engine {
       sh.context = context + rows * steps;
       return sh;
     };
+    // An iteration's time is linear in the context: a for the next one, b more per iteration after
+    // it, so k iterations take S(k) = k·a + b·k(k−1)/2 (the search's estimate; the accounting
+    // below takes the model's cost at the mean context).
+    const double a = decode_.cost(shape_at(0)).time.value();
+    const double b = std::max(0.0, decode_.cost(shape_at(1)).time.value() - a);
     auto span = [&](std::int64_t k) {  // time of k iterations
-      return k <= 0 ? 0.0
-                    : static_cast<double>(k) * decode_.cost(shape_at(static_cast<double>(k - 1) / 2)).time.value();
+      const auto kd = static_cast<double>(k);
+      return k <= 0 ? 0.0 : kd * a + b * kd * (kd - 1.0) / 2.0;
     };
     auto blocks_needed = [&](std::int64_t k) {
+      // Each request needs at most ceil(k / block) + 1 more blocks: when the pool has that for all,
+      // no request can be short (the common case, spared the per-request sum).
+      const std::int64_t bound = static_cast<std::int64_t>(running_.size()) * ((k + s_.kv_block - 1) / s_.kv_block + 1);
+      if (bound <= free_blocks_) {
+        return std::int64_t{0};
+      }
       std::int64_t need = 0;
       for (const std::size_t id : running_) {
         const Request& r = reqs_[id];
@@ -382,10 +397,7 @@ class Engine {
     std::int64_t lo = 1;
     std::int64_t hi = most;
     if (arrival >= 0) {
-      // S(j) = j·a + b·j(j−1)/2 with a the first iteration's time and b its growth per iteration:
-      // the largest j with now + S(j) < arrival bounds k − 1 (then searched exactly below).
-      const double a = span(1);
-      const double b = std::max(0.0, decode_.cost(shape_at(1)).time.value() - a);
+      // The largest j with now + S(j) < arrival bounds k − 1 (then searched exactly below).
       const double room = arrival - now_;
       const double j = b > 0 ? (-(a - b / 2) + std::sqrt((a - b / 2) * (a - b / 2) + 2 * b * room)) / b : room / a;
       hi = std::min(hi, static_cast<std::int64_t>(std::ceil(j)) + 2);
@@ -445,30 +457,34 @@ class Engine {
   }
 
   void summarize() {
-    std::vector<double> ttft;
-    std::vector<double> tpot;
-    std::vector<double> e2e;
-    std::vector<double> queue;
     double first_arrival = -1;
     double last_done = 0;
     for (const Request& r : reqs_) {
-      if (r.done < 0) {
-        continue;
-      }
-      first_arrival = first_arrival < 0 ? r.arrival : std::min(first_arrival, r.arrival);
-      last_done = std::max(last_done, r.done);
-      ttft.push_back(r.first - r.arrival);
-      e2e.push_back(r.done - r.arrival);
-      queue.push_back(r.scheduled - r.arrival);
-      if (r.output > 1) {
-        tpot.push_back((r.done - r.first) / static_cast<double>(r.output - 1));
+      if (r.done >= 0) {
+        first_arrival = first_arrival < 0 ? r.arrival : std::min(first_arrival, r.arrival);
+        last_done = std::max(last_done, r.done);
       }
     }
+    // One buffer for every latency in turn: a run of 10^5 requests is memory-bound here.
+    std::vector<double> buf;
+    buf.reserve(reqs_.size());
+    auto over_requests = [&](auto&& latency, bool (*counts)(const Request&)) {
+      buf.clear();
+      for (const Request& r : reqs_) {
+        if (r.done >= 0 && counts(r)) {
+          buf.push_back(latency(r));
+        }
+      }
+      return percentiles(buf);
+    };
+    auto all = [](const Request&) { return true; };
+    auto several = [](const Request& r) { return r.output > 1; };
     InferenceResult& res = out_.result;
-    res.ttft = percentiles(ttft);
-    res.tpot = percentiles(tpot);
-    res.e2e = percentiles(e2e);
-    res.queue = percentiles(std::move(queue));
+    res.ttft = over_requests([](const Request& r) { return r.first - r.arrival; }, all);
+    res.tpot =
+        over_requests([](const Request& r) { return (r.done - r.first) / static_cast<double>(r.output - 1); }, several);
+    res.e2e = over_requests([](const Request& r) { return r.done - r.arrival; }, all);
+    res.queue = over_requests([](const Request& r) { return r.scheduled - r.arrival; }, all);
     const double span = first_arrival < 0 ? 0.0 : last_done - first_arrival;
     res.makespan = Seconds(span);
     res.requests = static_cast<double>(finished_);
