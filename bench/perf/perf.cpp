@@ -109,5 +109,17 @@ int main(int argc, char** argv) {
                 t * 1e3, static_cast<unsigned long long>(r.sized), static_cast<double>(r.sized) / t / 1e6,
                 static_cast<unsigned long long>(r.timed), static_cast<double>(r.timed) / t / 1e6);
   }
+
+  {
+    // The SLO search on the serving example: every deployment on 1-8 H100s in fp8 and bf16.
+    const Scenario sc = scenario::load_scenario_file(catalog, root + "/scenarios/llama3-70b-fp8-4xh100-serve.toml");
+    search::PlanOptions o;
+    o.max_gpus = 8;
+    search::ServingPlanResult r;
+    const double t = median_seconds(3, [&] { r = search::plan_serving(sc, o); });
+    std::printf("%-52s %11.1f ms  %llu deployments simulated (%.0f /s), %llu meet the SLO\n",
+                "plan serving 70B on 1-8 H100s (SLO search)", t * 1e3, static_cast<unsigned long long>(r.timed),
+                static_cast<double>(r.timed) / t, static_cast<unsigned long long>(r.meeting));
+  }
   return 0;
 }
