@@ -358,6 +358,8 @@ reserve_output = true
 allreduce_max = "4 MiB"
 allreduce_one_shot_max = "128 KiB"
 allreduce_latency = "4 us"
+step_overhead = "0.5 ms"
+overlap_scheduler = true
 [slo]
 ttft = "300 ms"
 tpot = "20 ms"
@@ -386,6 +388,8 @@ name = "vllm"
   CHECK(engine.allreduce_max.value() == Approx(4.0 * 1024 * 1024));
   CHECK(engine.allreduce_one_shot_max.value() == Approx(128.0 * 1024));
   CHECK(engine.allreduce_latency.value() == Approx(4e-6));
+  CHECK(engine.step_overhead.value() == Approx(0.5e-3));
+  CHECK(engine.overlap_scheduler);
   const Scenario closed = test::scenario(R"(name = "closed loop"
 [system]
 gpu = "h100-sxm5-80gb"
@@ -407,5 +411,5 @@ name = "vllm"
   }
   // top level, system, model, training, inference, serving, slo, parallelism, runtime and its
   // three tables, input, cost
-  CHECK(covered == 11 + 10 + 17 + 9 + 6 + 17 + 4 + 7 + 11 + 6 + 4 + 3 + 5 + 9);
+  CHECK(covered == 11 + 10 + 17 + 9 + 6 + 19 + 4 + 7 + 11 + 6 + 4 + 3 + 5 + 9);
 }

@@ -286,3 +286,33 @@ TEST_CASE("serving load errors name the key and the fix", "[serving][errors]") {
   const Diagnostic typo = one("arival = \"poisson\"\n");
   CHECK(typo.key == "serving.arival");
 }
+
+TEST_CASE("an overlap scheduler hands each token out one iteration later, the last when the engine idles",
+          "[serving]") {
+  // One request alone: its first token waits for the first decode iteration; its last token has no
+  // next iteration to wait for, so the request ends when it would without the overlap.
+  const std::string one = "arrival = \"offline\"\nrequests = 1\n";
+  auto run = [&](bool overlap) {
+    return *step::evaluate(test::scenario(eight_b_vllm(1, "tensor = 1", one),
+                                          {{"serving.overlap_scheduler", overlap ? "true" : "false"}}))
+                .inference;
+  };
+  const step::InferenceResult plain = run(false);
+  const step::InferenceResult overlapped = run(true);
+  CHECK(overlapped.e2e.p50.value() == Approx(plain.e2e.p50.value()));
+  // The delay is one decode iteration: the plain run's mean time per output token, give or take the
+  // growth of the context over the request (128 tokens on 512).
+  const double decode_iteration = plain.tpot.p50.value();
+  CHECK(overlapped.ttft.p50.value() - plain.ttft.p50.value() == Approx(decode_iteration).epsilon(0.05));
+}
+
+TEST_CASE("the runtime's exposed host time is paid once per iteration", "[serving]") {
+  // One request: one prefill iteration and output_tokens - 1 decode iterations, 128 in all.
+  const std::string one = "arrival = \"offline\"\nrequests = 1\n";
+  auto e2e = [&](const std::string& overhead) {
+    return step::evaluate(test::scenario(eight_b_vllm(1, "tensor = 1", one), {{"serving.step_overhead", overhead}}))
+        .inference->e2e.p50.value();
+  };
+  const double overhead = 0.5e-3;
+  CHECK(e2e("\"0.5 ms\"") - e2e("\"0 ms\"") == Approx(128 * overhead));
+}

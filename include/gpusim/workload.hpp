@@ -244,6 +244,12 @@ struct ServingEngine {
   Bytes allreduce_max;
   Bytes allreduce_one_shot_max;  // one-shot below, two-shot (reduce-scatter + all-gather) above
   Seconds allreduce_latency;     // per stage: kernel launch and the cross-GPU flag handshake
+  // Host time per iteration that the GPU waits for (scheduling, input preparation, sampling and
+  // output handling left exposed); 0 where the runtime hides it or nothing is published.
+  Seconds step_overhead;
+  // An overlap scheduler launches iteration n+1 before it handles iteration n's outputs: the host
+  // work hides behind the GPU, and every token reaches the user one iteration later.
+  bool overlap_scheduler = false;
 };
 
 struct Runtime {

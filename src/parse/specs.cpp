@@ -409,6 +409,11 @@ void read_serving_engine(Reader& r, workload::ServingEngine& e, Need need) {
   set_q(r, "allreduce_max", Dim::kBytes, e.allreduce_max, need, Range::kNonNegative);
   set_q(r, "allreduce_one_shot_max", Dim::kBytes, e.allreduce_one_shot_max, need, Range::kNonNegative);
   set_q(r, "allreduce_latency", Dim::kTime, e.allreduce_latency, need, Range::kNonNegative);
+  // Optional in runtime files too: most runtimes publish neither.
+  set_q(r, "step_overhead", Dim::kTime, e.step_overhead, Need::kOptional, Range::kNonNegative);
+  if (auto v = r.boolean("overlap_scheduler", Need::kOptional)) {
+    e.overlap_scheduler = *v;
+  }
 }
 
 void read_runtime(Reader& r, workload::Runtime& rt) {

@@ -7,7 +7,9 @@ namespace gpusim::scenario {
 
 const std::vector<TableKeys>& schema() {
   static const std::vector<TableKeys> tables = {
-      {"", {"name", "system", "model", "training", "inference", "serving", "slo", "parallelism", "runtime", "input", "cost"}},
+      {"",
+       {"name", "system", "model", "training", "inference", "serving", "slo", "parallelism", "runtime", "input",
+        "cost"}},
       {"system",
        {"gpu", "gpus", "gpus_per_node", "nics_per_node", "oversubscription", "intra_node", "inter_node", "power_limit",
         "pcie_lanes", "collectives"}},
@@ -21,7 +23,7 @@ const std::vector<TableKeys>& schema() {
       {"serving",
        {"arrival", "rate", "concurrency", "requests", "seed", "length_spread", "scheduler", "max_seqs",
         "max_batched_tokens", "chunked_prefill", "kv_block", "memory_fraction", "memory_basis", "reserve_output",
-        "allreduce_max", "allreduce_one_shot_max", "allreduce_latency"}},
+        "allreduce_max", "allreduce_one_shot_max", "allreduce_latency", "step_overhead", "overlap_scheduler"}},
       {"slo", {"ttft", "tpot", "e2e", "percentile"}},
       {"parallelism", {"tensor", "pipeline", "data", "zero", "sequence", "virtual_stages", "uneven_stages"}},
       {"runtime",

@@ -107,6 +107,7 @@ Evaluation Evaluator::evaluate_inference(const Layout& layout, const System& sys
   s.max_batched_tokens = engine.max_batched_tokens;
   s.chunked = engine.chunked_prefill;
   s.reserve_output = engine.reserve_output;
+  s.overlap = engine.overlap_scheduler;
   s.kv_block = std::max<std::int64_t>(1, engine.kv_block);
   const double one_request = std::ceil(context / static_cast<double>(s.kv_block));
   s.kv_blocks =

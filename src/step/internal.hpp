@@ -87,6 +87,7 @@ struct ServingSetup {
   std::int64_t max_batched_tokens = 0;
   bool chunked = false;
   bool reserve_output = false;
+  bool overlap = false;  // tokens reach the user one iteration after they are sampled
   std::int64_t kv_block = 16;
   std::int64_t kv_blocks = 0;  // the pool (static engines hold their batch: no limit)
   std::int64_t prompt = 0;

@@ -113,6 +113,7 @@ class Engine {
         waiting_.push_back(next++);
       }
       if (running_.empty() && waiting_.empty()) {
+        flush(now_);  // no next iteration to hide the host's work behind
         if (next >= released_) {
           break;  // nothing can arrive: only a closed loop without completions gets here
         }
@@ -140,11 +141,14 @@ class Engine {
       account(c, shape, decode_only);
       now_ += c.time.value();
       const std::int64_t finished = finished_;
+      // An overlap scheduler hands an iteration's tokens out while the next one runs
+      // [trt-llm-overlap-scheduler, sglang-v0.4]: the previous iteration's become visible now.
+      flush(now_);
       complete(batch);
       // A closed loop releases one request per completion.
       while (s_.arrival == workload::Arrival::kConcurrency && released_ < reqs_.size() &&
              static_cast<std::int64_t>(released_) < finished_ + s_.concurrency) {
-        reqs_[released_++].arrival = now_;
+        reqs_[released_++].arrival = now_;  // (with an overlap scheduler, one iteration early)
       }
       // With nobody waiting (or nobody admissible: the last decode-only iteration admitted, evicted
       // and finished nothing), the iterations up to the next arrival or completion decode the same
@@ -155,6 +159,7 @@ class Engine {
         skip_decode(next < released_ ? reqs_[next].arrival : -1.0);
       }
     }
+    flush(now_);
     summarize();
     return out_;
   }
@@ -302,6 +307,18 @@ class Engine {
     batch.push_back({id, ends});
   }
 
+  // Tokens sampled by the last iteration reach their users at `t` (overlap scheduler).
+  void flush(double t) {
+    for (const std::size_t id : pending_first_) {
+      reqs_[id].first = t;
+    }
+    for (const std::size_t id : pending_done_) {
+      reqs_[id].done = t;
+    }
+    pending_first_.clear();
+    pending_done_.clear();
+  }
+
   void complete(const std::vector<Scheduled>& batch) {
     bool batch_over = s_.scheduler == workload::Scheduler::kStatic;
     for (const Scheduled& b : batch) {
@@ -310,9 +327,15 @@ class Engine {
         r.generated += 1;
         if (r.first < 0) {
           r.first = now_;
+          if (s_.overlap) {
+            pending_first_.push_back(b.id);
+          }
         }
         if (r.generated == r.output) {
           r.done = now_;
+          if (s_.overlap) {
+            pending_done_.push_back(b.id);
+          }
           finished_ += 1;
           output_tokens_ += static_cast<double>(r.output);
         }
@@ -430,6 +453,7 @@ class Engine {
       reserve(r, r.computed + r.generated + k);
       r.generated += k;
     }
+    flush(now_ + a);  // the first skipped iteration hands out the last one's tokens
     IterationShape sh = shape_at(0);
     sh.decode_rows *= kd;  // the iterations' decoded sequences, summed
     account(total, sh, true, kd);
@@ -511,7 +535,9 @@ class Engine {
   const IterationModel& decode_;
   Random rng_;
   std::vector<Request> reqs_;
-  std::vector<Scheduled> batch_;  // the iteration's requests, reused
+  std::vector<Scheduled> batch_;            // the iteration's requests, reused
+  std::vector<std::size_t> pending_first_;  // overlap scheduler: first and last tokens not yet handed out
+  std::vector<std::size_t> pending_done_;
   std::size_t released_ = 0;
   std::deque<std::size_t> waiting_;
   std::vector<std::size_t> running_;
