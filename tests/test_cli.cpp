@@ -1,11 +1,13 @@
 // The CLI as a user meets it: exit codes, nothing on stdout for bad input, the JSON contract
 // for every example scenario, and a golden text report (approval test: on a mismatch the new
 // output is written next to the golden file as .received for review).
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
 
 #include "cli_helpers.hpp"
+#include "helpers.hpp"
 
 using namespace gpusim::test;
 
@@ -55,6 +57,26 @@ TEST_CASE("nothing is written to the -o file when the input is bad", "[cli][erro
   const Run r = run("estimate " + source("scenarios/gpt2-124m-rtx4090.toml") + " --gpu nope -o " + out.string());
   CHECK(r.code == 2);
   CHECK_FALSE(std::filesystem::exists(out));
+}
+
+TEST_CASE("each report section's fields are contiguous, so no JSON object key repeats", "[cli][contract]") {
+  // A section split in two becomes two "cost" objects in the JSON, and a parser keeps only the last.
+  for (const char* s : {"scenarios/h100-1b.toml", "scenarios/llama3-70b-fp8-4xh100-serve.toml"}) {
+    INFO(s);
+    const gpusim::answer::Estimate e =
+        gpusim::answer::estimate(gpusim::scenario::load_scenario_file(gpusim::test::catalog(), source(s)));
+    std::vector<std::string> closed;
+    std::string open;
+    for (const gpusim::answer::Field& f : gpusim::answer::report_fields(e)) {
+      if (f.section == open || *f.section == '\0') {
+        continue;  // top-level keys are not an object
+      }
+      INFO(f.section);
+      CHECK(std::find(closed.begin(), closed.end(), f.section) == closed.end());
+      closed.push_back(open);
+      open = f.section;
+    }
+  }
 }
 
 TEST_CASE("every example scenario's JSON carries every contract key of docs/report.md", "[cli][contract]") {

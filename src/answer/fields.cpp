@@ -20,6 +20,9 @@ std::vector<Field> report_fields(const Estimate& e) {
   const bool inf = ev.inference.has_value();
   const step::InferenceResult r = inf ? *ev.inference : step::InferenceResult{};
   const bool training = ev.training;
+  auto slo_limit = [&e](std::optional<Seconds> scenario::Slo::*limit) {
+    return e.slo && e.slo->slo.*limit ? FieldValue(units::to_seconds(*(e.slo->slo.*limit))) : FieldValue(Null{});
+  };
   return {
       {"", "scenario", e.scenario},
       {"system", "gpu", e.gpu_id},
@@ -108,13 +111,13 @@ std::vector<Field> report_fields(const Estimate& e) {
       {"cost", "owned_hardware_usd", units::to_usd(e.cost.owned_hardware)},
       {"cost", "usd_per_million_output_tokens",
        opt(inf && ev.tokens > 0, units::to_usd(e.cost.cloud) / std::max(ev.tokens, 1.0) * 1e6)},
-      {"slo", "met", e.slo ? FieldValue(e.slo->met()) : FieldValue(Null{})},
-      {"slo", "worst_ratio", opt(e.slo.has_value(), e.slo ? e.slo->worst : 0.0)},
-      {"slo", "ttft_limit_s", opt(e.slo && e.slo->slo.ttft, e.slo && e.slo->slo.ttft ? e.slo->slo.ttft->value() : 0.0)},
-      {"slo", "tpot_limit_s", opt(e.slo && e.slo->slo.tpot, e.slo && e.slo->slo.tpot ? e.slo->slo.tpot->value() : 0.0)},
-      {"slo", "e2e_limit_s", opt(e.slo && e.slo->slo.e2e, e.slo && e.slo->slo.e2e ? e.slo->slo.e2e->value() : 0.0)},
       {"cost", "breakeven_days",
        opt(e.cost.breakeven.has_value(), units::to_days(e.cost.breakeven.value_or(Seconds(0))))},
+      {"slo", "met", e.slo ? FieldValue(e.slo->met()) : FieldValue(Null{})},
+      {"slo", "worst_ratio", opt(e.slo.has_value(), e.slo ? e.slo->worst : 0.0)},
+      {"slo", "ttft_limit_s", slo_limit(&scenario::Slo::ttft)},
+      {"slo", "tpot_limit_s", slo_limit(&scenario::Slo::tpot)},
+      {"slo", "e2e_limit_s", slo_limit(&scenario::Slo::e2e)},
       {"", "bottleneck", std::string(explain::to_string(e.diagnosis.bottleneck))},
   };
 }
