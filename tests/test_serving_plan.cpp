@@ -105,8 +105,7 @@ TEST_CASE("the serving plan keeps only deployments that meet the SLO, best token
     CHECK(r.frontier[i].per_user <= r.frontier[i - 1].per_user);
     CHECK(r.frontier[i].per_gpu > r.frontier[i - 1].per_gpu);
   }
-  // Nothing simulated lies beyond the frontier: no row has both more per user and more per GPU
-  // than every frontier point at its speed.
+  // Every candidate was either sized out or simulated.
   CHECK(r.timed + r.no_fit == r.candidates);
 }
 
@@ -172,19 +171,17 @@ TEST_CASE("compare on a serving scenario ranks GPUs meeting the SLO first, then 
   const auto rows =
       search::compare(test::catalog(), parsed, {}, {"rtx4090", "h100-sxm5-80gb", "a100-sxm4-80gb", "l40s"});
   REQUIRE(rows.size() == 4);
-  int previous_met = 0;
-  double previous_cost = 0;
-  for (const auto& row : rows) {
-    REQUIRE(row.estimate.has_value());
-    REQUIRE(row.estimate->slo.has_value());
-    const int missed = row.estimate->slo->met() ? 0 : 1;
-    const double cost = row.estimate->cost.cloud.value() / row.estimate->eval.tokens;
-    CHECK(missed >= previous_met);
-    if (missed == previous_met) {
-      CHECK(cost >= previous_cost);
+  // The order is (misses the SLO, USD per million output tokens), ascending.
+  auto key = [](const search::CompareRow& row) {
+    return std::make_pair(row.estimate->slo->met() ? 0 : 1, answer::usd_per_million_tokens(*row.estimate));
+  };
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    REQUIRE(rows[i].estimate.has_value());
+    REQUIRE(rows[i].estimate->eval.memory.fits());
+    REQUIRE(rows[i].estimate->slo.has_value());
+    if (i > 0) {
+      CHECK(key(rows[i - 1]) <= key(rows[i]));
     }
-    previous_met = missed;
-    previous_cost = missed == previous_met ? cost : 0.0;
   }
 }
 

@@ -65,6 +65,10 @@ struct Options {
   bool advice = true;  // `sweep` rows skip it
 };
 
+// Cloud USD per million tokens of the job: trained, or generated (output tokens) for serving; 0
+// when it has none.
+double usd_per_million_tokens(const Estimate& e);
+
 // Throws InputError only for what the scenario loader cannot see (a node without a usable link);
 // a job that does not fit is reported, not thrown.
 Estimate estimate(const scenario::Scenario& sc, const Options& options = {});

@@ -88,4 +88,8 @@ Estimate estimate(const scenario::Scenario& sc, const Options& options) {
   return e;
 }
 
+double usd_per_million_tokens(const Estimate& e) {
+  return e.eval.tokens > 0 ? units::to_usd(e.cost.cloud) / e.eval.tokens * units::kMega : 0.0;
+}
+
 }  // namespace gpusim::answer

@@ -108,8 +108,7 @@ std::string estimate_text(const answer::Estimate& e) {
               units::to_usd(e.cost.owned()), units::to_usd(e.cost.owned_electricity),
               units::to_usd(e.cost.owned_hardware), breakeven.c_str()));
   if (ev.inference && ev.tokens > 0) {
-    line(out, "",
-         strfmt("%.3g USD per million output tokens in the cloud", units::to_usd(e.cost.cloud) / ev.tokens * 1e6));
+    line(out, "", strfmt("%.3g USD per million output tokens in the cloud", answer::usd_per_million_tokens(e)));
   }
   line(out, "bottleneck", strfmt("%s — %s", explain::to_string(e.diagnosis.bottleneck), bottleneck_reason(e).c_str()));
   for (std::size_t i = 0; i < e.advice.size(); ++i) {

@@ -162,12 +162,7 @@ std::string plan_json(const scenario::Scenario& sc, const search::PlanResult& r)
   return w.str() + "\n";
 }
 
-namespace {
-// Cloud cost per million tokens trained (or generated, for inference).
-double usd_per_million_tokens(const answer::Estimate& e) {
-  return e.eval.tokens > 0 ? units::to_usd(e.cost.cloud) / e.eval.tokens * units::kMega : 0.0;
-}
-}  // namespace
+using answer::usd_per_million_tokens;
 
 namespace {
 std::string cannot_run(const search::CompareRow& r) {

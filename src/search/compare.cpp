@@ -36,8 +36,7 @@ std::vector<CompareRow> compare(const catalog::Catalog& catalog, const scenario:
         return std::make_tuple(fits, 0, e.eval.job_time.value());
       }
       const bool meets = !e.slo || e.slo->met();
-      const double per_mtok = e.eval.tokens > 0 ? e.cost.cloud.value() / e.eval.tokens : 0.0;
-      return std::make_tuple(fits, meets ? 0 : 1, per_mtok);
+      return std::make_tuple(fits, meets ? 0 : 1, answer::usd_per_million_tokens(e));
     };
     return key(a) < key(b);
   });

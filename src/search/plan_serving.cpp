@@ -163,8 +163,7 @@ ServingPlanResult plan_serving(const scenario::Scenario& sc, const PlanOptions& 
       const step::InferenceResult& i = *row.estimate.eval.inference;
       row.per_gpu = i.output_tokens_per_s / c.gpus;
       row.per_user = i.tokens_per_s_per_user;
-      row.usd_per_mtok =
-          row.estimate.eval.tokens > 0 ? units::to_usd(row.estimate.cost.cloud) / row.estimate.eval.tokens * 1e6 : 0.0;
+      row.usd_per_mtok = answer::usd_per_million_tokens(row.estimate);
       rows.push_back(std::move(row));
     }
   }
