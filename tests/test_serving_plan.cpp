@@ -204,5 +204,8 @@ TEST_CASE("plan on a serving scenario prints the SLO table and the frontier, and
   CHECK(test::run("plan " + test::source("scenarios/llama3-70b-fp8-4xh100-serve.toml") + " --formats fp8,,bf16").code ==
         2);
   CHECK(test::run("plan " + test::source("scenarios/llama3-70b-fp8-4xh100-serve.toml") + " --formats int3").code == 2);
-  CHECK(test::run("plan " + test::source("scenarios/scaling-llama2-7b.toml") + " --svg " + svg).code == 2);
+  // A training scenario draws its own picture (time against cost) and takes no --formats.
+  CHECK(test::run("plan " + test::source("scenarios/scaling-llama2-7b.toml") + " --svg " + svg).code == 0);
+  CHECK_THAT(test::read_text(svg), Catch::Contains("time to train"));
+  CHECK(test::run("plan " + test::source("scenarios/scaling-llama2-7b.toml") + " --formats fp8").code == 2);
 }

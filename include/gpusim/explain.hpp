@@ -107,8 +107,9 @@ struct RooflinePoint {
   lowering::Phase phase = lowering::Phase::kForward;
   Flop flops;
   Bytes bytes;
-  double intensity = 0;    // FLOP per byte
-  FlopPerSecond attained;  // flops / time under the kernel model
+  double intensity = 0;      // FLOP per byte
+  FlopPerSecond attained;    // flops / time under the kernel model
+  BytesPerSecond bandwidth;  // bytes / time: where a kernel without FLOPs sits against the DRAM roof
   bool compute_bound = false;
   double share = 0;  // of kernel time
 };

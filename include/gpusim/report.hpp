@@ -29,6 +29,9 @@ std::string roofline_text(const explain::Roofline& r);
 std::string roofline_json(const explain::Roofline& r);
 // A self-contained SVG (log-log axes, roofs, ridge point, ops sized by time share).
 std::string roofline_svg(const explain::Roofline& r);
+// Several GPUs' roofs on one set of axes (DRAM and the highlighted dtype's compute roof, each
+// ridge marked); one roofline draws as above.
+std::string roofline_svg(const std::vector<explain::Roofline>& rs);
 
 // ---------------------------------------------------------------- break-even
 // Owning against renting across utilization (the curve computed by cost::breakeven_curve).
@@ -36,9 +39,11 @@ struct Breakeven {
   std::string scenario;
   cost::CostInputs inputs;
   std::string cloud_gpu;
-  double utilization = 0;  // the scenario's
-  std::vector<cost::BreakevenPoint> curve;
+  double utilization = 0;                   // the scenario's
+  std::vector<cost::BreakevenPoint> curve;  // the table's utilizations
+  std::vector<cost::BreakevenPoint> dense;  // every 0.5 % and the crossover: the picture's curves
   std::optional<double> crossover;
+  std::optional<Seconds> breakeven_at_scenario;  // at the scenario's utilization
 };
 Breakeven breakeven_of(const answer::Estimate& e);
 std::string breakeven_text(const Breakeven& b);
@@ -58,6 +63,14 @@ std::string plan_serving_svg(const scenario::Scenario& sc, const search::Serving
 std::string compare_text(const std::string& title, const std::vector<search::CompareRow>& rows);
 std::string compare_json(const std::vector<search::CompareRow>& rows);
 std::string compare_csv(const std::vector<search::CompareRow>& rows);
+// Pictures (charts.cpp): compare as bars relative to `baseline` (speed, speed per purchase USD,
+// tokens per cloud USD); sweep as `metric` (a report key) against the first axis, one line per
+// combination of the others; plan as time against cost of every layout that fits, with the
+// frontier.
+std::string compare_svg(const std::vector<search::CompareRow>& rows, const std::string& baseline);
+std::string sweep_svg(const std::vector<search::Axis>& axes, const std::vector<search::SweepPoint>& points,
+                      const std::string& metric);
+std::string plan_svg(const scenario::Scenario& sc, const search::PlanResult& r);
 std::string sweep_csv(const std::vector<search::Axis>& axes, const std::vector<search::SweepPoint>& points);
 std::string sweep_json(const std::vector<search::Axis>& axes, const std::vector<search::SweepPoint>& points);
 
@@ -71,5 +84,63 @@ std::string validation_json(const validation::ValidationReport& r);
 std::string validation_csv(const validation::ValidationReport& r);
 std::string calibration_text(const validation::CalibrationResult& fit, const validation::ValidationReport& before,
                              const validation::ValidationReport& after, const std::string& out_dir);
+
+// ---------------------------------------------------------------- numbers for people
+// Three significant digits and a prefix instead of an exponent: "8.03 USD", "16.5k USD",
+// "2.18M USD"; "850 Wh", "10.3 kWh", "421 MWh"; "4.1 kg", "168 t".
+std::string money(double usd);
+std::string energy(Joules e);
+std::string mass_kg(double kg);
+// "293 days", "3.8 years", or "never within the 5-year lifetime" when the break-even is past the
+// lifetime or owning never pays back.
+std::string breakeven_words(const std::optional<Seconds>& t, Seconds lifetime);
+
+// ---------------------------------------------------------------- chart geometry (plot.cpp)
+// Ticks follow Heckbert's "nice numbers" [heckbert-1990]: a step of 1, 2 or 5 × 10^k chosen so
+// that about `target` ticks cover the range, each tick a multiple of the step. Lines are clipped in
+// axis space (after the log) with the Liang–Barsky parametric clip [liang-barsky-1984], so a roof
+// y = B·x that starts below a plot's floor stays a straight line of slope 1 on log-log axes instead
+// of bending where a clamp would flatten it.
+namespace plot {
+
+// A nice step (1, 2 or 5 × 10^k) near span / target, and the multiples of it covering [lo, hi]:
+// the first tick ≤ lo, the last ≥ hi. Needs finite lo < hi and target ≥ 2.
+struct Ticks {
+  double step = 1;
+  std::vector<double> values;
+};
+Ticks nice_ticks(double lo, double hi, int target = 5);
+
+// Ticks for a log axis over [lo, hi] (both > 0): every decade; with fewer than three decades, the
+// 2 and 5 multiples too. Values inside [lo, hi] only.
+std::vector<double> log_ticks(double lo, double hi);
+
+// A tick label as people read it: "0", "0.25", "40", "1.5k", "20M"; `step` sets the digits a
+// linear axis needs (0 for a log axis: the value's own shortest form).
+std::string tick_label(double v, double step = 0);
+
+struct Scale {
+  double lo = 0;  // data units; > 0 on a log scale
+  double hi = 1;
+  bool log = false;
+  // Axis space: the value itself, or its log10.
+  [[nodiscard]] double axis(double v) const;
+};
+
+// A range for data [lo, hi] on a linear axis: widened to nice ticks, from 0 when `from_zero`.
+Scale linear_scale(double lo, double hi, bool from_zero = true);
+// Whole decades around [lo, hi] (both > 0); under two decades of data, the nearest 1, 2 or 5 × 10^k
+// around it.
+Scale log_scale(double lo, double hi);
+
+// A segment in axis space clipped to the [x.lo, x.hi] × [y.lo, y.hi] box; nullopt when it lies
+// wholly outside. Liang–Barsky: the segment is p(t) = a + t·(b − a), t ∈ [0, 1], kept where every
+// edge's inequality holds.
+struct Segment {
+  double x1, y1, x2, y2;
+};
+std::optional<Segment> clip(Segment s, const Scale& x, const Scale& y);
+
+}  // namespace plot
 
 }  // namespace gpusim::report

@@ -55,8 +55,16 @@ struct Region {
   std::uint64_t count = 0;
 };
 
+// Every layout that fits, by what `plan --svg` draws: time to train against cloud cost.
+struct PlanPoint {
+  int gpus = 1;
+  Seconds job_time;
+  Usd cloud;
+};
+
 struct PlanResult {
   std::vector<PlanRow> best;  // feasible, best first
+  std::vector<PlanPoint> feasible;
   // When nothing fits: the layout needing the least memory, and that memory.
   std::optional<std::pair<int, workload::Layout>> closest;
   Bytes closest_memory;

@@ -37,8 +37,10 @@ int run_plan(const std::vector<std::string>& args) {
                                "also search GPU counts up to N")(
       "formats", po::value<std::string>(&formats),
       "serving: weight formats to try, comma-separated (default: the scenario's, bf16 and fp8)")(
-      "svg", po::value<std::string>(&svg), "serving: write the throughput-latency frontier as SVG to FILE")(
-      "set", po::value<std::vector<std::string>>(&sets)->composing(), "override a scenario key (repeatable)");
+      "svg", po::value<std::string>(&svg),
+      "write a picture to FILE (SVG): training, time against cost of every layout that fits; serving, the "
+      "throughput-latency frontier")("set", po::value<std::vector<std::string>>(&sets)->composing(),
+                                     "override a scenario key (repeatable)");
   po::positional_options_description pos;
   pos.add("scenario", 1);
   po::variables_map vm;
@@ -97,11 +99,16 @@ int run_plan(const std::vector<std::string>& args) {
     write_outputs(outputs);
     return 0;  // "nothing meets the SLO" is an answer, printed with what came closest
   }
-  if (!formats.empty() || !svg.empty()) {
-    throw UsageError("--formats and --svg apply to serving scenarios; this scenario trains");
+  if (!formats.empty()) {
+    throw UsageError("--formats applies to serving scenarios; this scenario trains");
   }
   const search::PlanResult r = search::plan(sc, o);
-  write_outputs({{c.out, c.format == "json" ? report::plan_json(sc, r) : report::plan_text(sc, o, r, peak_rss_mb())}});
+  std::vector<std::pair<std::string, std::string>> outputs{
+      {c.out, c.format == "json" ? report::plan_json(sc, r) : report::plan_text(sc, o, r, peak_rss_mb())}};
+  if (!svg.empty()) {
+    outputs.emplace_back(svg, report::plan_svg(sc, r));
+  }
+  write_outputs(outputs);
   return 0;  // "nothing fits" is an answer, printed with what came closest
 }
 

@@ -1,4 +1,6 @@
 // gpusim roofline --gpu ID [SCENARIO]: the teaching picture, as a table and an SVG.
+#include <sstream>
+
 #include "cli/options.hpp"
 
 namespace gpusim::cli {
@@ -6,6 +8,7 @@ namespace gpusim::cli {
 int run_roofline(const std::vector<std::string>& args) {
   Common c;
   std::string gpu;
+  std::string gpus;
   std::string scenario;
   std::string dtype = "bf16";
   std::string svg;
@@ -13,6 +16,7 @@ int run_roofline(const std::vector<std::string>& args) {
   po::options_description d("options");
   add_common(d, c, true);
   d.add_options()("gpu", po::value<std::string>(&gpu), "GPU id (default: the scenario's GPU)")(
+      "gpus", po::value<std::string>(&gpus), "several GPU ids, comma-separated: their roofs on one picture")(
       "scenario", po::value<std::string>(&scenario), "scenario whose step ops are placed on the roofs")(
       "dtype", po::value<std::string>(&dtype)->default_value("bf16"),
       "dtype whose roof and ridge point are highlighted")("svg", po::value<std::string>(&svg),
@@ -23,12 +27,16 @@ int run_roofline(const std::vector<std::string>& args) {
   po::variables_map vm;
   if (!parse(args, d, pos, vm,
              "usage: gpusim roofline --gpu ID [SCENARIO] [--dtype D] [--svg FILE] [--format text|json]\n"
+             "       gpusim roofline --gpus ID,ID,... [--dtype D] [--svg FILE] [--format text|json]\n"
              "The GPU's DRAM and L2 roofs and its compute roof per dtype (paper and achievable), the ridge\n"
              "point, and, with a scenario, each op of its step at its arithmetic intensity and attained rate.")) {
     return 0;
   }
-  if (gpu.empty() && scenario.empty()) {
-    throw UsageError("needs --gpu ID or a SCENARIO (see gpusim roofline --help)");
+  if (gpu.empty() && scenario.empty() && gpus.empty()) {
+    throw UsageError("needs --gpu ID, --gpus ID,ID,... or a SCENARIO (see gpusim roofline --help)");
+  }
+  if (!gpus.empty() && (!gpu.empty() || !scenario.empty())) {
+    throw UsageError("--gpus draws roofs only: it takes no --gpu and no SCENARIO");
   }
   check_format(c.format, {"text", "json"});
   const std::vector<DType> roofs = {DType::kFp64, DType::kFp32, DType::kTf32, DType::kFp16, DType::kBf16, DType::kFp8};
@@ -38,6 +46,41 @@ int run_roofline(const std::vector<std::string>& args) {
                      "\"");
   }
   const Catalog catalog = load_catalog_with_env(c.specs);
+  if (!gpus.empty()) {
+    std::vector<explain::Roofline> rs;
+    std::string text;
+    std::string json = "[\n";
+    std::stringstream ss(gpus);
+    for (std::string id; std::getline(ss, id, ',');) {
+      if (id.empty()) {
+        continue;
+      }
+      const hardware::GpuSpec g = catalog.gpu(id);
+      if (!g.supports(*highlight)) {
+        throw UsageError("the " + g.name + " has no " + dtype + " support");
+      }
+      rs.push_back(explain::make_roofline(g, nullptr, *highlight));
+      if (!text.empty()) {
+        text += '\n';
+      }
+      text += report::roofline_text(rs.back());
+      std::string one = report::roofline_json(rs.back());
+      one.pop_back();  // its newline: the array adds separators
+      if (rs.size() > 1) {
+        json += ",\n";
+      }
+      json += one;
+    }
+    if (rs.empty()) {
+      throw UsageError("--gpus names no GPU id");
+    }
+    std::vector<std::pair<std::string, std::string>> outputs{{c.out, c.format == "json" ? json + "\n]\n" : text}};
+    if (!svg.empty()) {
+      outputs.emplace_back(svg, report::roofline_svg(rs));
+    }
+    write_outputs(outputs);
+    return 0;
+  }
   std::optional<step::Evaluation> eval;
   hardware::GpuSpec g;
   if (!scenario.empty()) {

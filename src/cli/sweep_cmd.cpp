@@ -17,18 +17,25 @@ int run_sweep(const std::vector<std::string>& args) {
   std::vector<std::string> varies;
   std::vector<std::string> sets;
   std::string shard = "0/1";
+  std::string svg;
+  std::string metric = "throughput.tokens_per_s";
   po::options_description d("options");
   add_common(d, c, true);
   d.add_options()("scenario", po::value<std::string>(&scenario), "scenario TOML file")(
       "vary", po::value<std::vector<std::string>>(&varies)->composing(),
       "KEY=V1,V2,... (repeatable: the grid is their product)")(
       "set", po::value<std::vector<std::string>>(&sets)->composing(), "fixed override (repeatable)")(
-      "shard", po::value<std::string>(&shard)->default_value("0/1"), "I/N: run points I, I+N, I+2N, ...");
+      "shard", po::value<std::string>(&shard)->default_value("0/1"), "I/N: run points I, I+N, I+2N, ...")(
+      "svg", po::value<std::string>(&svg),
+      "also write --metric against the first --vary key to FILE (SVG), one line per value of the others")(
+      "metric", po::value<std::string>(&metric)->default_value("throughput.tokens_per_s"),
+      "report key the --svg plots (docs/report.md), e.g. step.time_s, inference.time_per_output_token_s");
   po::positional_options_description pos;
   pos.add("scenario", 1);
   po::variables_map vm;
   if (!parse(args, d, pos, vm,
              "usage: gpusim sweep SCENARIO --vary KEY=V1,V2,... [--vary ...] [--format csv|json] [--shard I/N]\n"
+             "                    [--svg FILE [--metric KEY]]\n"
              "Estimates every point of the grid; default output CSV, one row per point. Exit 2 when no point\n"
              "can run (the reasons on stderr).")) {
     return 0;
@@ -44,6 +51,9 @@ int run_sweep(const std::vector<std::string>& args) {
   if (std::sscanf(shard.c_str(), "%d/%d", &opt.shard, &opt.shards) != 2 || opt.shards < 1 || opt.shard < 0 ||
       opt.shard >= opt.shards) {
     throw UsageError("--shard expects I/N with 0 <= I < N, got \"" + shard + "\"");
+  }
+  if (!answer::is_report_metric(metric)) {
+    throw UsageError("--metric \"" + metric + "\" is not a numeric report key (docs/report.md lists them)");
   }
   std::vector<search::Axis> axes;
   for (const auto& v : varies) {
@@ -76,7 +86,12 @@ int run_sweep(const std::vector<std::string>& args) {
     }
     throw InputError(problems);
   }
-  write_outputs({{c.out, c.format == "json" ? report::sweep_json(axes, points) : report::sweep_csv(axes, points)}});
+  std::vector<std::pair<std::string, std::string>> outputs{
+      {c.out, c.format == "json" ? report::sweep_json(axes, points) : report::sweep_csv(axes, points)}};
+  if (!svg.empty()) {
+    outputs.emplace_back(svg, report::sweep_svg(axes, points, metric));
+  }
+  write_outputs(outputs);
   return 0;
 }
 

@@ -36,6 +36,7 @@ Roofline make_roofline(const hardware::GpuSpec& g, const step::Evaluation* e, DT
     p.bytes = op.bytes;
     p.intensity = op.flops.value() / op.bytes.value();
     p.attained = op.flops / op.time;
+    p.bandwidth = op.bytes / op.time;
     p.compute_bound = op.compute_bound;
     p.share = total.value() > 0 ? op.time / total : 0;
     r.points.push_back(p);

@@ -4,6 +4,7 @@
 #include "gpusim/report.hpp"
 #include "report/format.hpp"
 #include "report/json_writer.hpp"
+#include "report/plot.hpp"
 #include "report/svg.hpp"
 
 namespace gpusim::report {
@@ -21,6 +22,17 @@ Breakeven breakeven_of(const answer::Estimate& e) {
   }
   b.curve = cost::breakeven_curve(e.cost_inputs, us);
   b.crossover = cost::crossover_utilization(e.cost_inputs);
+  b.breakeven_at_scenario = e.cost.breakeven;
+  // The picture's curves: every half percent, and the crossover itself, so the curve passes
+  // through its own mark.
+  std::vector<double> dense;
+  for (int i = 1; i <= 200; ++i) {
+    dense.push_back(i / 200.0);
+  }
+  if (b.crossover && *b.crossover > 0 && *b.crossover < 1) {
+    dense.insert(std::upper_bound(dense.begin(), dense.end(), *b.crossover), *b.crossover);
+  }
+  b.dense = cost::breakeven_curve(e.cost_inputs, dense);
   return b;
 }
 
@@ -32,11 +44,10 @@ std::string breakeven_text(const Breakeven& b) {
       b.scenario.c_str(), units::to_usd(in.purchase), units::to_years(in.lifetime), units::to_watts(in.system_power),
       units::to_usd_per_kwh(in.electricity), in.pue, in.gpus, units::to_usd_per_hour(in.cloud_rate),
       b.cloud_gpu.c_str(), in.job_time.value() > 0 ? in.cloud_job_time / in.job_time : 1.0);
-  text += strfmt("  %11s %18s %18s %16s\n", "utilization", "owned USD/busy-h", "cloud USD/busy-h", "break-even");
+  text += strfmt("  %11s %18s %18s  %s\n", "utilization", "owned USD/busy-h", "cloud USD/busy-h", "break-even");
   for (const auto& p : b.curve) {
-    text += strfmt("  %10.0f%% %18.3g %18.3g %16s\n", pct(p.utilization), units::to_usd(p.owned_per_busy_hour),
-                   units::to_usd(p.cloud_per_busy_hour),
-                   p.breakeven ? strfmt("%.0f days", units::to_days(*p.breakeven)).c_str() : "never");
+    text += strfmt("  %10.0f%% %18.3g %18.3g  %s\n", pct(p.utilization), units::to_usd(p.owned_per_busy_hour),
+                   units::to_usd(p.cloud_per_busy_hour), breakeven_words(p.breakeven, in.lifetime).c_str());
   }
   text +=
       b.crossover
@@ -65,48 +76,75 @@ std::string breakeven_json(const Breakeven& b) {
   return w.str() + "\n";
 }
 
+// Two panels over utilization: the cost of one busy hour owned and rented (they cross where
+// owning pays back over the lifetime), and the ownership time after which buying wins, against
+// the lifetime (the same crossover, seen as time).
 std::string breakeven_svg(const Breakeven& b) {
-  const std::vector<cost::BreakevenPoint>& curve = b.curve;
-  constexpr double kW = 720, kH = 460, kLeft = 80, kRight = 660, kTop = 50, kBottom = 390;
-  double y_max = 0;
-  for (const auto& p : curve) {
-    y_max = std::max({y_max, p.cloud_per_busy_hour.value() * 2.0, std::min(p.owned_per_busy_hour.value(), 1e300)});
+  constexpr double kW = 760;
+  constexpr plot::Frame kCost{90, 50, 640, 310};
+  constexpr plot::Frame kTime{90, 400, 640, 640};
+  Svg svg(kW, 720);
+  svg.text(kCost.left, 28, "Owning vs renting: " + b.scenario, 14);
+  if (b.dense.empty()) {
+    return svg.str();
   }
-  y_max = std::min(y_max, 3.0 * curve.front().cloud_per_busy_hour.value());
-  auto X = [&](double u) { return kLeft + u * (kRight - kLeft); };
-  auto Y = [&](double usd) { return kBottom - std::min(usd / y_max, 1.0) * (kBottom - kTop); };
-  Svg svg(kW, kH);
-  svg.text(kLeft, 28, "Owning vs renting: " + b.scenario, 14);
-  svg.rect(kLeft, kTop, kRight - kLeft, kBottom - kTop, "none", "#888");
-  for (int i = 0; i <= 10; ++i) {
-    const double u = i / 10.0;
-    svg.line(X(u), kTop, X(u), kBottom, "#eee", 1);
-    svg.text(X(u), kBottom + 16, strfmt("%.0f%%", pct(u)), 10, "middle");
+  const double cloud = units::to_usd(b.dense.front().cloud_per_busy_hour);
+  const double owned_full = units::to_usd(b.dense.back().owned_per_busy_hour);
+  const plot::Scale x{0, 100, false};
+  plot::Chart cost_chart(svg, kCost, x, plot::linear_scale(0, std::max(2.0 * cloud, 1.3 * owned_full)));
+  cost_chart.axes("utilization of the owned system (% of the year busy)", "USD per busy hour");
+  std::vector<std::pair<double, double>> owned;
+  for (const auto& p : b.dense) {
+    owned.emplace_back(pct(p.utilization), units::to_usd(p.owned_per_busy_hour));
   }
-  for (int i = 0; i <= 5; ++i) {
-    const double v = y_max * i / 5.0;
-    svg.line(kLeft, Y(v), kRight, Y(v), "#eee", 1);
-    svg.text(kLeft - 6, Y(v) + 4, strfmt("%.3g", v), 10, "end");
-  }
-  svg.text((kLeft + kRight) / 2, kBottom + 36, "utilization of the owned system (share of the year busy)", 12,
-           "middle");
-  svg.text(24, (kTop + kBottom) / 2, "USD per busy hour (whole system)", 12, "middle", "#222", -90);
-  for (std::size_t i = 1; i < curve.size(); ++i) {
-    svg.line(X(curve[i - 1].utilization), Y(curve[i - 1].owned_per_busy_hour.value()), X(curve[i].utilization),
-             Y(curve[i].owned_per_busy_hour.value()), "#1f77b4", 2.5);
-  }
-  const double cloud = curve.front().cloud_per_busy_hour.value();
-  svg.line(X(0), Y(cloud), X(1), Y(cloud), "#d62728", 2.5);
-  svg.text(X(1) - 4, Y(cloud) - 6, strfmt("cloud %.3g USD/h", cloud), 11, "end", "#d62728");
-  svg.text(X(0.55), Y(curve.back().owned_per_busy_hour.value()) - 8, "owned: hardware share + electricity", 11, "start",
+  cost_chart.polyline(owned, "#1f77b4", 2.5);
+  cost_chart.line(0, cloud, 100, cloud, "#d62728", 2.5);
+  svg.text(cost_chart.px(100) - 4, cost_chart.py(cloud) - 6, strfmt("cloud %s/h", money(cloud).c_str()), 11, "end",
+           "#d62728");
+  svg.text(cost_chart.px(55), cost_chart.py(owned_full) - 8, "owned: hardware share + electricity", 11, "start",
            "#1f77b4");
-  if (b.crossover && *b.crossover <= 1.0) {
-    svg.line(X(*b.crossover), kTop, X(*b.crossover), kBottom, "#2ca02c", 1.2, "4,3");
-    svg.text(X(*b.crossover) + 4, kTop + 14, strfmt("owning pays back above %.0f%%", pct(*b.crossover)), 11, "start",
-             "#2ca02c");
+  const bool crosses = b.crossover && *b.crossover <= 1.0;
+  if (crosses) {
+    cost_chart.line(pct(*b.crossover), cost_chart.y().lo, pct(*b.crossover), cost_chart.y().hi, "#2ca02c", 1.2, "4,3");
+    cost_chart.dot(pct(*b.crossover), cloud, 4, "#2ca02c", 1);
+    svg.text(cost_chart.px(pct(*b.crossover)) + 4, kCost.top + 14,
+             strfmt("owning pays back above %.0f%%", pct(*b.crossover)), 11, "start", "#2ca02c");
   }
-  svg.line(X(b.utilization), kBottom, X(b.utilization), kBottom - 12, "#333", 2);
-  svg.text(X(b.utilization), kBottom - 16, strfmt("scenario %.0f%%", pct(b.utilization)), 10, "middle", "#333");
+  svg.line(cost_chart.px(pct(b.utilization)), kCost.bottom, cost_chart.px(pct(b.utilization)), kCost.bottom - 12,
+           "#333", 2);
+  svg.text(cost_chart.px(pct(b.utilization)), kCost.bottom - 16, strfmt("scenario %.0f%%", pct(b.utilization)), 10,
+           "middle", "#333");
+
+  // Break-even time against the lifetime, in days on a log axis.
+  const double life = units::to_days(b.inputs.lifetime);
+  double lo = life / 10, hi = life * 10;
+  std::vector<std::pair<double, double>> days;
+  for (const auto& p : b.dense) {
+    if (p.breakeven) {
+      days.emplace_back(pct(p.utilization), units::to_days(*p.breakeven));
+      lo = std::min(lo, days.back().second);
+    }
+  }
+  svg.text(kTime.left, kTime.top - 14, "Time until buying beats renting", 13);
+  plot::Chart time_chart(svg, kTime, x, plot::log_scale(lo, hi));
+  time_chart.axes("utilization of the owned system (% of the year busy)", "break-even (days, log scale)");
+  time_chart.polyline(days, "#1f77b4", 2.5);
+  time_chart.line(0, life, 100, life, "#555", 1.5, "6,4");
+  svg.text(time_chart.px(100) - 4, time_chart.py(life) - 6,
+           strfmt("lifetime %.3g years: a later break-even never pays back", units::to_years(b.inputs.lifetime)), 11,
+           "end", "#555");
+  if (crosses) {
+    time_chart.line(pct(*b.crossover), time_chart.y().lo, pct(*b.crossover), time_chart.y().hi, "#2ca02c", 1.2, "4,3");
+    time_chart.dot(pct(*b.crossover), life, 4, "#2ca02c", 1);
+  }
+  if (b.breakeven_at_scenario) {
+    const double d = units::to_days(*b.breakeven_at_scenario);
+    if (time_chart.dot(pct(b.utilization), d, 4.5, "#333", 1)) {
+      svg.text(time_chart.px(pct(b.utilization)) + 7, time_chart.py(d) - 6,
+               strfmt("scenario: %s", breakeven_words(b.breakeven_at_scenario, b.inputs.lifetime).c_str()), 10, "start",
+               "#333");
+    }
+  }
   return svg.str();
 }
 

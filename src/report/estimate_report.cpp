@@ -96,19 +96,19 @@ std::string estimate_text(const answer::Estimate& e) {
                 human(units::to_hours(ev.gpu_time)).c_str()));
   }
   line(out, "power",
-       strfmt("%.0f W per GPU avg at %.0f MHz SM clock (%.0f %% of the rated boost)   %.3g kWh · %.3g kg CO2e%s",
-              units::to_watts(ev.gpu_avg_power), e.sm_clock_mhz, pct(ev.clock), units::to_kwh(e.energy.energy),
-              units::to_kilograms(e.energy.carbon), ev.training ? "" : " for the simulated requests"));
-  const std::string breakeven = e.cost.breakeven ? strfmt("break-even %.0f days at %.0f %% use",
-                                                          units::to_days(*e.cost.breakeven), pct(e.utilization))
-                                                 : strfmt("owning never pays back at %.0f %% use", pct(e.utilization));
+       strfmt("%.0f W per GPU avg at %.0f MHz SM clock (%.0f %% of the rated boost)   %s · %s CO2e%s",
+              units::to_watts(ev.gpu_avg_power), e.sm_clock_mhz, pct(ev.clock), energy(e.energy.energy).c_str(),
+              mass_kg(units::to_kilograms(e.energy.carbon)).c_str(), ev.training ? "" : " for the simulated requests"));
+  const std::string breakeven =
+      strfmt("break-even %s at %.0f %% use", breakeven_words(e.cost.breakeven, e.cost_inputs.lifetime).c_str(),
+             pct(e.utilization));
   line(out, "cost",
-       strfmt("cloud %.3g USD at %.2f USD/GPU-h (%s) · owned %.3g USD (electricity %.3g + hardware %.3g) · %s",
-              units::to_usd(e.cost.cloud), units::to_usd_per_hour(e.cloud_rate), e.cloud_gpu.c_str(),
-              units::to_usd(e.cost.owned()), units::to_usd(e.cost.owned_electricity),
-              units::to_usd(e.cost.owned_hardware), breakeven.c_str()));
+       strfmt("cloud %s at %.2f USD/GPU-h (%s) · owned %s (electricity %s + hardware %s) · %s",
+              money(units::to_usd(e.cost.cloud)).c_str(), units::to_usd_per_hour(e.cloud_rate), e.cloud_gpu.c_str(),
+              money(units::to_usd(e.cost.owned())).c_str(), money(units::to_usd(e.cost.owned_electricity)).c_str(),
+              money(units::to_usd(e.cost.owned_hardware)).c_str(), breakeven.c_str()));
   if (ev.inference && ev.tokens > 0) {
-    line(out, "", strfmt("%.3g USD per million output tokens in the cloud", answer::usd_per_million_tokens(e)));
+    line(out, "", money(answer::usd_per_million_tokens(e)) + " per million output tokens in the cloud");
   }
   line(out, "bottleneck", strfmt("%s — %s", explain::to_string(e.diagnosis.bottleneck), bottleneck_reason(e).c_str()));
   for (std::size_t i = 0; i < e.advice.size(); ++i) {

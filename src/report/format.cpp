@@ -1,6 +1,9 @@
 // Number formatting shared by the reports.
 #include "report/format.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 namespace gpusim::report {
 
 std::string human(double v) {
@@ -11,6 +14,73 @@ std::string human(double v) {
     ++i;
   }
   return v >= 100 || i == 0 ? strfmt("%.0f%s", v, suffix[i]) : strfmt("%.3g%s", v, suffix[i]);
+}
+
+namespace {
+
+// Three significant digits below 1000, then k/M/G/T/P (human()); never an exponent.
+std::string three_digits(double v) {
+  if (v < 0) {
+    std::string out = three_digits(-v);
+    out.insert(out.begin(), '-');  // not "-" + s: g++ 12 flags that with a false -Wrestrict
+    return out;
+  }
+  if (v >= 1000) {
+    return human(v);
+  }
+  if (v >= 100 || v == 0) {
+    return strfmt("%.0f", v);
+  }
+  if (v >= 1) {
+    return strfmt("%.3g", v);
+  }
+  // Below 1: fixed notation with three significant digits, 0.0000259 rather than 2.59e-05.
+  const int decimals = std::min(15, 2 - static_cast<int>(std::floor(std::log10(v))));
+  std::string out = strfmt("%.*f", decimals, v);
+  while (out.back() == '0') {
+    out.pop_back();
+  }
+  if (out.back() == '.') {
+    out.pop_back();
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string money(double usd) { return three_digits(usd) + " USD"; }
+
+std::string energy(Joules e) {
+  const double kwh = units::to_kwh(e);
+  if (kwh < 1) {
+    return three_digits(kwh * 1e3) + " Wh";
+  }
+  const char* prefix[] = {"kWh", "MWh", "GWh", "TWh"};
+  double v = kwh;
+  int i = 0;
+  while (v >= 1000 && i < 3) {
+    v /= 1000;
+    ++i;
+  }
+  return three_digits(v) + " " + prefix[i];
+}
+
+std::string mass_kg(double kg) {
+  if (kg >= 1000) {
+    return three_digits(kg / 1000) + " t";
+  }
+  if (kg >= 1 || kg == 0) {
+    return three_digits(kg) + " kg";
+  }
+  return kg >= 1e-3 ? three_digits(kg * 1e3) + " g" : three_digits(kg * 1e6) + " mg";
+}
+
+std::string breakeven_words(const std::optional<Seconds>& t, Seconds lifetime) {
+  if (!t || *t > lifetime) {
+    return "never within the " + strfmt("%.3g", units::to_years(lifetime)) + "-year lifetime";
+  }
+  return units::to_days(*t) < 1096 ? strfmt("%.0f days", units::to_days(*t))
+                                   : strfmt("%.1f years", units::to_years(*t));
 }
 
 std::string duration(Seconds t) {

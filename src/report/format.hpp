@@ -1,10 +1,12 @@
 // Private to src/report/: numbers and durations as people read them.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "gpusim/answer.hpp"
 #include "gpusim/base.hpp"
+#include "gpusim/report.hpp"
 #include "gpusim/units.hpp"
 
 namespace gpusim::report {

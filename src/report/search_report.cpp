@@ -98,15 +98,15 @@ std::string plan_text(const scenario::Scenario& sc, const search::PlanOptions& o
       r.seconds > 0 ? static_cast<double>(r.timed) / r.seconds / units::kMega : 0.0, peak_rss_mb);
   text +=
       strfmt("  %-4s %5s %6s %5s %5s %4s %5s %-9s %3s %4s %9s %5s %9s %10s %11s\n", "rank", "gpus", "tensor", "pipe",
-             "data", "zero", "micro", "recompute", "sp", "virt", "step", "MFU", "mem GiB", "time", "cloud USD");
+             "data", "zero", "micro", "recompute", "sp", "virt", "step", "MFU", "mem GiB", "time", "cloud");
   int rank = 0;
   for (const PlanRow& row : r.best) {
     const Layout& l = row.layout;
-    text += strfmt("  %-4d %5d %6d %5d %5d %4d %5lld %-9s %3s %4d %8.3fs %4.0f%% %9.1f %9.1fd %11.4g\n", ++rank,
-                   row.gpus, l.tensor, l.pipeline, l.data, l.zero, static_cast<long long>(l.micro_batch),
+    text += strfmt("  %-4d %5d %6d %5d %5d %4d %5lld %-9s %3s %4d %8.3fs %4.0f%% %9.1f %10s %11s\n", ++rank, row.gpus,
+                   l.tensor, l.pipeline, l.data, l.zero, static_cast<long long>(l.micro_batch),
                    workload::to_string(l.recompute), l.sequence ? "yes" : "no", l.virtual_stages,
                    units::to_seconds(row.eval.step.time), pct(row.eval.mfu), gib(row.eval.memory.total()),
-                   units::to_days(row.eval.job_time), units::to_usd(row.cloud));
+                   duration(row.eval.job_time).c_str(), money(units::to_usd(row.cloud)).c_str());
   }
   if (!r.best.empty()) {
     text += "  best: " + why_best(r, o.objective) + "\n";
@@ -203,7 +203,7 @@ std::string compare_text(const std::string& title, const std::vector<search::Com
   }
   std::string out = "Compare: " + title + "\n";
   out += strfmt("  %-4s %-16s %5s %10s %12s %10s %12s %12s %10s %6s %-5s %s\n", "rank", "gpu", "gpus", "step", "time",
-                "GPU-hours", "cloud USD", "owned USD", "USD/Mtok", "MFU", "fits", "bottleneck");
+                "GPU-hours", "cloud", "owned", "per Mtok", "MFU", "fits", "bottleneck");
   int rank = 0;
   for (const auto& r : rows) {
     if (!r.estimate) {
@@ -211,11 +211,11 @@ std::string compare_text(const std::string& title, const std::vector<search::Com
       continue;
     }
     const answer::Estimate& e = *r.estimate;
-    out += strfmt("  %-4d %-16s %5d %9.3gs %11.3gh %10.3g %12.4g %12.4g %10.3g %5.0f%% %-5s %s\n", ++rank,
-                  r.gpu.c_str(), e.gpus, units::to_seconds(e.eval.step.time), units::to_hours(e.eval.job_time),
-                  units::to_hours(e.eval.gpu_time), units::to_usd(e.cost.cloud), units::to_usd(e.cost.owned()),
-                  usd_per_million_tokens(e), pct(e.eval.mfu), e.eval.memory.fits() ? "yes" : "NO",
-                  explain::to_string(e.diagnosis.bottleneck));
+    out += strfmt("  %-4d %-16s %5d %10s %12s %10s %12s %12s %10s %5.0f%% %-5s %s\n", ++rank, r.gpu.c_str(), e.gpus,
+                  duration(e.eval.step.time).c_str(), duration(e.eval.job_time).c_str(),
+                  human(units::to_hours(e.eval.gpu_time)).c_str(), money(units::to_usd(e.cost.cloud)).c_str(),
+                  money(units::to_usd(e.cost.owned())).c_str(), money(usd_per_million_tokens(e)).c_str(),
+                  pct(e.eval.mfu), e.eval.memory.fits() ? "yes" : "NO", explain::to_string(e.diagnosis.bottleneck));
   }
   out += "  time = wall clock for the whole job; owned = electricity + hardware share at the scenario's utilization\n";
   return out;

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "gpusim/base.hpp"
 
@@ -18,6 +20,16 @@ class Svg {
             const char* dash = nullptr) {
     body_ += strfmt("<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"%.1f\"%s/>\n",
                     x1, y1, x2, y2, stroke, width, dash ? strfmt(" stroke-dasharray=\"%s\"", dash).c_str() : "");
+  }
+  // Joined points, unfilled (one element for a dense curve rather than a line per piece).
+  void polyline(const std::vector<std::pair<double, double>>& pts, const char* stroke, double width = 1.5,
+                const char* dash = nullptr) {
+    std::string coords;
+    for (const auto& [x, y] : pts) {
+      coords += strfmt("%s%.1f,%.1f", coords.empty() ? "" : " ", x, y);
+    }
+    body_ += strfmt("<polyline points=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"%.1f\"%s/>\n", coords.c_str(),
+                    stroke, width, dash ? strfmt(" stroke-dasharray=\"%s\"", dash).c_str() : "");
   }
   void circle(double cx, double cy, double r, const char* fill, double opacity = 0.7) {
     body_ += strfmt(
