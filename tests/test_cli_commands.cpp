@@ -93,7 +93,7 @@ TEST_CASE("sweep writes one row per grid point, its axes first", "[cli][sweep]")
   const Run r = run("sweep " + s + " --vary system.gpus=8,64,512 --vary training.micro_batch=1,2");
   REQUIRE(r.code == 0);
   const std::string header = r.out.substr(0, r.out.find('\n'));
-  CHECK(header.rfind("system.gpus,training.micro_batch,status,scenario,gpu,", 0) == 0);
+  CHECK(header.rfind("vary.system.gpus,vary.training.micro_batch,status,scenario,system.gpu,", 0) == 0);
   CHECK(count_of(r.out, "\n") == 1 + 3 * 2);
   CHECK(count_of(r.out, ",ok,") == 6);
   // --shard 1/2 runs the odd points only
@@ -103,6 +103,41 @@ TEST_CASE("sweep writes one row per grid point, its axes first", "[cli][sweep]")
   const Run json = run("sweep " + s + " --vary system.gpus=8,64 --format json");
   REQUIRE(json.code == 0);
   CHECK(count_of(json.out, "\"status\": \"ok\"") == 2);
+}
+
+TEST_CASE("CSV has the JSON report's fields under their dotted keys, with the same exact numbers", "[cli][csv]") {
+  const std::string s = source("scenarios/gpt2-124m-rtx4090.toml");
+  const Run csv = run("estimate " + s + " --format csv");
+  const Run json = run("estimate " + s + " --format json");
+  REQUIRE(csv.code == 0);
+  REQUIRE(json.code == 0);
+  const std::string header = csv.out.substr(0, csv.out.find('\n'));
+  const std::string row = csv.out.substr(header.size() + 1);
+  // RFC 4180: the quoted scenario name holds a comma; outside quotes, commas split fields.
+  auto fields = [](const std::string& line) {
+    std::vector<std::string> out(1);
+    bool quoted = false;
+    for (const char c : line) {
+      if (c == '"') {
+        quoted = !quoted;
+      } else if (c == ',' && !quoted) {
+        out.emplace_back();
+      } else if (c != '\n') {
+        out.back() += c;
+      }
+    }
+    return out;
+  };
+  const auto names = fields(header);
+  const auto values = fields(row);
+  REQUIRE(names.size() == values.size());
+  const auto at = std::find(names.begin(), names.end(), "step.time_s");
+  REQUIRE(at != names.end());
+  const std::string value = values[static_cast<std::size_t>(at - names.begin())];
+  // The same digits in JSON's "step": {"time_s": ...}: both print the shortest exact form.
+  CHECK_THAT(json.out, Catch::Contains("\"time_s\": " + value + ","));
+  CHECK(std::find(names.begin(), names.end(), "memory.per_gpu_bytes") != names.end());
+  CHECK(values.front() == "GPT-2 124M, 10B tokens on 1 x RTX 4090 (llm.c recipe)");
 }
 
 TEST_CASE("sweep's rows match its golden file", "[cli][sweep][golden]") {

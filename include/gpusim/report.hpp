@@ -18,8 +18,10 @@ namespace gpusim::report {
 // ---------------------------------------------------------------- one estimate
 std::string estimate_text(const answer::Estimate& e);
 std::string estimate_json(const answer::Estimate& e);
-// One header line and one row per estimate.
+// RFC 4180 CSV with the JSON report's data fields (dotted keys as the header), one row per estimate.
 std::string estimate_csv(const std::vector<answer::Estimate>& rows);
+std::string estimate_csv_header();
+std::string estimate_csv_row(const answer::Estimate& e);
 // The bottleneck in a sentence, and each piece of advice in one.
 std::string bottleneck_reason(const answer::Estimate& e);
 std::string advice_text(const answer::Estimate& e, const explain::Advice& a);

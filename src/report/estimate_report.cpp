@@ -1,6 +1,8 @@
 // One estimate as an aligned text table, as JSON (keys in docs/report.md) and as CSV rows.
 #include <variant>
 
+#include <cmath>
+
 #include "gpusim/report.hpp"
 #include "report/format.hpp"
 #include "report/json_writer.hpp"
@@ -172,20 +174,64 @@ std::string estimate_json(const answer::Estimate& e) {
   return w.str() + "\n";
 }
 
+// RFC 4180 [rfc-4180]: a header of the JSON report's data fields, named by their dotted keys and in
+// report order, then one record per estimate; text fields quoted when they hold a comma, quote or
+// line break; null as an empty field; numbers exact, as in JSON.
+namespace {
+
+std::string dotted(const answer::Field& f) {
+  std::string out = f.section;
+  if (!out.empty()) {
+    out += '.';
+  }
+  out += f.key;
+  return out;
+}
+
+std::string csv_value(const answer::FieldValue& v) {
+  if (const double* d = std::get_if<double>(&v)) {
+    return std::isfinite(*d) ? exact_number(*d) : "";
+  }
+  if (const bool* b = std::get_if<bool>(&v)) {
+    return *b ? "true" : "false";
+  }
+  if (const std::string* s = std::get_if<std::string>(&v)) {
+    return csv_field(*s);
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string estimate_csv_header() {
+  // The fields are the same for every estimate; their list comes from an empty one.
+  std::string out;
+  for (const answer::Field& f : answer::report_fields(answer::Estimate{})) {
+    if (!out.empty()) {
+      out += ',';
+    }
+    out += csv_field(dotted(f));
+  }
+  return out + "\n";
+}
+
+std::string estimate_csv_row(const answer::Estimate& e) {
+  std::string out;
+  bool first = true;
+  for (const answer::Field& f : answer::report_fields(e)) {
+    if (!first) {
+      out += ',';
+    }
+    first = false;
+    out += csv_value(f.value);
+  }
+  return out + "\n";
+}
+
 std::string estimate_csv(const std::vector<answer::Estimate>& rows) {
-  std::string out =
-      "scenario,gpu,gpus,step_time_s,tokens_per_s,tokens_per_s_per_gpu,mfu,hfu,memory_per_gpu_bytes,fits,"
-      "train_time_s,gpu_hours,gpu_avg_w,energy_kwh,carbon_kg,cloud_usd,owned_usd,breakeven_days,bottleneck\n";
+  std::string out = estimate_csv_header();
   for (const answer::Estimate& e : rows) {
-    const step::Evaluation& ev = e.eval;
-    out += strfmt("%s,%s,%d,%.6g,%.6g,%.6g,%.4f,%.4f,%.6g,%s,%.6g,%.6g,%.4g,%.6g,%.6g,%.6g,%.6g,%s,%s\n",
-                  csv_field(e.scenario).c_str(), csv_field(e.gpu_id).c_str(), e.gpus, units::to_seconds(ev.step.time),
-                  ev.tokens_per_s, ev.tokens_per_s_per_gpu, ev.mfu, ev.hfu, units::to_bytes(ev.memory.total()),
-                  ev.memory.fits() ? "true" : "false", ev.training ? units::to_seconds(ev.job_time) : 0.0,
-                  units::to_hours(ev.gpu_time), units::to_watts(ev.gpu_avg_power), units::to_kwh(e.energy.energy),
-                  units::to_kilograms(e.energy.carbon), units::to_usd(e.cost.cloud), units::to_usd(e.cost.owned()),
-                  e.cost.breakeven ? strfmt("%.1f", units::to_days(*e.cost.breakeven)).c_str() : "",
-                  explain::to_string(e.diagnosis.bottleneck));
+    out += estimate_csv_row(e);
   }
   return out;
 }

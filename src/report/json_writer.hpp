@@ -1,7 +1,10 @@
 // Private to src/report/: a minimal streaming JSON writer. Non-finite numbers are written as null so a report
-// never contains NaN or Infinity.
+// never contains NaN or Infinity; finite ones in the shortest form that reads back to the same double
+// (std::to_chars), so byte and parameter counts keep every digit.
 #pragma once
 
+#include <array>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <optional>
@@ -9,6 +12,13 @@
 #include <vector>
 
 namespace gpusim::report {
+
+// The shortest decimal that reads back as exactly `v` ("124000000", "0.1", "1.5e+21"); finite `v` only.
+inline std::string exact_number(double v) {
+  std::array<char, 32> buf{};
+  const auto r = std::to_chars(buf.data(), buf.data() + buf.size(), v);
+  return std::string(buf.data(), r.ptr);
+}
 
 class JsonWriter {
  public:
@@ -22,9 +32,7 @@ class JsonWriter {
       out_ += "null";
       return;
     }
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.6g", v);
-    out_ += buf;
+    out_ += exact_number(v);
   }
   void value(const char* key, std::optional<double> v) {
     if (v) {

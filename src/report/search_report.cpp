@@ -96,9 +96,8 @@ std::string plan_text(const scenario::Scenario& sc, const search::PlanOptions& o
       sc.name.c_str(), sc.system.gpu.id.c_str(), counts.c_str(), static_cast<unsigned long long>(r.sized),
       static_cast<unsigned long long>(r.timed), r.seconds,
       r.seconds > 0 ? static_cast<double>(r.timed) / r.seconds / units::kMega : 0.0, peak_rss_mb);
-  text +=
-      strfmt("  %-4s %5s %6s %5s %5s %4s %5s %-9s %3s %4s %9s %5s %9s %10s %11s\n", "rank", "gpus", "tensor", "pipe",
-             "data", "zero", "micro", "recompute", "sp", "virt", "step", "MFU", "mem GiB", "time", "cloud");
+  text += strfmt("  %-4s %5s %6s %5s %5s %4s %5s %-9s %3s %4s %9s %5s %9s %10s %11s\n", "rank", "gpus", "tensor",
+                 "pipe", "data", "zero", "micro", "recompute", "sp", "virt", "step", "MFU", "mem GiB", "time", "cloud");
   int rank = 0;
   for (const PlanRow& row : r.best) {
     const Layout& l = row.layout;
@@ -265,22 +264,21 @@ std::string compare_csv(const std::vector<search::CompareRow>& rows) {
 }
 
 std::string sweep_csv(const std::vector<search::Axis>& axes, const std::vector<search::SweepPoint>& points) {
-  std::string header;
+  std::string out;
   for (const auto& a : axes) {
-    header += csv_field(a.key) + ",";
+    out += csv_field("vary." + a.key) + ",";  // "vary.": a varied key may also be a report field (system.gpus)
   }
-  const std::string columns = estimate_csv({});
-  std::string out = header + "status," + columns;
+  const std::string columns = estimate_csv_header();
+  out += "status," + columns;
   const std::size_t empty_columns = static_cast<std::size_t>(std::count(columns.begin(), columns.end(), ','));
   for (const auto& p : points) {
     for (const auto& v : p.values) {
       out += csv_field(v) + ",";
     }
     if (p.estimate) {
-      const std::string row = estimate_csv({*p.estimate});
-      out += "ok," + row.substr(row.find('\n') + 1);
+      out += "ok," + estimate_csv_row(*p.estimate);
     } else {
-      out += csv_field(p.problem) + std::string(empty_columns + 1, ',') + "\n";
+      out += csv_field(p.problem) + std::string(empty_columns, ',') + "\n";
     }
   }
   return out;
