@@ -305,3 +305,30 @@ TEST_CASE("roofline needs a GPU or a scenario and rejects a dtype the GPU lacks"
   CHECK(ok.code == 0);
   CHECK_THAT(ok.out, Catch::Contains("ridge vs DRAM"));
 }
+
+TEST_CASE("init writes a training and a serving template that estimate runs as they are", "[cli][init]") {
+  for (const std::string kind : {"training", "serving"}) {
+    const auto path = scratch() / ("init-" + kind + ".toml");
+    std::filesystem::remove(path);
+    REQUIRE(run("init " + kind + " -o " + path.string()).code == 0);
+    const Run r = run("estimate " + path.string());
+    CHECK(r.code == 0);
+    CHECK_THAT(r.out, Catch::Contains(kind == "training" ? "to train" : "first token"));
+    const Run again = run("init " + kind + " -o " + path.string());
+    CHECK(again.code == 2);  // an existing scenario is never overwritten
+    CHECK_THAT(again.err, Catch::Contains("exists"));
+  }
+  CHECK(run("init").code == 2);
+  CHECK(run("init inference").code == 2);
+}
+
+TEST_CASE("estimate --format html is one page with the report, the roofline and the break-even inline", "[cli][html]") {
+  const Run r = run("estimate " + source("scenarios/gpt2-124m-rtx4090.toml") + " --format html");
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::StartsWith("<!DOCTYPE html>"));
+  CHECK(count_of(r.out, "<svg") == 2);
+  CHECK_THAT(r.out,
+             Catch::Contains("<h2>Kernels of one step</h2>") && Catch::Contains("Roofline: NVIDIA GeForce RTX 4090"));
+  CHECK(r.out.find("<script") == std::string::npos);  // nothing to run, nothing to fetch
+  CHECK(run("compare " + source("scenarios/gpt2-124m-rtx4090.toml") + " --gpus rtx4090 --format html").code == 2);
+}

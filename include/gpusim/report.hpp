@@ -52,6 +52,10 @@ std::string breakeven_text(const Breakeven& b);
 std::string breakeven_json(const Breakeven& b);
 std::string breakeven_svg(const Breakeven& b);
 
+// A single self-contained HTML page (html_report.cpp): the text report, the roofline with the
+// step's ops, the kernel breakdown and the break-even curves, inline SVG, nothing fetched.
+std::string estimate_html(const answer::Estimate& e, const explain::Roofline& roofline, const Breakeven& breakeven);
+
 // ---------------------------------------------------------------- search
 std::string plan_text(const scenario::Scenario& sc, const search::PlanOptions& o, const search::PlanResult& r,
                       double peak_rss_mb);

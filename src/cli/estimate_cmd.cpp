@@ -20,7 +20,7 @@ int run_estimate(const std::vector<std::string>& args) {
   pos.add("scenario", 1);
   po::variables_map vm;
   std::ostringstream usage;
-  usage << "usage: gpusim estimate SCENARIO [--gpu ID] [--set KEY=VALUE]... [--format text|json|csv] [-o FILE]\n"
+  usage << "usage: gpusim estimate SCENARIO [--gpu ID] [--set KEY=VALUE]... [--format text|json|csv|html] [-o FILE]\n"
         << "Step time, throughput, MFU, memory, time to train, power, energy, cost, the bottleneck and advice.\n"
         << "Defaults of [cost]: electricity " << cost::kElectricityUsdPerKwh << " USD/kWh, utilization "
         << cost::kUtilization << ", pue " << cost::kPue << ", lifetime " << cost::kLifetimeYears << " years, carbon "
@@ -34,12 +34,19 @@ int run_estimate(const std::vector<std::string>& args) {
   if (scenario.empty()) {
     throw UsageError("missing SCENARIO (see gpusim estimate --help)");
   }
-  check_format(c.format);
+  check_format(c.format, {"text", "json", "csv", "html"});
   const Catalog catalog = load_catalog_with_env(c.specs);
-  const Estimate e = estimate_file(catalog, scenario, scenario::parse_overrides(sets), gpu);
-  const std::string text = c.format == "json"  ? report::estimate_json(e)
-                           : c.format == "csv" ? report::estimate_csv({e})
-                                               : report::estimate_text(e);
+  const Scenario sc = scenario::load_scenario_file(catalog, scenario, scenario::parse_overrides(sets), gpu);
+  const Estimate e = answer::estimate(sc);
+  std::string text;
+  if (c.format == "html") {
+    const DType roof = sc.system.gpu.supports(e.eval.dtype) ? e.eval.dtype : DType::kBf16;
+    text = report::estimate_html(e, explain::make_roofline(sc.system.gpu, &e.eval, roof), report::breakeven_of(e));
+  } else {
+    text = c.format == "json"  ? report::estimate_json(e)
+           : c.format == "csv" ? report::estimate_csv({e})
+                               : report::estimate_text(e);
+  }
   write_outputs({{c.out, text}});
   return 0;
 }

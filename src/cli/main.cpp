@@ -104,12 +104,13 @@ constexpr const char* kUsage =
     "gpusim — analytical GPU performance and cost simulator\n"
     "\n"
     "usage:\n"
-    "  gpusim estimate SCENARIO [--gpu ID] [--set KEY=VALUE]... [--format text|json|csv] [-o FILE]\n"
-    "  gpusim compare  SCENARIO --gpus ID,ID,... [--format text|json|csv] [-o FILE]\n"
-    "  gpusim sweep    SCENARIO --vary KEY=V1,V2,... [--format csv|json] [--shard I/N]\n"
-    "  gpusim plan     SCENARIO [--top N] [--objective time|cost] [--max-gpus N]\n"
+    "  gpusim init     training|serving [-o FILE]\n"
+    "  gpusim estimate SCENARIO [--gpu ID] [--set KEY=VALUE]... [--format text|json|csv|html] [-o FILE]\n"
+    "  gpusim compare  SCENARIO --gpus ID,ID,... [--format text|json|csv] [-o FILE] [--svg FILE]\n"
+    "  gpusim sweep    SCENARIO --vary KEY=V1,V2,... [--format csv|json] [--shard I/N] [--svg FILE]\n"
+    "  gpusim plan     SCENARIO [--top N] [--objective time|cost] [--max-gpus N] [--svg FILE]\n"
     "  gpusim breakeven SCENARIO [--svg FILE] [--format text|json]\n"
-    "  gpusim roofline --gpu ID [SCENARIO] [--dtype D] [--svg FILE] [--format text|json]\n"
+    "  gpusim roofline --gpu ID [SCENARIO] | --gpus ID,ID,... [--dtype D] [--svg FILE] [--format text|json]\n"
     "  gpusim validate MEASUREMENTS... [--role check|fit|all] [--format text|json|csv] [--fail-above PCT]\n"
     "  gpusim calibrate MEASUREMENTS... -o DIR\n"
     "  gpusim specs    list | show ID | check [FILES...]\n"
@@ -142,7 +143,7 @@ int main(int argc, char** argv) {
         {"sweep", gpusim::cli::run_sweep},       {"plan", gpusim::cli::run_plan},
         {"roofline", gpusim::cli::run_roofline}, {"breakeven", gpusim::cli::run_breakeven},
         {"validate", gpusim::cli::run_validate}, {"calibrate", gpusim::cli::run_calibrate},
-        {"specs", gpusim::cli::run_specs},
+        {"specs", gpusim::cli::run_specs},       {"init", gpusim::cli::run_init},
     };
     for (const auto& [name, run] : kCommands) {
       if (cmd == name) {

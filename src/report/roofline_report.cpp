@@ -71,6 +71,7 @@ std::string roofline_json(const Roofline& r) {
     w.value("bytes", p.bytes.value());
     w.value("intensity", p.intensity);
     w.value("attained_flops", p.attained.value());
+    w.value("attained_bytes_per_s", p.bandwidth.value());
     w.value("bound", p.compute_bound ? "compute" : "memory");
     w.value("share", p.share);
     w.end_object();
