@@ -24,7 +24,8 @@ inline void add_common(po::options_description& d, Common& c, bool with_format) 
       "directory of spec files that add to or override the built-in catalog (gpus/, links/, models/, arch/, "
       "runtimes/, comm/)");
   if (with_format) {
-    d.add_options()("format,f", po::value<std::string>(&c.format)->default_value("text"), "text | json | csv")(
+    d.add_options()("format,f", po::value<std::string>(&c.format)->default_value("text"),
+                    "output format: the usage line above lists those of this command")(
         "output,o", po::value<std::string>(&c.out), "write the report to FILE instead of stdout");
   }
 }
