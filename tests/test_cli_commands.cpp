@@ -332,3 +332,26 @@ TEST_CASE("estimate --format html is one page with the report, the roofline and 
   CHECK(r.out.find("<script") == std::string::npos);  // nothing to run, nothing to fetch
   CHECK(run("compare " + source("scenarios/gpt2-124m-rtx4090.toml") + " --gpus rtx4090 --format html").code == 2);
 }
+
+TEST_CASE("sweep shows progress only on a terminal, and never with --quiet", "[cli][sweep]") {
+  // `script` runs the sweep on a pseudo-terminal, as a user's shell would; 64 points (> 50) show it.
+  const std::string sweep = std::string(GPUSIM_BINARY) + " sweep " + source("scenarios/gpt2-124m-rtx4090.toml") +
+                            " --vary system.gpus=1,2,4,8,16,32,64,128 --vary training.micro_batch=1,2,4,8,16,32,64,128";
+  auto on_tty = [](const std::string& cmd) {
+    std::string out;
+    FILE* p = ::popen(("script -qec '" + cmd + " >/dev/null' /dev/null").c_str(), "r");
+    REQUIRE(p != nullptr);
+    std::array<char, 4096> buf{};
+    while (std::fgets(buf.data(), buf.size(), p) != nullptr) {
+      out += buf.data();
+    }
+    ::pclose(p);
+    return out;
+  };
+  CHECK_THAT(on_tty(sweep), Catch::Contains("sweep: 64 of 64 points"));
+  CHECK_THAT(on_tty(sweep + " --quiet"), !Catch::Contains("sweep:"));
+  const Run piped =
+      run_env("", "sweep " + source("scenarios/gpt2-124m-rtx4090.toml") +
+                      " --vary system.gpus=1,2,4,8,16,32,64,128 --vary training.micro_batch=1,2,4,8,16,32,64,128");
+  CHECK(piped.err.empty());  // stderr is a file here: no progress lines
+}

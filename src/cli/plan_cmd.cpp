@@ -27,14 +27,16 @@ int run_plan(const std::vector<std::string>& args) {
   std::string formats;
   std::string svg;
   std::vector<std::string> sets;
+  bool quiet = false;
   po::options_description d("options");
   add_common(d, c, true);
   d.add_options()("scenario", po::value<std::string>(&scenario), "training scenario")(
       "top", po::value<int>(&top)->default_value(10), "layouts to show")(
       "objective", po::value<std::string>(&objective)->default_value("time"),
       "time | cost: training, time to train or cloud USD; serving, output tokens/s per GPU or cloud USD per "
-      "million output tokens")("max-gpus", po::value<int>(&max_gpus)->default_value(0),
-                               "also search GPU counts up to N")(
+      "million output tokens")("quiet,q", po::bool_switch(&quiet),
+                               "no progress line (it is shown only when stderr is a terminal)")(
+      "max-gpus", po::value<int>(&max_gpus)->default_value(0), "also search GPU counts up to N")(
       "formats", po::value<std::string>(&formats),
       "serving: weight formats to try, comma-separated (default: the scenario's, bf16 and fp8)")(
       "svg", po::value<std::string>(&svg),
@@ -84,7 +86,7 @@ int run_plan(const std::vector<std::string>& args) {
       o.formats.push_back(formats.substr(start, comma - start));
       start = comma + 1;
     }
-    if (isatty(STDERR_FILENO) != 0) {
+    if (!quiet && isatty(STDERR_FILENO) != 0) {
       o.progress = [](std::size_t done, std::size_t total) {
         std::cerr << "\rplan: " << done << " of " << total << " deployments" << (done == total ? "\n" : "")
                   << std::flush;

@@ -19,12 +19,14 @@ int run_sweep(const std::vector<std::string>& args) {
   std::string shard = "0/1";
   std::string svg;
   std::string metric = "throughput.tokens_per_s";
+  bool quiet = false;
   po::options_description d("options");
   add_common(d, c, true);
   d.add_options()("scenario", po::value<std::string>(&scenario), "scenario TOML file")(
       "vary", po::value<std::vector<std::string>>(&varies)->composing(),
       "KEY=V1,V2,... (repeatable: the grid is their product)")(
       "set", po::value<std::vector<std::string>>(&sets)->composing(), "fixed override (repeatable)")(
+      "quiet,q", po::bool_switch(&quiet), "no progress line (it is shown only when stderr is a terminal)")(
       "shard", po::value<std::string>(&shard)->default_value("0/1"), "I/N: run points I, I+N, I+2N, ...")(
       "svg", po::value<std::string>(&svg),
       "also write --metric against the first --vary key to FILE (SVG), one line per value of the others")(
@@ -63,7 +65,7 @@ int run_sweep(const std::vector<std::string>& args) {
   const std::vector<Override> fixed = scenario::parse_overrides(sets);
   const ParsedScenario file = scenario::parse_scenario_file(scenario);
   (void)scenario::resolve(catalog, file, fixed);  // the base scenario itself must be valid (exit 2)
-  if (isatty(STDERR_FILENO) != 0) {
+  if (!quiet && isatty(STDERR_FILENO) != 0) {
     opt.progress = [](std::size_t done, std::size_t total) {
       if (total > 50 && (done % 50 == 0 || done == total)) {
         std::cerr << "\rsweep: " << done << " of " << total << " points" << (done == total ? "\n" : "") << std::flush;
