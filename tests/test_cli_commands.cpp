@@ -152,6 +152,25 @@ TEST_CASE("a sweep point that cannot run carries its reason, and a sweep where n
   REQUIRE(some.code == 0);
   CHECK(count_of(some.out, ",ok,") == 1);
   CHECK_THAT(some.out, Catch::Contains("12,") && Catch::Contains("must be a multiple"));
+  // RFC 4180: every record has the header's field count, the failed point's empty fields included.
+  auto field_count = [](const std::string& line) {
+    std::size_t n = 1;
+    bool quoted = false;
+    for (const char c : line) {
+      quoted = c == '"' ? !quoted : quoted;
+      n += c == ',' && !quoted ? 1 : 0;
+    }
+    return n;
+  };
+  std::istringstream lines(some.out);
+  std::string header, line;
+  std::getline(lines, header);
+  int records = 0;
+  while (std::getline(lines, line)) {
+    CHECK(field_count(line) == field_count(header));
+    ++records;
+  }
+  CHECK(records == 2);
   const Run none = run("sweep " + s + " --vary system.gpus=12,20");
   CHECK(none.code == 2);
   CHECK(none.out.empty());

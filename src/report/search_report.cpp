@@ -278,7 +278,7 @@ std::string sweep_csv(const std::vector<search::Axis>& axes, const std::vector<s
     if (p.estimate) {
       out += "ok," + estimate_csv_row(*p.estimate);
     } else {
-      out += csv_field(p.problem) + std::string(empty_columns, ',') + "\n";
+      out += csv_field(p.problem) + std::string(empty_columns + 1, ',') + "\n";  // N fields after status
     }
   }
   return out;

@@ -1,0 +1,386 @@
+"""gpusim from Python: the analytical GPU performance and cost simulator's answers as dicts.
+
+Each function asks what one ``gpusim`` subcommand asks and returns its JSON report parsed
+(``json.loads``), so the keys, units and meanings are those of docs/report.md; ``sweep`` returns
+flat rows ready for ``pandas.DataFrame``. The module's own page is docs/python.md.
+
+A scenario is a path to a scenario file (docs/scenarios.md) or a dict of its tables::
+
+    import gpusim
+    r = gpusim.estimate("scenarios/gpt2-124m-rtx4090.toml", system__gpus=2)
+    r["step"]["time_s"], r["cost"]["cloud_usd"]
+
+Overrides are the CLI's ``--set KEY=VALUE``: ``overrides={"system.gpus": 8}``, or as keyword
+arguments with ``__`` for ``.`` (``system__gpus=8``). Values are Python values (str, int, float,
+bool, list, dict); a quantity is a string with its unit (``slo__ttft="300 ms"``).
+
+Bad input (a scenario or spec file with a problem, an unknown id, a file that cannot be read)
+raises ``InputError``, a ``ValueError`` whose text is what the CLI prints; a wrong argument type
+raises ``TypeError``, a bad argument value ``ValueError``.
+"""
+
+import json
+import math
+import numbers
+import os
+import re
+from collections.abc import Iterable, Mapping
+
+from . import _gpusim
+
+__version__ = _gpusim.__version__
+
+__all__ = [
+    "InputError",
+    "breakeven",
+    "compare",
+    "estimate",
+    "gpu",
+    "plan",
+    "roofline",
+    "specs",
+    "sweep",
+]
+
+_SPEC_KINDS = ("gpus", "links", "models", "arch", "runtimes", "comm")
+
+
+class InputError(ValueError):
+    """A problem with the input: a scenario or spec file, an override, an id, a file to read.
+
+    ``str(err)`` is what the CLI prints: one ``file:line:col: key: message`` line per problem.
+    ``diagnostics`` lists every problem as a dict with ``file``, ``line``, ``column`` (1-based; 0
+    when unknown), ``key`` (dotted, may be empty) and ``message``; ``file``, ``line``, ``column``,
+    ``key`` and ``message`` are also attributes, taken from the first problem. A scenario given as
+    a dict is named ``"<dict>"`` and its positions are in the TOML written from it.
+    """
+
+    def __init__(self, message, diagnostics=()):
+        super().__init__(message)
+        self.diagnostics = [dict(d) for d in diagnostics]
+        first = self.diagnostics[0] if self.diagnostics else {}
+        self.file = first.get("file", "")
+        self.line = first.get("line", 0)
+        self.column = first.get("column", 0)
+        self.key = first.get("key", "")
+        self.message = first.get("message", message)
+
+    def __reduce__(self):  # pickles with its diagnostics (multiprocessing, concurrent.futures)
+        return (type(self), (self.args[0], self.diagnostics))
+
+
+# The library raises this type for every input problem it finds.
+_gpusim._set_input_error(InputError)
+
+
+# ---------------------------------------------------------------- Python values as TOML
+
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+\Z")
+_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
+
+
+def _toml_string(s):
+    out = []
+    for ch in s:
+        if ch in _ESCAPES:
+            out.append(_ESCAPES[ch])
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+def _toml_key(key, where):
+    if not isinstance(key, str) or not key:
+        raise TypeError(f"{where}: keys must be non-empty strings, got {key!r}")
+    return key if _BARE_KEY.match(key) else _toml_string(key)
+
+
+def _toml_value(value, where):
+    """A value as TOML text (what ``--set KEY=VALUE`` takes after the ``=``)."""
+    if type(value).__module__ == "numpy" and hasattr(value, "tolist"):
+        value = value.tolist()  # numpy scalars and arrays, e.g. from a DataFrame column
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, numbers.Integral):
+        return str(int(value))
+    if isinstance(value, numbers.Real):
+        f = float(value)
+        if math.isnan(f):
+            return "nan"
+        if math.isinf(f):
+            return "inf" if f > 0 else "-inf"
+        return repr(f)  # always has "." or "e": TOML reads it as a float
+    if isinstance(value, str):
+        return _toml_string(value)
+    if isinstance(value, Mapping):
+        items = ", ".join(f"{_toml_key(k, where)} = {_toml_value(v, f'{where}.{k}')}" for k, v in value.items())
+        return "{ " + items + " }" if items else "{}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml_value(v, where) for v in value) + "]"
+    raise TypeError(f"{where}: a {type(value).__name__} has no TOML form (use str, int, float, bool, list or dict)")
+
+
+def _is_table_array(value):
+    return isinstance(value, (list, tuple)) and len(value) > 0 and all(isinstance(v, Mapping) for v in value)
+
+
+def _toml_document(tables):
+    """A scenario dict (tables as nested dicts, arrays of tables as lists of dicts) as TOML text."""
+    lines = []
+
+    def emit(table, path, header):
+        plain, subtables, arrays = [], [], []
+        for key, value in table.items():
+            where = ".".join(path + [str(key)])
+            _toml_key(key, where)
+            if isinstance(value, Mapping):
+                subtables.append((key, value))
+            elif _is_table_array(value):
+                arrays.append((key, value))
+            elif value is None:
+                raise TypeError(f"{where}: None has no TOML form (leave the key out)")
+            else:
+                plain.append((key, value))
+        # A table with only sub-tables needs no header of its own; an empty one does, to exist.
+        if header is not None and (plain or not (subtables or arrays) or header.startswith("[[")):
+            lines.append(header)
+        for key, value in plain:
+            lines.append(f"{_toml_key(key, '')} = {_toml_value(value, '.'.join(path + [key]))}")
+        for key, value in subtables:
+            sub = path + [key]
+            emit(value, sub, "[" + ".".join(_toml_key(k, "") for k in sub) + "]")
+        for key, values in arrays:
+            sub = path + [key]
+            for value in values:
+                emit(value, sub, "[[" + ".".join(_toml_key(k, "") for k in sub) + "]]")
+
+    emit(tables, [], None)
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------- arguments in the CLI's form
+
+
+def _scenario(scenario):
+    """(path, TOML text or None): a file is read by the library, a dict is written as TOML here."""
+    if isinstance(scenario, Mapping):
+        return "<dict>", _toml_document(scenario)
+    if isinstance(scenario, (str, os.PathLike)):
+        path = os.fspath(scenario)
+        if isinstance(path, str):
+            return path, None
+    raise TypeError(f"scenario must be a path (str or os.PathLike) or a dict of tables, got {type(scenario).__name__}")
+
+
+def _sets(overrides, kw):
+    """``--set KEY=VALUE`` strings from a dict of dotted keys and from keyword arguments."""
+    items = []
+    if overrides is not None:
+        if not isinstance(overrides, Mapping):
+            raise TypeError(f"overrides must be a dict of dotted keys to values, got {type(overrides).__name__}")
+        items.extend(overrides.items())
+    items.extend((key.replace("__", "."), value) for key, value in kw.items())
+    sets = []
+    for key, value in items:
+        if not isinstance(key, str) or not key:
+            raise TypeError(f"override keys must be dotted key strings such as 'system.gpus', got {key!r}")
+        if value is None:
+            raise TypeError(f"override {key}: None has no TOML form (leave the key out)")
+        sets.append(f"{key}={_toml_value(value, key)}")
+    return sets
+
+
+def _specs(specs):
+    """The spec directories: GPUSIM_SPECS (colon-separated), then ``specs``, as in the CLI."""
+    dirs = [d for d in os.environ.get("GPUSIM_SPECS", "").split(":") if d]
+    if specs is None:
+        return dirs
+    if isinstance(specs, (str, os.PathLike)):
+        specs = [specs]
+    return dirs + [os.fspath(d) for d in specs]
+
+
+def _names(value, what):
+    """A list of names from a list or a comma-separated string."""
+    if isinstance(value, str):
+        value = [v.strip() for v in value.split(",")]
+    if not isinstance(value, Iterable):
+        raise TypeError(f"{what} must be a list of strings or a comma-separated string")
+    names = []
+    for v in value:
+        if not isinstance(v, str):
+            raise TypeError(f"{what} must be strings, got {v!r}")
+        if v:
+            names.append(v)
+    return names
+
+
+def _optional_str(value, what):
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise TypeError(f"{what} must be a string, got {type(value).__name__}")
+    return value
+
+
+def _int(value, what):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{what} must be an int, got {type(value).__name__}")
+    return int(value)
+
+
+# ---------------------------------------------------------------- the questions
+
+
+def estimate(scenario, *, gpu=None, overrides=None, specs=None, **kw):
+    """The whole answer for one scenario: ``gpusim estimate SCENARIO --format json``.
+
+    ``scenario``: a path or a dict of tables. ``gpu``: run on this GPU id instead of
+    ``system.gpu`` (``--gpu``). ``overrides`` and ``**kw``: scenario keys to override
+    (``--set``). ``specs``: extra spec directories (``--specs``). Returns the report as a dict of
+    sections (``report["step"]["time_s"]``); keys in docs/report.md.
+    """
+    path, text = _scenario(scenario)
+    sets = _sets(overrides, kw)
+    return json.loads(_gpusim.estimate(path, text, sets, _optional_str(gpu, "gpu"), _specs(specs)))
+
+
+def compare(scenario, gpus, *, overrides=None, specs=None, **kw):
+    """One job on several GPUs, ranked: ``gpusim compare SCENARIO --gpus ... --format json``.
+
+    ``gpus``: GPU ids, a list or a comma-separated string; each keeps the scenario's GPU count and
+    layout. Returns one dict per GPU, best first (jobs that fit, then by time to finish; serving:
+    those meeting the SLO, then by cost per million output tokens). A GPU the job cannot run on
+    has a ``problem`` instead of figures.
+    """
+    ids = _names(gpus, "gpus")
+    if not ids:
+        raise ValueError("gpus names no GPU id")
+    path, text = _scenario(scenario)
+    sets = _sets(overrides, kw)
+    return json.loads(_gpusim.compare(path, text, sets, ids, _specs(specs)))
+
+
+def sweep(scenario, vary, *, overrides=None, specs=None, **kw):
+    """A grid of scenario variants: ``gpusim sweep SCENARIO --vary KEY=V1,V2,...``.
+
+    ``vary``: a dict of dotted keys to lists of values, e.g. ``{"system.gpus": [1, 2, 4],
+    "training.micro_batch": [8, 16]}``; the grid is their product, first key fastest. Returns one
+    flat dict per point, ready for ``pandas.DataFrame``: each axis value as given under its key,
+    ``"status"`` (``"ok"``, or why the point cannot run), and, for points that ran, every report
+    field under ``"section.key"`` (``"step.time_s"``, ``"inference.time_to_first_token_s"``;
+    top-level keys such as ``"bottleneck"`` bare), ``None`` where the report has null: the
+    columns of ``gpusim sweep --format csv`` with ``"vary."`` dropped from the axis keys. Where an
+    axis key is also a report key (``"system.gpus"``) the row keeps the axis value, as given.
+    Points that cannot run are rows, not errors; an invalid base scenario raises ``InputError``.
+    """
+    if not isinstance(vary, Mapping):
+        raise TypeError(f"vary must be a dict of dotted keys to lists of values, got {type(vary).__name__}")
+    if not vary:
+        raise ValueError("vary names no key")
+    axes, given = [], []
+    for key, values in vary.items():
+        if not isinstance(key, str) or not key:
+            raise TypeError(f"vary keys must be dotted key strings such as 'system.gpus', got {key!r}")
+        if isinstance(values, (str, bytes, Mapping)) or not isinstance(values, Iterable):
+            values = [values]
+        values = list(values)
+        if not values:
+            raise ValueError(f"vary {key}: no values")
+        texts = [_toml_value(v, key) for v in values]
+        axes.append((key, texts))
+        given.append(dict(reversed(list(zip(texts, values)))))  # TOML text -> the value as given
+    path, text = _scenario(scenario)
+    sets = _sets(overrides, kw)
+    rows = []
+    for point in _gpusim.sweep(path, text, sets, axes, _specs(specs)):
+        row = {key: given[i][v] for i, ((key, _), v) in enumerate(zip(axes, point["values"]))}
+        row["status"] = point["status"]
+        for key, value in point["fields"].items():
+            row.setdefault(key, value)  # an axis value stays as given (an int, not the report's float)
+        rows.append(row)
+    return rows
+
+
+def plan(scenario, *, objective="time", top=10, max_gpus=0, formats=None, overrides=None, specs=None, **kw):
+    """The best layouts for a job: ``gpusim plan SCENARIO --format json``.
+
+    Training scenarios: every valid parallel layout ranked by time to train (``objective="time"``)
+    or cloud cost (``"cost"``); the report of docs/report.md's plan section. Serving scenarios: the
+    deployments (GPU count, layout, weight format, batch limit) that meet the scenario's SLO,
+    ranked by output tokens/s per GPU or cost per million output tokens, with the frontier.
+    ``top``: rows to keep. ``max_gpus``: also search GPU counts up to this. ``formats`` (serving
+    only): weight formats to try, a list or a comma-separated string.
+    """
+    if objective not in ("time", "cost"):
+        raise ValueError(f'objective must be "time" or "cost", got {objective!r}')
+    top = _int(top, "top")
+    max_gpus = _int(max_gpus, "max_gpus")
+    if top < 1:
+        raise ValueError("top must be at least 1")
+    names = [] if formats is None else _names(formats, "formats")
+    path, text = _scenario(scenario)
+    sets = _sets(overrides, kw)
+    return json.loads(_gpusim.plan(path, text, sets, objective, top, max_gpus, names, _specs(specs)))
+
+
+def roofline(gpu=None, scenario=None, *, dtype=None, overrides=None, specs=None, **kw):
+    """The roofline of a GPU: ``gpusim roofline --gpu ID [SCENARIO] --format json``.
+
+    The GPU's DRAM and L2 roofs and compute roof per dtype, the ridge point, and, with a scenario,
+    each op of its step at its arithmetic intensity and attained rate. ``gpu`` may be left out
+    when a scenario is given (its GPU is used); given with one, it replaces ``system.gpu``.
+    ``dtype``: the roof highlighted (default ``"bf16"``).
+    """
+    gpu = _optional_str(gpu, "gpu")
+    dtype = _optional_str(dtype, "dtype") or "bf16"
+    if scenario is None:
+        if not gpu:
+            raise ValueError("roofline needs a GPU id or a scenario")
+        if overrides or kw:
+            raise ValueError("overrides apply to a scenario; none was given")
+        path, text = None, None
+    else:
+        path, text = _scenario(scenario)
+    sets = _sets(overrides, kw)
+    return json.loads(_gpusim.roofline(gpu, path, text, sets, dtype, _specs(specs)))
+
+
+def breakeven(scenario, *, gpu=None, overrides=None, specs=None, **kw):
+    """Owning against renting across utilization: ``gpusim breakeven SCENARIO --format json``.
+
+    The cost of a busy hour owned (hardware share over the lifetime plus electricity) against
+    renting the same work, at each utilization, and the crossover. ``gpu`` replaces
+    ``system.gpu``.
+    """
+    path, text = _scenario(scenario)
+    sets = _sets(overrides, kw)
+    return json.loads(_gpusim.breakeven(path, text, sets, _optional_str(gpu, "gpu"), _specs(specs)))
+
+
+def specs(kind=None, *, specs=None):
+    """The catalog's ids: ``gpusim specs list``.
+
+    Without ``kind``, a dict of every kind (``"gpus"``, ``"links"``, ``"models"``, ``"arch"``,
+    ``"runtimes"``, ``"comm"``) to its sorted ids; with one, that kind's list. ``specs``: extra
+    spec directories, as elsewhere.
+    """
+    dirs = _specs(specs)
+    if kind is None:
+        return {k: _gpusim.spec_ids(k, dirs) for k in _SPEC_KINDS}
+    if kind not in _SPEC_KINDS:
+        raise ValueError(f"kind must be one of {', '.join(_SPEC_KINDS)}, got {kind!r}")
+    return _gpusim.spec_ids(kind, dirs)
+
+
+def gpu(id, *, specs=None):
+    """The main figures of one GPU spec, in SI units (docs/python.md lists the keys).
+
+    ``peak_flops`` maps each dtype the GPU computes in to its dense peak in FLOP/s; sizes are in
+    bytes, bandwidths in bytes/s, power in watts, prices in USD (the cloud rate per GPU-hour).
+    """
+    if not isinstance(id, str):
+        raise TypeError(f"id must be a string, got {type(id).__name__}")
+    return _gpusim.gpu(id, _specs(specs))

@@ -1,0 +1,268 @@
+// gpusim._gpusim: the library behind the Python package gpusim (python/gpusim/__init__.py,
+// docs/python.md). Thin on purpose: each function does what its CLI subcommand does and returns
+// the same report JSON (docs/report.md), which the package parses; only the sweep's rows (report
+// fields at full precision) and a GPU's figures, which have no JSON report, are built here. Arguments arrive already in
+// the CLI's form (scenario path and optional TOML text, "KEY=VALUE" overrides, spec directories); the package turns
+// Python values into them.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "gpusim/gpusim.hpp"
+
+namespace py = pybind11;
+using namespace pybind11::literals;
+
+namespace {
+
+using gpusim::Catalog;
+using gpusim::ParsedScenario;
+using gpusim::Scenario;
+using Strings = std::vector<std::string>;
+
+// The exception type a base::InputError becomes: gpusim.InputError once the package registers it
+// (it is defined in Python, with its attributes), ValueError until then. Never released: the
+// translator may run until the interpreter ends.
+PyObject* g_input_error = PyExc_ValueError;
+
+// The built-in catalog is shared by every call without spec directories, so the specs it resolves
+// are parsed once per process (a Catalog may be shared between threads); one with directories is
+// loaded afresh, since their files may have changed between calls.
+std::shared_ptr<const Catalog> catalog_of(const Strings& dirs) {
+  static const auto builtin = std::make_shared<const Catalog>(Catalog::builtin());
+  return dirs.empty() ? builtin : std::make_shared<const Catalog>(gpusim::load_catalog(dirs));
+}
+
+// The scenario file at `path`, or, given `text`, that TOML text named `path` in messages.
+ParsedScenario parsed_of(const std::string& path, const std::optional<std::string>& text) {
+  return text ? ParsedScenario(path, *text) : gpusim::scenario::parse_scenario_file(path);
+}
+
+py::object field_value(const gpusim::answer::FieldValue& v) {
+  if (const auto* d = std::get_if<double>(&v)) {
+    if (!std::isfinite(*d)) {
+      return py::none();  // as the JSON report's null
+    }
+    // An integral value is an int, as json.loads gives for the report's exact numbers ("8", not "8.0").
+    if (std::abs(*d) < 9007199254740992.0 && *d == std::trunc(*d)) {
+      return py::int_(static_cast<long long>(*d));
+    }
+    return py::float_(*d);
+  }
+  if (const auto* b = std::get_if<bool>(&v)) {
+    return py::bool_(*b);
+  }
+  if (const auto* s = std::get_if<std::string>(&v)) {
+    return py::str(*s);
+  }
+  return py::none();
+}
+
+std::string estimate(const std::string& path, const std::optional<std::string>& text, const Strings& sets,
+                     const std::string& gpu, const Strings& specs) {
+  const auto catalog_ptr = catalog_of(specs);
+  const Catalog& catalog = *catalog_ptr;
+  const auto overrides = gpusim::scenario::parse_overrides(sets);
+  const py::gil_scoped_release release;
+  const auto sc = gpusim::scenario::resolve(catalog, parsed_of(path, text), overrides, gpu);
+  return gpusim::report::estimate_json(gpusim::answer::estimate(sc));
+}
+
+std::string compare(const std::string& path, const std::optional<std::string>& text, const Strings& sets,
+                    const Strings& gpus, const Strings& specs) {
+  const auto catalog_ptr = catalog_of(specs);
+  const Catalog& catalog = *catalog_ptr;
+  const auto overrides = gpusim::scenario::parse_overrides(sets);
+  const py::gil_scoped_release release;
+  const ParsedScenario parsed = parsed_of(path, text);
+  (void)gpusim::scenario::resolve(catalog, parsed, overrides);  // the scenario itself must be valid, as in the CLI
+  return gpusim::report::compare_json(gpusim::search::compare(catalog, parsed, overrides, gpus));
+}
+
+// One dict per grid point, in grid order (first axis fastest): "values" (the axis values as
+// given), "status" ("ok" or why the point cannot run) and "fields" (every report field, keyed
+// "section.key").
+py::list sweep(const std::string& path, const std::optional<std::string>& text, const Strings& sets,
+               const std::vector<std::pair<std::string, Strings>>& axis_values, const Strings& specs) {
+  const auto catalog_ptr = catalog_of(specs);
+  const Catalog& catalog = *catalog_ptr;
+  const auto fixed = gpusim::scenario::parse_overrides(sets);
+  std::vector<gpusim::search::Axis> axes;
+  for (const auto& [key, values] : axis_values) {
+    axes.push_back(gpusim::search::Axis{key, values});
+  }
+  std::vector<gpusim::search::SweepPoint> points;
+  {
+    const py::gil_scoped_release release;
+    const ParsedScenario parsed = parsed_of(path, text);
+    (void)gpusim::scenario::resolve(catalog, parsed, fixed);  // the base scenario must be valid, as in the CLI
+    points = gpusim::search::sweep(catalog, parsed, fixed, axes);
+  }
+  py::list rows;
+  for (const auto& p : points) {
+    py::dict fields;
+    if (p.estimate) {
+      for (const auto& f : gpusim::answer::report_fields(*p.estimate)) {
+        const std::string key = *f.section == '\0' ? std::string(f.key) : std::string(f.section) + "." + f.key;
+        fields[py::str(key)] = field_value(f.value);
+      }
+    }
+    rows.append(
+        py::dict("values"_a = p.values, "status"_a = p.estimate ? std::string("ok") : p.problem, "fields"_a = fields));
+  }
+  return rows;
+}
+
+std::string plan(const std::string& path, const std::optional<std::string>& text, const Strings& sets,
+                 const std::string& objective, int top, int max_gpus, const Strings& formats, const Strings& specs) {
+  const auto obj = gpusim::base::value_in(gpusim::search::kObjectiveNames, objective);
+  if (!obj) {
+    throw std::invalid_argument("objective must be \"time\" or \"cost\", got \"" + objective + "\"");
+  }
+  if (top < 1) {
+    throw std::invalid_argument("top must be at least 1");
+  }
+  const auto catalog_ptr = catalog_of(specs);
+  const Catalog& catalog = *catalog_ptr;
+  const auto overrides = gpusim::scenario::parse_overrides(sets);
+  const py::gil_scoped_release release;
+  const Scenario sc = gpusim::scenario::resolve(catalog, parsed_of(path, text), overrides);
+  gpusim::search::PlanOptions o;
+  o.objective = *obj;
+  o.top = top;
+  o.max_gpus = max_gpus;
+  o.formats = formats;
+  if (sc.job.inference) {
+    return gpusim::report::plan_serving_json(sc, gpusim::search::plan_serving(sc, o));
+  }
+  if (!formats.empty()) {
+    throw std::invalid_argument("formats apply to serving scenarios; this scenario trains");
+  }
+  return gpusim::report::plan_json(sc, gpusim::search::plan(sc, o));
+}
+
+std::string roofline(const std::string& gpu, const std::optional<std::string>& path,
+                     const std::optional<std::string>& text, const Strings& sets, const std::string& dtype,
+                     const Strings& specs) {
+  using gpusim::units::DType;
+  const std::vector<DType> roofs = {DType::kFp64, DType::kFp32, DType::kTf32, DType::kFp16, DType::kBf16, DType::kFp8};
+  const auto highlight = gpusim::base::value_in(gpusim::units::kDTypeNames, dtype);
+  if (!highlight || std::find(roofs.begin(), roofs.end(), *highlight) == roofs.end()) {
+    throw std::invalid_argument("dtype must be one of " +
+                                gpusim::base::quoted_names(gpusim::units::kDTypeNames, roofs) + ", got \"" + dtype +
+                                "\"");
+  }
+  if (gpu.empty() && !path) {
+    throw std::invalid_argument("roofline needs a GPU id or a scenario");
+  }
+  const auto catalog_ptr = catalog_of(specs);
+  const Catalog& catalog = *catalog_ptr;
+  const auto overrides = gpusim::scenario::parse_overrides(sets);
+  const py::gil_scoped_release release;
+  std::optional<gpusim::step::Evaluation> eval;
+  gpusim::hardware::GpuSpec g;
+  if (path) {
+    const Scenario sc = gpusim::scenario::resolve(catalog, parsed_of(*path, text), overrides, gpu);
+    eval = gpusim::step::evaluate(sc, gpusim::step::Options{true});
+    g = sc.system.gpu;
+  } else {
+    g = catalog.gpu(gpu);
+  }
+  if (!g.supports(*highlight)) {
+    throw std::invalid_argument("the " + g.name + " has no " + dtype + " support");
+  }
+  return gpusim::report::roofline_json(gpusim::explain::make_roofline(g, eval ? &*eval : nullptr, *highlight));
+}
+
+std::string breakeven(const std::string& path, const std::optional<std::string>& text, const Strings& sets,
+                      const std::string& gpu, const Strings& specs) {
+  const auto catalog_ptr = catalog_of(specs);
+  const Catalog& catalog = *catalog_ptr;
+  const auto overrides = gpusim::scenario::parse_overrides(sets);
+  const py::gil_scoped_release release;
+  const auto sc = gpusim::scenario::resolve(catalog, parsed_of(path, text), overrides, gpu);
+  return gpusim::report::breakeven_json(gpusim::report::breakeven_of(gpusim::answer::estimate(sc)));
+}
+
+Strings spec_ids(const std::string& kind, const Strings& specs) {
+  const auto k = gpusim::base::value_in(gpusim::catalog::kSpecFolders, kind);
+  if (!k) {
+    throw std::invalid_argument("kind must be one of " + gpusim::base::quoted_names(gpusim::catalog::kSpecFolders) +
+                                ", got \"" + kind + "\"");
+  }
+  return catalog_of(specs)->ids(*k);
+}
+
+// The figures `gpusim specs list` shows and a little more, in SI units (docs/python.md).
+py::dict gpu(const std::string& id, const Strings& specs) {
+  namespace units = gpusim::units;
+  const gpusim::hardware::GpuSpec g = catalog_of(specs)->gpu(id);
+  py::dict peak;
+  for (const auto& [dtype, name] : units::kDTypeNames) {
+    if (g.supports(dtype)) {
+      peak[name] = g.peak_for(dtype).value();
+    }
+  }
+  return py::dict("id"_a = g.id, "name"_a = g.name, "arch"_a = gpusim::hardware::to_string(g.arch),
+                  "form_factor"_a = gpusim::base::name_in(gpusim::hardware::kFormFactorNames, g.form_factor),
+                  "sm_count"_a = g.sm_count, "boost_clock_hz"_a = g.boost_clock.value(), "peak_flops"_a = peak,
+                  "memory_type"_a = g.memory_type, "memory_bytes"_a = units::to_bytes(g.memory_capacity),
+                  "memory_bandwidth_bytes_per_s"_a = g.memory_bandwidth.value(),
+                  "l2_bytes"_a = units::to_bytes(g.l2_size), "pcie_gen"_a = g.pcie_gen, "peer_link"_a = g.peer_link,
+                  "peer_bandwidth_bytes_per_s"_a = g.peer_bandwidth.value(), "tdp_w"_a = units::to_watts(g.tdp),
+                  "idle_w"_a = units::to_watts(g.idle_power), "purchase_usd"_a = units::to_usd(g.purchase),
+                  "purchase_date"_a = g.purchase_date, "cloud_usd_per_hour"_a = units::to_usd_per_hour(g.cloud_rate),
+                  "cloud_date"_a = g.cloud_date, "sources"_a = g.sources, "origin"_a = g.origin);
+}
+
+void set_input_error(const py::object& type) {
+  if (PyExceptionClass_Check(type.ptr()) == 0) {
+    throw std::invalid_argument("_set_input_error expects an exception class");
+  }
+  g_input_error = type.inc_ref().ptr();
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_gpusim, m) {
+  m.doc() = "gpusim's library; use the package gpusim (docs/python.md), not this module.";
+  m.attr("__version__") = GPUSIM_VERSION;
+
+  // InputError(message, diagnostics): the message as the CLI prints it, one Diagnostic per line.
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) {
+        std::rethrow_exception(p);
+      }
+    } catch (const gpusim::InputError& e) {
+      std::string message;
+      py::list diagnostics;
+      for (const auto& d : e.diagnostics()) {
+        message += (message.empty() ? "" : "\n") + d.format();
+        diagnostics.append(py::dict("file"_a = d.pos.file, "line"_a = d.pos.line, "column"_a = d.pos.column,
+                                    "key"_a = d.key, "message"_a = d.message));
+      }
+      const py::tuple args = py::make_tuple(message.empty() ? std::string(e.what()) : message, diagnostics);
+      PyErr_SetObject(g_input_error, args.ptr());
+    }
+  });
+
+  m.def("_set_input_error", &set_input_error, "type"_a);
+  m.def("estimate", &estimate, "path"_a, "text"_a, "sets"_a, "gpu"_a, "specs"_a);
+  m.def("compare", &compare, "path"_a, "text"_a, "sets"_a, "gpus"_a, "specs"_a);
+  m.def("sweep", &sweep, "path"_a, "text"_a, "sets"_a, "axes"_a, "specs"_a);
+  m.def("plan", &plan, "path"_a, "text"_a, "sets"_a, "objective"_a, "top"_a, "max_gpus"_a, "formats"_a, "specs"_a);
+  m.def("roofline", &roofline, "gpu"_a, "path"_a, "text"_a, "sets"_a, "dtype"_a, "specs"_a);
+  m.def("breakeven", &breakeven, "path"_a, "text"_a, "sets"_a, "gpu"_a, "specs"_a);
+  m.def("spec_ids", &spec_ids, "kind"_a, "specs"_a);
+  m.def("gpu", &gpu, "id"_a, "specs"_a);
+}
