@@ -374,3 +374,54 @@ TEST_CASE("sweep shows progress only on a terminal, and never with --quiet", "[c
                       " --vary system.gpus=1,2,4,8,16,32,64,128 --vary training.micro_batch=1,2,4,8,16,32,64,128");
   CHECK(piped.err.empty());  // stderr is a file here: no progress lines
 }
+
+TEST_CASE("what reaches the TOML parser is bounded: size, key depth, nesting and line length, each with a position",
+          "[cli][errors][limits]") {
+  const std::string base = read_text(source("scenarios/gpt2-124m-rtx4090.toml"));
+  const int base_lines = static_cast<int>(count_of(base, "\n"));
+  // /dev/zero never ends: read up to 16 MiB, then refused.
+  const Run zero = run("estimate /dev/zero");
+  CHECK(zero.code == 2);
+  CHECK_THAT(zero.err, Catch::Contains("/dev/zero: larger than 16 MiB"));
+  // A header of 60,000 dotted parts overflowed toml++'s stack (SIGSEGV); it is refused at the dot
+  // that starts the 65th part: "[" in column 1, then "a." pairs, so that dot is in column 1 + 64 * 2.
+  std::string deep = "[a";
+  for (int i = 1; i < 60000; ++i) {
+    deep += ".a";
+  }
+  const std::string deep_file = write_temp("deep.toml", base + deep + "]\n");
+  const Run d = run("estimate " + deep_file);
+  CHECK(d.code == 2);
+  CHECK_THAT(d.err, Catch::Contains(deep_file + ":" + std::to_string(base_lines + 1) + ":" +
+                                    std::to_string(1 + 64 * 2) + ": a key of more than 64 dotted parts"));
+  // Arrays 100 deep: the 65th '[' after "x = " (4 columns) is refused.
+  const std::string nest_file =
+      write_temp("nest.toml", base + "x = " + std::string(100, '[') + std::string(100, ']') + "\n");
+  const Run n = run("estimate " + nest_file);
+  CHECK(n.code == 2);
+  CHECK_THAT(n.err, Catch::Contains(":" + std::to_string(base_lines + 1) + ":" + std::to_string(4 + 65) +
+                                    ": arrays or tables nested more than 64 deep"));
+  const Run l = run("estimate " + write_temp("long.toml", base + "x = \"" + std::string(70000, 'a') + "\"\n"));
+  CHECK(l.code == 2);
+  CHECK_THAT(l.err, Catch::Contains("a line longer than 65536 bytes"));
+  // Measurement files go through the same bounds.
+  const Run m = run("validate " + write_temp("deep-measurements.toml", deep + "]\n"));
+  CHECK(m.code == 2);
+  CHECK_THAT(m.err, Catch::Contains("a key of more than 64 dotted parts"));
+  // Floats, dotted keys within the limit and brackets inside strings are not counted.
+  const Run ok =
+      run("estimate " + write_temp("fine.toml", base + "\n[cost.x]\n") + " --set cost.electricity='\"0.5 USD/kWh\"'");
+  CHECK(ok.code == 2);  // [cost.x] is an unknown table: the parser saw the file, the loader refused the key
+  CHECK_THAT(ok.err, Catch::Contains("cost.x"));
+}
+
+TEST_CASE("an inference request longer than the model's context is refused", "[cli][errors]") {
+  // Llama-2-7B: max_seq 4096; 100,000 + 128 positions exceed it.
+  const Run r =
+      run("estimate " + source("scenarios/llama2-7b-decode-rtx4090.toml") + " --set inference.prompt_tokens=100000");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::Contains("inference.prompt_tokens") &&
+                        Catch::Contains("100128 exceeds the model's context of 4096"));
+  CHECK(run("estimate " + source("scenarios/llama2-7b-decode-rtx4090.toml") + " --set inference.prompt_tokens=3968")
+            .code == 0);
+}

@@ -82,11 +82,22 @@ void apply_override(toml::table& root, const Override& o, Diagnostics& diags, st
     t = n->as_table();
   }
   toml::table parsed;
-  try {
-    parsed = toml::parse("value = " + o.value, where);
-  } catch (const toml::parse_error&) {  // a bare word: take it as a string
-    parsed = toml::parse("value = \"\"", where);
-    parsed.insert_or_assign("value", o.value);
+  Diagnostics not_toml;  // through parse_toml, so an override is bounded as a file is
+  if (auto value = parse::parse_toml("value = " + o.value, where, not_toml)) {
+    parsed = std::move(*value);
+  } else {  // a bare word: take it as a string, parsed so that its messages name the --set
+    std::string quoted = "value = \"";
+    for (const char c : o.value) {
+      if (c == '"' || c == '\\') {
+        quoted += '\\';
+      }
+      quoted += static_cast<unsigned char>(c) < 0x20 ? ' ' : c;
+    }
+    try {
+      parsed = toml::parse(quoted + "\"", where);
+    } catch (const toml::parse_error&) {  // not UTF-8: the string as it is, without a position
+      parsed.insert_or_assign("value", o.value);
+    }
   }
   Undo u{t, parts.back(), {}, false};
   if (toml::node* old = t->get(parts.back())) {
