@@ -128,8 +128,11 @@ std::string plan(const std::string& path, const std::optional<std::string>& text
   if (!obj) {
     throw std::invalid_argument("objective must be \"time\" or \"cost\", got \"" + objective + "\"");
   }
-  if (top < 1) {
-    throw std::invalid_argument("top must be at least 1");
+  if (top < 1 || top > gpusim::search::kMaxPlanTop) {
+    throw std::invalid_argument("top must be between 1 and " + std::to_string(gpusim::search::kMaxPlanTop));
+  }
+  if (max_gpus < 0 || max_gpus > gpusim::search::kMaxPlanGpus) {
+    throw std::invalid_argument("max_gpus must be between 0 and " + std::to_string(gpusim::search::kMaxPlanGpus));
   }
   const auto catalog_ptr = catalog_of(specs);
   const Catalog& catalog = *catalog_ptr;

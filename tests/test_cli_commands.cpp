@@ -425,3 +425,15 @@ TEST_CASE("an inference request longer than the model's context is refused", "[c
   CHECK(run("estimate " + source("scenarios/llama2-7b-decode-rtx4090.toml") + " --set inference.prompt_tokens=3968")
             .code == 0);
 }
+
+TEST_CASE("plan's --top and --max-gpus are bounded", "[cli][plan][errors]") {
+  const std::string sc = source("scenarios/llama2-13b-8xa100.toml");
+  const Run top = run("plan " + sc + " --top 1000000");
+  CHECK(top.code == 2);
+  CHECK_THAT(top.err, Catch::Contains("--top must be between 1 and 1000, got 1000000"));
+  const Run gpus = run("plan " + sc + " --max-gpus 10000000");
+  CHECK(gpus.code == 2);
+  CHECK_THAT(gpus.err, Catch::Contains("--max-gpus must be between 0 and 100000"));
+  CHECK(run("plan " + sc + " --max-gpus -8").code == 2);
+  CHECK(run("plan " + sc + " --top 1000").code == 0);
+}

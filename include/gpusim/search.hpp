@@ -28,6 +28,11 @@ namespace gpusim::search {
 enum class Objective { kTime, kCost };
 inline constexpr base::Named<Objective> kObjectiveNames[] = {{Objective::kTime, "time"}, {Objective::kCost, "cost"}};
 
+// Bounds on a plan's options: the ranked table is kept sorted by insertion (cost ∝ top per layout),
+// and the largest GPU clusters built hold about 10^5 GPUs.
+inline constexpr int kMaxPlanTop = 1000;
+inline constexpr int kMaxPlanGpus = 100000;
+
 struct PlanOptions {
   Objective objective = Objective::kTime;
   int top = 10;

@@ -67,8 +67,13 @@ int run_plan(const std::vector<std::string>& args) {
   if (!obj) {
     throw UsageError("--objective must be time or cost, got \"" + objective + "\"");
   }
-  if (top < 1) {
-    throw UsageError("--top must be at least 1");
+  if (top < 1 || top > search::kMaxPlanTop) {
+    throw UsageError("--top must be between 1 and " + std::to_string(search::kMaxPlanTop) + ", got " +
+                     std::to_string(top));
+  }
+  if (max_gpus < 0 || max_gpus > search::kMaxPlanGpus) {
+    throw UsageError("--max-gpus must be between 0 and " + std::to_string(search::kMaxPlanGpus) + ", got " +
+                     std::to_string(max_gpus));
   }
   check_format(c.format, {"text", "json"});
   const Catalog catalog = load_catalog_with_env(c.specs);
