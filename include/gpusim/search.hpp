@@ -63,6 +63,7 @@ struct Region {
 // Every layout that fits, by what `plan --svg` draws: time to train against cloud cost.
 struct PlanPoint {
   int gpus = 1;
+  workload::Layout layout;
   Seconds job_time;
   Usd cloud;
 };

@@ -152,6 +152,21 @@ std::string plan_json(const scenario::Scenario& sc, const search::PlanResult& r)
     w.end_object();
   }
   w.end_array();
+  // Every layout that fits (what plan --svg draws), for a frontier of one's own.
+  w.begin_array("feasible");
+  for (const search::PlanPoint& p : r.feasible) {
+    w.begin_object();
+    w.value("gpus", p.gpus);
+    w.value("tensor", p.layout.tensor);
+    w.value("pipeline", p.layout.pipeline);
+    w.value("data", p.layout.data);
+    w.value("zero", p.layout.zero);
+    w.value("micro_batch", static_cast<double>(p.layout.micro_batch));
+    w.value("train_time_s", units::to_seconds(p.job_time));
+    w.value("cloud_usd", units::to_usd(p.cloud));
+    w.end_object();
+  }
+  w.end_array();
   w.begin_array("infeasible");
   for (const auto& g : r.infeasible) {
     w.value(nullptr, region_text(sc, r, g));

@@ -153,7 +153,7 @@ class Search {
     row.eval = ev_.evaluate(l, gpus);
     const Seconds cloud_time = cloud_ev_ ? cloud_ev_->evaluate(l, gpus).job_time : row.eval.job_time;
     row.cloud = cost::cloud_cost(sc_.cost.cloud_rate, cloud_time, gpus);
-    r_.feasible.push_back({gpus, row.eval.job_time, row.cloud});
+    r_.feasible.push_back({gpus, l, row.eval.job_time, row.cloud});
     if (static_cast<int>(best_.size()) < o_.top || better(row, best_.back())) {
       best_.insert(std::upper_bound(best_.begin(), best_.end(), row,
                                     [this](const PlanRow& a, const PlanRow& b) { return better(a, b); }),
