@@ -9,10 +9,10 @@
 
 namespace gpusim::parse {
 
+using base::strfmt;
 using units::Dim;
 using units::ParsedQuantity;
 using units::UnitError;
-using base::strfmt;
 
 SourcePos pos_of(const toml::source_region& r) {
   SourcePos p;
@@ -174,7 +174,10 @@ std::string read_file(const std::string& path, const char* what) {
 }
 
 void merge_into(toml::table& base, toml::table&& over) {
-  for (auto&& [k, v] : over) {
+  // Not a structured binding: clang 14 cannot capture one in the lambda below.
+  for (auto it = over.begin(); it != over.end(); ++it) {
+    const toml::key& k = it->first;
+    toml::node& v = it->second;
     toml::node* existing = base.get(k.str());
     if (existing != nullptr && existing->is_table() && v.is_table()) {
       merge_into(*existing->as_table(), std::move(*v.as_table()));

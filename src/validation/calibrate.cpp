@@ -616,7 +616,9 @@ void fit_remainders(const std::vector<Measurement>& rows, const catalog::Catalog
       by_runtime[s.scenario->runtime.id].push_back(&s);
     }
   }
-  for (const auto& [id, list] : by_runtime) {
+  for (const auto& entry : by_runtime) {  // not a structured binding: clang 14 cannot capture one
+    const std::string& id = entry.first;
+    const std::vector<const Subject*>& list = entry.second;
     auto cost = [&list](double r) {
       double sum = 0;
       for (const Subject* s : list) {
