@@ -413,3 +413,33 @@ name = "vllm"
   // three tables, input, cost
   CHECK(covered == 11 + 10 + 17 + 9 + 6 + 19 + 4 + 7 + 11 + 6 + 4 + 3 + 5 + 9);
 }
+
+TEST_CASE("a model given by an absurd parameter count is refused, not overflowed (a fuzz finding)",
+          "[scenario][errors]") {
+  // fuzz/regressions/scenario/params-1e90.toml: 1e90 parameters solved to a hidden size past
+  // int64, and llround's result times 128 overflowed (UBSan).
+  const Catalog c = Catalog::builtin();
+  for (const char* params : {"1e90", "1e16", "-5"}) {
+    const std::string text = std::string("name = \"x\"\n[system]\ngpu = \"h100-sxm5-80gb\"\n[model]\nparams = ") +
+                             params +
+                             "\n[training]\ntokens = 1e9\nseq_len = 1024\nglobal_batch = 16\nmicro_batch = 4\n";
+    CHECK_THROWS_AS(scenario::load_scenario(c, "x.toml", text), InputError);
+  }
+  CHECK_FALSE(workload::shape_from_params(1e90, 32000).has_value());
+  CHECK(workload::shape_from_params(7e9, 32000).has_value());  // Llama-2-7B-like still solves
+}
+
+TEST_CASE("an override never replaces a whole table and has no empty key part (a fuzz finding)", "[scenario][errors]") {
+  // fuzz/regressions/override/replace-a-table: "system.=2" replaced [system] with 2 while an earlier
+  // override's undo entry still pointed into the old table (UBSan: a member call on a dead table).
+  const Catalog c = Catalog::builtin();
+  const ParsedScenario p =
+      scenario::parse_scenario_file(std::string(GPUSIM_SOURCE_DIR) + "/scenarios/gpt2-124m-rtx4090.toml");
+  for (const std::vector<std::string>& sets : std::vector<std::vector<std::string>>{
+           {"system.gpus=2", "system=2"}, {"system.=2"}, {".system.gpus=2"}, {"system..gpus=2"}, {"a.b=1", "a=5"}}) {
+    INFO(sets.back());
+    CHECK_THROWS_AS(scenario::resolve(c, p, scenario::parse_overrides(sets)), InputError);
+  }
+  // The parsed file is intact afterwards: the same overrides resolve as before.
+  CHECK(scenario::resolve(c, p, scenario::parse_overrides({"system.gpus=2"})).system.gpus == 2);
+}

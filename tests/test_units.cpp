@@ -71,3 +71,10 @@ TEST_CASE("strong types only combine in physical ways", "[units]") {
   CHECK(units::to_kwh(e) == Approx(0.45));
   CHECK((units::usd_per_kwh(0.12) * e).value() == Approx(0.054));
 }
+
+TEST_CASE("a finite number whose SI value overflows is refused, not taken as infinity (a fuzz finding)", "[units]") {
+  // fuzz/regressions/units/overflow-to-inf: "481e300 GB" = 4.81e302 × 1e9 bytes = infinity.
+  CHECK_THROWS_WITH(units::parse_quantity("481e300 GB"), Catch::Contains("out of range"));
+  CHECK_THROWS_AS(units::parse_si("1e300 PB/s", units::Dim::kBandwidth), units::UnitError);
+  CHECK(units::parse_si("1e300 B/s", units::Dim::kBandwidth) == Approx(1e300));  // finite: kept
+}

@@ -63,7 +63,9 @@ void apply_override(toml::table& root, const Override& o, Diagnostics& diags, st
   for (std::string p; std::getline(ss, p, '.');) {
     parts.push_back(p);
   }
-  if (parts.empty() || o.key.empty()) {
+  const bool empty_part =
+      o.key.empty() || o.key.front() == '.' || o.key.back() == '.' || o.key.find("..") != std::string::npos;
+  if (parts.empty() || empty_part) {
     diags.add(SourcePos{where}, o.key, "expected KEY=VALUE with a dotted key such as training.micro_batch");
     return;
   }
@@ -98,6 +100,11 @@ void apply_override(toml::table& root, const Override& o, Diagnostics& diags, st
     } catch (const toml::parse_error&) {  // not UTF-8: the string as it is, without a position
       parsed.insert_or_assign("value", o.value);
     }
+  }
+  // A whole table is never replaced: the undo list holds pointers to tables, which must outlive it.
+  if (const toml::node* existing = t->get(parts.back()); existing != nullptr && existing->is_table()) {
+    diags.add(SourcePos{where}, o.key, "\"" + o.key + "\" is a table: --set takes a key inside it");
+    return;
   }
   Undo u{t, parts.back(), {}, false};
   if (toml::node* old = t->get(parts.back())) {

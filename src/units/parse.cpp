@@ -180,7 +180,11 @@ ParsedQuantity parse_or_reason(std::string_view text) {
     }
     throw UnitError(msg);
   }
-  return ParsedQuantity{number * it->second.factor, it->second.dim};
+  const double si = number * it->second.factor;
+  if (!std::isfinite(si)) {
+    throw UnitError("the value is out of range in SI units");  // "1e300 PB/s": finite number, infinite bytes/s
+  }
+  return ParsedQuantity{si, it->second.dim};
 }
 }  // namespace
 

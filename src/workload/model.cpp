@@ -37,6 +37,11 @@ double matmul_params(const ModelShape& m) {
 }
 
 std::optional<ModelShape> shape_from_params(double params, std::int64_t vocab) {
+  // Past 10^15 parameters (500x today's largest models) the solved hidden size no longer fits the
+  // integer it is rounded to (a fuzzed 1e90 overflowed llround): no standard shape.
+  if (!(params > 0) || params > 1e15 || vocab <= 0) {
+    return std::nullopt;
+  }
   // Llama-2 7B and 13B have hidden = 128 * layers (aspect ratio 128) and head_dim 128; each
   // layer holds ~12 h^2 parameters (4 h^2 attention + 3 * 8/3 h^2 swiglu). Pick the layer count
   // whose solved hidden size (rounded to a multiple of 128) lands closest to that aspect ratio.
