@@ -47,6 +47,14 @@ ParsedScenario parsed_of(const std::string& path, const std::optional<std::strin
   return text ? ParsedScenario(path, *text) : gpusim::scenario::parse_scenario_file(path);
 }
 
+// The scenario as the CLI resolves it (a Scenario holds its specs by value: the catalog may go).
+// Called without the GIL; an InputError is translated once the GIL is back.
+Scenario scenario_of(const std::string& path, const std::optional<std::string>& text, const Strings& sets,
+                     const std::string& gpu, const Strings& specs) {
+  const auto catalog = catalog_of(specs);
+  return gpusim::scenario::resolve(*catalog, parsed_of(path, text), gpusim::scenario::parse_overrides(sets), gpu);
+}
+
 py::object field_value(const gpusim::answer::FieldValue& v) {
   if (const auto* d = std::get_if<double>(&v)) {
     if (!std::isfinite(*d)) {
@@ -69,12 +77,8 @@ py::object field_value(const gpusim::answer::FieldValue& v) {
 
 std::string estimate(const std::string& path, const std::optional<std::string>& text, const Strings& sets,
                      const std::string& gpu, const Strings& specs) {
-  const auto catalog_ptr = catalog_of(specs);
-  const Catalog& catalog = *catalog_ptr;
-  const auto overrides = gpusim::scenario::parse_overrides(sets);
   const py::gil_scoped_release release;
-  const auto sc = gpusim::scenario::resolve(catalog, parsed_of(path, text), overrides, gpu);
-  return gpusim::report::estimate_json(gpusim::answer::estimate(sc));
+  return gpusim::report::estimate_json(gpusim::answer::estimate(scenario_of(path, text, sets, gpu, specs)));
 }
 
 std::string compare(const std::string& path, const std::optional<std::string>& text, const Strings& sets,
@@ -134,11 +138,8 @@ std::string plan(const std::string& path, const std::optional<std::string>& text
   if (max_gpus < 0 || max_gpus > gpusim::search::kMaxPlanGpus) {
     throw std::invalid_argument("max_gpus must be between 0 and " + std::to_string(gpusim::search::kMaxPlanGpus));
   }
-  const auto catalog_ptr = catalog_of(specs);
-  const Catalog& catalog = *catalog_ptr;
-  const auto overrides = gpusim::scenario::parse_overrides(sets);
   const py::gil_scoped_release release;
-  const Scenario sc = gpusim::scenario::resolve(catalog, parsed_of(path, text), overrides);
+  const Scenario sc = scenario_of(path, text, sets, "", specs);
   gpusim::search::PlanOptions o;
   o.objective = *obj;
   o.top = top;
@@ -188,11 +189,8 @@ std::string roofline(const std::string& gpu, const std::optional<std::string>& p
 
 std::string breakeven(const std::string& path, const std::optional<std::string>& text, const Strings& sets,
                       const std::string& gpu, const Strings& specs) {
-  const auto catalog_ptr = catalog_of(specs);
-  const Catalog& catalog = *catalog_ptr;
-  const auto overrides = gpusim::scenario::parse_overrides(sets);
   const py::gil_scoped_release release;
-  const auto sc = gpusim::scenario::resolve(catalog, parsed_of(path, text), overrides, gpu);
+  const Scenario sc = scenario_of(path, text, sets, gpu, specs);
   return gpusim::report::breakeven_json(gpusim::report::breakeven_of(gpusim::answer::estimate(sc)));
 }
 

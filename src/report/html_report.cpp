@@ -5,33 +5,11 @@
 
 #include "gpusim/report.hpp"
 #include "report/format.hpp"
+#include "report/svg.hpp"
 
 namespace gpusim::report {
 
 namespace {
-
-std::string escape(const std::string& s) {
-  std::string out;
-  for (const char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
 
 // The kernel breakdown: each op's share of kernel time as a bar, with its bound.
 std::string kernel_table(const answer::Estimate& e) {
@@ -44,7 +22,7 @@ std::string kernel_table(const answer::Estimate& e) {
     rows += strfmt(
         "<tr><td>%s</td><td>%s</td><td class=\"num\">%s</td><td>%s</td><td class=\"num\">%.1f %%</td>"
         "<td><div class=\"bar\" style=\"width:%.1fpx\"></div></td></tr>\n",
-        escape(op.name).c_str(), lowering::to_string(op.phase), duration(op.time).c_str(),
+        xml_escape(op.name).c_str(), lowering::to_string(op.phase), duration(op.time).c_str(),
         op.compute_bound ? "compute" : "memory", pct(share), 300 * share);
   }
   return "<table>\n<tr><th>kernel</th><th>phase</th><th>time per "
@@ -61,7 +39,7 @@ std::string estimate_html(const answer::Estimate& e, const explain::Roofline& ro
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
       "<title>gpusim: " +
-      escape(e.scenario) +
+      xml_escape(e.scenario) +
       "</title>\n<style>\n"
       "body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}\n"
       "pre{background:#f6f6f6;padding:1em;white-space:pre-wrap;font-size:13px}\n"
@@ -70,11 +48,11 @@ std::string estimate_html(const answer::Estimate& e, const explain::Roofline& ro
       ".bar{height:10px;background:#1f77b4}.note{color:#555;font-size:13px}\n"
       "svg{max-width:100%;height:auto}\n"
       "</style>\n</head>\n<body>\n";
-  page += "<h1>" + escape(e.scenario) + "</h1>\n";
+  page += "<h1>" + xml_escape(e.scenario) + "</h1>\n";
   page +=
       "<p class=\"note\">gpusim estimate: every figure below comes from the formulas and sources named in "
       "gpusim's documentation (docs/report.md lists each key).</p>\n";
-  page += "<h2>Report</h2>\n<pre>" + escape(estimate_text(e)) + "</pre>\n";
+  page += "<h2>Report</h2>\n<pre>" + xml_escape(estimate_text(e)) + "</pre>\n";
   page += "<h2>Roofline</h2>\n" + roofline_svg(roofline);
   page += "<h2>Kernels of one step</h2>\n" + kernel_table(e);
   page += "<h2>Owning against renting</h2>\n" + breakeven_svg(breakeven);

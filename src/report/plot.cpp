@@ -150,6 +150,29 @@ std::optional<Segment> clip(Segment s, const Scale& x, const Scale& y) {
   return Segment{x1 + t0 * dx, y1 + t0 * dy, x1 + t1 * dx, y1 + t1 * dy};
 }
 
+namespace {
+
+// The ticks inside a scale's range with their labels: decades (and 2, 5) on a log scale, nice
+// steps on a linear one.
+std::vector<std::pair<double, std::string>> labelled_ticks(const Scale& sc) {
+  std::vector<std::pair<double, std::string>> out;
+  if (sc.log) {
+    for (const double v : log_ticks(sc.lo, sc.hi)) {
+      out.emplace_back(v, tick_label(v));
+    }
+    return out;
+  }
+  const Ticks t = nice_ticks(sc.lo, sc.hi);
+  for (const double v : t.values) {
+    if (v >= sc.lo - t.step * 1e-9 && v <= sc.hi + t.step * 1e-9) {
+      out.emplace_back(v, tick_label(v, t.step));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 double Chart::px(double x) const {
   return f_.left + (x_.axis(x) - x_.axis(x_.lo)) / (x_.axis(x_.hi) - x_.axis(x_.lo)) * (f_.right - f_.left);
 }
@@ -179,29 +202,13 @@ void Chart::axes(const std::string& x_title, const std::string& y_title, const s
     for (std::size_t i = 0; i < x_labels->size(); ++i) {
       grid_x(static_cast<double>(i + 1), (*x_labels)[i]);
     }
-  } else if (x_.log) {
-    for (const double v : log_ticks(x_.lo, x_.hi)) {
-      grid_x(v, tick_label(v));
-    }
   } else {
-    const Ticks t = nice_ticks(x_.lo, x_.hi);
-    for (const double v : t.values) {
-      if (v >= x_.lo - t.step * 1e-9 && v <= x_.hi + t.step * 1e-9) {
-        grid_x(v, tick_label(v, t.step));
-      }
+    for (const auto& [v, label] : labelled_ticks(x_)) {
+      grid_x(v, label);
     }
   }
-  if (y_.log) {
-    for (const double v : log_ticks(y_.lo, y_.hi)) {
-      grid_y(v, tick_label(v));
-    }
-  } else {
-    const Ticks t = nice_ticks(y_.lo, y_.hi);
-    for (const double v : t.values) {
-      if (v >= y_.lo - t.step * 1e-9 && v <= y_.hi + t.step * 1e-9) {
-        grid_y(v, tick_label(v, t.step));
-      }
-    }
+  for (const auto& [v, label] : labelled_ticks(y_)) {
+    grid_y(v, label);
   }
   svg_.rect(f_.left, f_.top, f_.right - f_.left, f_.bottom - f_.top, "none", "#888");
   svg_.text((f_.left + f_.right) / 2, f_.bottom + 36, x_title, 12, "middle");

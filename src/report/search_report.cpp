@@ -125,6 +125,20 @@ std::string plan_text(const scenario::Scenario& sc, const search::PlanOptions& o
   return text;
 }
 
+namespace {
+
+// The layout of a plan row, as both of plan's JSON lists give it.
+void layout_fields(JsonWriter& w, int gpus, const workload::Layout& l) {
+  w.value("gpus", gpus);
+  w.value("tensor", l.tensor);
+  w.value("pipeline", l.pipeline);
+  w.value("data", l.data);
+  w.value("zero", l.zero);
+  w.value("micro_batch", static_cast<double>(l.micro_batch));
+}
+
+}  // namespace
+
 std::string plan_json(const scenario::Scenario& sc, const search::PlanResult& r) {
   JsonWriter w;
   w.begin_object();
@@ -135,12 +149,7 @@ std::string plan_json(const scenario::Scenario& sc, const search::PlanResult& r)
   w.begin_array("best");
   for (const PlanRow& row : r.best) {
     w.begin_object();
-    w.value("gpus", row.gpus);
-    w.value("tensor", row.layout.tensor);
-    w.value("pipeline", row.layout.pipeline);
-    w.value("data", row.layout.data);
-    w.value("zero", row.layout.zero);
-    w.value("micro_batch", static_cast<double>(row.layout.micro_batch));
+    layout_fields(w, row.gpus, row.layout);
     w.value("recompute", workload::to_string(row.layout.recompute));
     w.value("sequence", row.layout.sequence);
     w.value("virtual_stages", row.layout.virtual_stages);
@@ -156,12 +165,7 @@ std::string plan_json(const scenario::Scenario& sc, const search::PlanResult& r)
   w.begin_array("feasible");
   for (const search::PlanPoint& p : r.feasible) {
     w.begin_object();
-    w.value("gpus", p.gpus);
-    w.value("tensor", p.layout.tensor);
-    w.value("pipeline", p.layout.pipeline);
-    w.value("data", p.layout.data);
-    w.value("zero", p.layout.zero);
-    w.value("micro_batch", static_cast<double>(p.layout.micro_batch));
+    layout_fields(w, p.gpus, p.layout);
     w.value("train_time_s", units::to_seconds(p.job_time));
     w.value("cloud_usd", units::to_usd(p.cloud));
     w.end_object();

@@ -12,6 +12,30 @@ namespace gpusim::report {
 
 using base::strfmt;
 
+// Text for SVG and HTML: the five characters markup gives meaning to, as entities.
+inline std::string xml_escape(const std::string& s) {
+  std::string out;
+  for (const char c : s) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
 class Svg {
  public:
   Svg(double width, double height) : width_(width), height_(height) {}
@@ -47,7 +71,7 @@ class Svg {
     body_ += strfmt("<text x=\"%.1f\" y=\"%.1f\" font-size=\"%.0f\" text-anchor=\"%s\" fill=\"%s\"%s>%s</text>\n", x, y,
                     size, anchor, fill,
                     rotate != 0 ? strfmt(" transform=\"rotate(%.0f %.1f %.1f)\"", rotate, x, y).c_str() : "",
-                    escape(s).c_str());
+                    xml_escape(s).c_str());
   }
   [[nodiscard]] std::string str() const {
     return strfmt(
@@ -58,28 +82,6 @@ class Svg {
   }
 
  private:
-  static std::string escape(const std::string& s) {
-    std::string out;
-    for (const char c : s) {
-      switch (c) {
-        case '&':
-          out += "&amp;";
-          break;
-        case '<':
-          out += "&lt;";
-          break;
-        case '>':
-          out += "&gt;";
-          break;
-        case '"':
-          out += "&quot;";
-          break;
-        default:
-          out += c;
-      }
-    }
-    return out;
-  }
   double width_;
   double height_;
   std::string body_;
