@@ -141,15 +141,16 @@ TEST_CASE("CSV has the JSON report's fields under their dotted keys, with the sa
 }
 
 TEST_CASE("sweep's rows match its golden file", "[cli][sweep][golden]") {
-  const Run r = run("sweep " + source("scenarios/scaling-llama2-7b.toml") + " --vary system.gpus=8,64,512,4096");
+  const Run r = run("sweep " + source("scenarios/scaling-llama2-7b.toml") + " --vary system.gpus=8,64,512,1024");
   REQUIRE(r.code == 0);
   check_golden("tests/golden/sweep-scaling-llama2-7b.csv", r.out);
 }
 
-TEST_CASE("a sweep point that cannot run carries its reason, and a sweep where none can run exits 2", "[cli][sweep]") {
+TEST_CASE("a sweep point that cannot run carries its reason, the sweep goes on and exits 4, and none running is exit 2",
+          "[cli][sweep]") {
   const std::string s = source("scenarios/scaling-llama2-7b.toml");
   const Run some = run("sweep " + s + " --vary system.gpus=8,12");
-  REQUIRE(some.code == 0);
+  REQUIRE(some.code == 4);
   CHECK(count_of(some.out, ",ok,") == 1);
   CHECK_THAT(some.out, Catch::Contains("12,") && Catch::Contains("must be a multiple"));
   // RFC 4180: every record has the header's field count, the failed point's empty fields included.
@@ -171,6 +172,11 @@ TEST_CASE("a sweep point that cannot run carries its reason, and a sweep where n
     ++records;
   }
   CHECK(records == 2);
+  // An out-of-range value is one more point that cannot run, with its range; the next point still runs.
+  const Run range = run("sweep " + s + " --vary system.gpus=2147483648,16 --format json");
+  CHECK(range.code == 4);
+  CHECK_THAT(range.out, Catch::Contains("must be between 1 and 10000000, got 2147483648"));
+  CHECK(count_of(range.out, "\"status\": \"ok\"") == 1);
   const Run none = run("sweep " + s + " --vary system.gpus=12,20");
   CHECK(none.code == 2);
   CHECK(none.out.empty());
@@ -241,7 +247,7 @@ TEST_CASE("breakeven's JSON curve follows purchase / (u (cloud - electricity)) a
   CHECK(electricity > 0);
 }
 
-TEST_CASE("an output that cannot be written is bad input and leaves no partial file", "[cli][errors]") {
+TEST_CASE("an output path that cannot be written is bad input, refused before any work", "[cli][errors]") {
   const auto dir = scratch() / "no-such-dir";
   const auto svg = scratch() / "written-anyway.svg";
   std::filesystem::remove(svg);
@@ -249,8 +255,27 @@ TEST_CASE("an output that cannot be written is bad input and leaves no partial f
                     (dir / "out.txt").string());
   CHECK(r.code == 2);
   CHECK(r.out.empty());
-  CHECK_FALSE(std::filesystem::exists(svg));  // nothing is written when any output fails
-  CHECK(run("estimate " + source("scenarios/gpt2-124m-rtx4090.toml") + " -o /dev/full").code == 2);
+  CHECK_THAT(r.err, Catch::Contains("--output: no directory " + dir.string()));
+  CHECK_FALSE(std::filesystem::exists(svg));
+  const Run is_dir = run("plan " + source("scenarios/llama2-13b-8xa100.toml") + " --svg " + scratch().string());
+  CHECK(is_dir.code == 2);
+  CHECK_THAT(is_dir.err, Catch::Contains("--svg: is a directory"));
+}
+
+TEST_CASE("a write the device fails exits 1 with the reason and leaves no file behind", "[cli][errors]") {
+  // /dev/full fails every write with ENOSPC: the SVG staged beside it is removed, not left half done
+  const auto svg = scratch() / "staged.svg";
+  std::filesystem::remove(svg);
+  const Run full =
+      run("breakeven " + source("scenarios/breakeven-desktop.toml") + " --svg " + svg.string() + " -o /dev/full");
+  CHECK(full.code == 1);
+  CHECK_THAT(full.err, Catch::Contains("/dev/full: cannot write the output file: No space left on device"));
+  CHECK_FALSE(std::filesystem::exists(svg));
+  CHECK_FALSE(std::filesystem::exists(svg.string() + ".gpusim-partial"));
+  // Standard output is checked too: its write and flush.
+  const Run out = run("estimate " + source("scenarios/gpt2-124m-rtx4090.toml") + " > /dev/full");
+  CHECK(out.code == 1);
+  CHECK_THAT(out.err, Catch::Contains("cannot write to standard output: No space left on device"));
 }
 
 TEST_CASE("validate reports on the shipped measurements, check and fit rows apart", "[cli][validate]") {

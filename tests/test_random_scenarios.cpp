@@ -108,3 +108,79 @@ TEST_CASE("random scenarios either load or are refused, and a loaded one has a f
   CHECK(trained >= 30);
   CHECK(refused >= 10);
 }
+
+namespace {
+
+// Step time (training) or mean output tokens/s (serving) of a scenario, estimated as the CLI does.
+double step_time(const Scenario& sc) { return step::evaluate(sc).step.time.value(); }
+
+}  // namespace
+
+TEST_CASE("over random training scenarios, more bandwidth or more compute is never slower", "[properties][random]") {
+  const Catalog catalog = Catalog::builtin();
+  std::mt19937 rng(20261123);
+  int checked = 0;
+  for (int i = 0; i < 200 && checked < 60; ++i) {
+    const Generated g = generate(rng, catalog);
+    if (!g.training) {
+      continue;
+    }
+    std::optional<Scenario> sc;
+    try {
+      sc = scenario::load_scenario(catalog, "random.toml", g.text);
+    } catch (const InputError&) {
+      continue;
+    }
+    INFO(g.text);
+    ++checked;
+    const double base = step_time(*sc);
+    // Every bandwidth doubled: DRAM, L2, the links inside and between nodes, the host link.
+    Scenario wide = *sc;
+    hardware::System& s = wide.system;
+    s.gpu.memory_bandwidth = s.gpu.memory_bandwidth * 2.0;
+    s.gpu.l2_bandwidth = s.gpu.l2_bandwidth * 2.0;
+    s.gpu.peer_bandwidth = s.gpu.peer_bandwidth * 2.0;
+    for (hardware::LinkSpec* l : {&s.intra_node, &s.inter_node, &s.pcie}) {
+      l->bandwidth = l->bandwidth * 2.0;
+    }
+    CHECK(step_time(wide) <= base * (1 + 1e-9));
+    // Every compute peak a quarter higher at the same clock and power.
+    Scenario fast = *sc;
+    for (auto& peak : fast.system.gpu.peak) {
+      if (peak) {
+        *peak = *peak * 1.25;
+      }
+    }
+    CHECK(step_time(fast) <= base * (1 + 1e-9));
+  }
+  CHECK(checked >= 40);
+}
+
+TEST_CASE("over random ZeRO-3 jobs, twice the data-parallel GPUs never need more memory per GPU",
+          "[properties][random]") {
+  const Catalog catalog = Catalog::builtin();
+  std::mt19937 rng(20261124);
+  int checked = 0;
+  for (int i = 0; i < 300 && checked < 40; ++i) {
+    const Generated g = generate(rng, catalog);
+    if (!g.training) {
+      continue;
+    }
+    std::optional<Scenario> sc;
+    try {
+      sc = scenario::load_scenario(catalog, "random.toml", g.text, {{"parallelism.zero", "3"}});
+    } catch (const InputError&) {
+      continue;
+    }
+    INFO(g.text);
+    ++checked;
+    // Same micro-batch per GPU, twice the ranks (and twice the global batch, so each still runs the
+    // same number of micro-batches): weights, gradients and optimizer states are sharded over more.
+    workload::Layout twice = sc->layout;
+    twice.data *= 2;
+    Scenario more = scenario::with_layout(*sc, twice, sc->system.gpus * 2);
+    more.job.training->global_batch *= 2;
+    CHECK(step::evaluate(more).memory.total().value() <= step::evaluate(*sc).memory.total().value() * (1 + 1e-12));
+  }
+  CHECK(checked >= 20);
+}

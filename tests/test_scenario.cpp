@@ -128,7 +128,7 @@ TEST_CASE("overrides of unknown keys are errors like any other", "[scenario][err
 TEST_CASE("overrides are validated with the same rules", "[scenario][errors]") {
   const auto ds = errors_of(test::kSmallTraining, {{"training.micro_batch", "-4"}});
   REQUIRE(ds.size() == 1);
-  CHECK(ds[0].message == "must be at least 1, got -4");
+  CHECK(ds[0].message == "must be between 1 and " + std::to_string(limits::kBatch) + ", got -4");
   const auto bare = errors_of(test::kSmallTraining, {{"training.recompute", "fully"}});
   REQUIRE(bare.size() == 1);
   CHECK(bare[0].message == "expected one of \"none\", \"selective\", \"op\", \"full\", got \"fully\"");

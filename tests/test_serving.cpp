@@ -229,6 +229,34 @@ TEST_CASE("a KV pool that holds not one request is reported, with the numbers", 
   CHECK_THAT(report::bottleneck_reason(e), Catch::Contains("less than the") && Catch::Contains("one request needs"));
 }
 
+TEST_CASE("a pool short of one request serves one request at a time, never evicting", "[serving][bounds]") {
+  // Answers of 1.5 M tokens need 57 GiB of fp8 KV per GPU on 4 H100s; the 0.9 share leaves 54 GiB
+  const std::string base = seventy_b("vllm", "tensor = 4", "[serving]\nrequests = 20\n");
+  const std::vector<Override> longer = {{"model.max_seq", "2000000"}, {"inference.output_tokens", "1500000"}};
+  const step::Evaluation e = step::evaluate(test::scenario(base, longer));
+  REQUIRE_FALSE(e.memory.fits());
+  CHECK(e.inference->batch <= 1.0);
+  CHECK(e.inference->preemptions == 0);
+  CHECK(e.inference->requests == 20);
+  CHECK_FALSE(e.inference->truncated);
+}
+
+TEST_CASE("a KV pool that thrashes stops the simulation at its iteration limit and says so", "[serving][bounds]") {
+  // In int4 the pool holds a little more than one request at its longest context: requests admitted
+  // short evict each other as they grow, and each recomputes up to 1.5 M tokens in 8k chunks
+  std::vector<Override> thrash = {
+      {"model.max_seq", "2000000"}, {"inference.output_tokens", "1500000"}, {"inference.weight_precision", "\"int4\""}};
+  const std::string base = seventy_b("vllm", "tensor = 4", "[serving]\nrequests = 20\n");
+  const step::Evaluation e = step::evaluate(test::scenario(base, thrash));
+  REQUIRE(e.memory.fits());
+  CHECK(e.inference->truncated);
+  CHECK(e.inference->preemptions > 0);
+  CHECK(e.inference->requests < 20);
+  CHECK(std::isfinite(e.inference->output_tokens_per_s));
+  const step::Evaluation whole = step::evaluate(test::scenario(base));
+  CHECK_FALSE(whole.inference->truncated);
+}
+
 TEST_CASE("a tensor degree must divide the KV heads or be a multiple of them", "[serving][errors]") {
   // llama3-8b: 32 heads, 8 KV heads; tensor 32 divides the heads and is a multiple of 8: accepted
   (void)test::scenario(eight_b_vllm(32, "tensor = 32", ""));

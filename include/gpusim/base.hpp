@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdarg>
+#include <cstdint>
 #include <cstdio>
 #include <optional>
 #include <stdexcept>
@@ -118,6 +119,28 @@ strfmt(const char* f, ...) {
 }
 
 }  // namespace gpusim::base
+
+// Ranges of the counts and totals read from files and --set (docs/scenarios.md#ranges). Each bound
+// is orders of magnitude above any real job (the largest runs use ~10^5 GPUs, ~10^2 layers,
+// contexts of ~10^6 tokens) and low enough that every product the model forms from them stays
+// exact in int64 and finite in double: tokens per step (batch x sequence <= 10^16), parameters
+// (layers x width^2 <= 10^19), FLOPs per step. A count past its bound is a typo, not a job.
+namespace gpusim::limits {
+inline constexpr std::int64_t kDevices = 10'000'000;    // GPUs, nodes' GPUs and NICs, parallel degrees
+inline constexpr std::int64_t kLayers = 100'000;        // layers, virtual pipeline stages
+inline constexpr std::int64_t kWidth = 10'000'000;      // hidden, heads, kv_heads, ffn_hidden, vocab
+inline constexpr std::int64_t kSequence = 100'000'000;  // tokens per sequence, prompt, output, chunk, KV block
+inline constexpr std::int64_t kBatch = 100'000'000;     // sequences per step or in flight
+inline constexpr std::int64_t kRequests = 1'000'000;    // serving requests simulated one by one
+inline constexpr std::int64_t kWorkers = 10'000;        // input pipeline workers
+inline constexpr std::int64_t kSms = 100'000;           // streaming multiprocessors of one GPU
+inline constexpr std::int64_t kTile = 4096;             // GEMM threadblock tile edge
+inline constexpr std::int64_t kChannels = 1024;         // collective channels
+inline constexpr double kTokens = 1e16;                 // tokens to train on
+inline constexpr double kParams = 1e15;                 // parameters of a standard shape
+inline constexpr double kRatio = 1e6;                   // plain ratios without a natural bound
+inline constexpr double kFigure = 1e18;                 // a measured figure (tokens/s, GPU-hours, ...)
+}  // namespace gpusim::limits
 
 namespace gpusim {
 using base::Diagnostic;

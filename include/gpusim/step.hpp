@@ -96,6 +96,7 @@ struct InferenceResult {
   Seconds makespan;                      // first arrival to last completion
   double saturation_requests_per_s = 0;  // Poisson load: the most the deployment completes per second
   bool saturated = false;                // the offered rate exceeds it: the queue grows without bound
+  bool truncated = false;                // the simulation stopped at its iteration limit with requests left
 };
 
 // What one engine iteration processes: new tokens (prefill and decode together: the GEMMs' M),

@@ -165,6 +165,18 @@ ParsedQuantity parse_quantity(std::string_view text);
 double parse_si(std::string_view text, Dim want);
 // "a bandwidth like \"3.35 TB/s\"": used in every message about a quantity of that dimension.
 std::string describe(Dim d);
+// The magnitudes a quantity of each dimension may take, in SI units and as written in messages and
+// in docs/scenarios.md#ranges: orders of magnitude beyond any GPU, cluster, price or lifetime, so
+// that a typo ("1e300 PB/s", "1e-30 W") is refused where it is read instead of becoming an
+// infinite or vanishing time inside the model. Zero is not a magnitude: each key says whether it
+// takes zero (parse::Range).
+struct Magnitudes {
+  double lo;
+  double hi;
+  const char* lo_text;
+  const char* hi_text;
+};
+Magnitudes accepted_magnitudes(Dim d);
 
 inline Bytes parse_bytes(std::string_view s) { return Bytes(parse_si(s, Dim::kBytes)); }
 inline BytesPerSecond parse_bandwidth(std::string_view s) { return BytesPerSecond(parse_si(s, Dim::kBandwidth)); }

@@ -242,7 +242,7 @@ class Search(unittest.TestCase):
         rows = gpusim.sweep(TRAINING, {"system.gpus": [1, 2], "training.micro_batch": [16, 7]})
         done = cli("sweep", TRAINING, "--vary", "system.gpus=1,2", "--vary", "training.micro_batch=16,7",
                    "--format", "csv", ok=False)
-        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual(done.returncode, 4, done.stderr)  # micro_batch 7 cannot run: every row written, exit 4
         header, *records = list(csv.reader(io.StringIO(done.stdout)))
         self.assertEqual(len(records), len(rows))
         # "vary.system.gpus" is the row's "system.gpus"; the report's own "system.gpus" column is the same number.

@@ -85,6 +85,7 @@ std::vector<Field> report_fields(const Estimate& e) {
       {"inference", "saturation_requests_per_s",
        opt(inf && r.saturation_requests_per_s > 0, r.saturation_requests_per_s)},
       {"inference", "saturated", inf ? FieldValue(r.saturated) : FieldValue(Null{})},
+      {"inference", "truncated", inf ? FieldValue(r.truncated) : FieldValue(Null{})},
       {"inference.ttft_s", "mean", opt(inf, units::to_seconds(r.ttft.mean))},
       {"inference.ttft_s", "p50", opt(inf, units::to_seconds(r.ttft.p50))},
       {"inference.ttft_s", "p90", opt(inf, units::to_seconds(r.ttft.p90))},

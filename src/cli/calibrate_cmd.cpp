@@ -22,7 +22,8 @@ int run_calibrate(const std::vector<std::string>& args) {
              "Fits each GPU's efficiency parameters (and its architecture's defaults) by least squares on the\n"
              "rows marked role = \"fit\", and writes DIR/gpus/<id>.toml and DIR/arch/<arch>.toml, patches over\n"
              "the built-in files that `--specs DIR` loads. Prints the fitted values and the validation error\n"
-             "before and after, on fit rows and on the held-out check rows.")) {
+             "before and after, on fit rows and on the held-out check rows.",
+             OutputIs::kDirectory)) {
     return 0;
   }
   if (inputs.empty() || out_dir.empty()) {

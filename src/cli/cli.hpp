@@ -13,7 +13,14 @@
 namespace gpusim::cli {
 
 // Exit codes: 0 success, 1 internal error, 2 bad input (or usage), 3 a threshold exceeded.
-enum ExitCode : int { kOk = 0, kInternalError = 1, kBadInput = 2, kThresholdExceeded = 3 };
+// 4: a sweep wrote every row, but some points could not run (each row says why).
+enum ExitCode : int { kOk = 0, kInternalError = 1, kBadInput = 2, kThresholdExceeded = 3, kSomePointsFailed = 4 };
+
+// The device failed the write (no space, an I/O error): exit 1, unlike a bad path (exit 2).
+class IoError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 class UsageError : public std::runtime_error {
  public:
@@ -25,7 +32,9 @@ Catalog load_catalog_with_env(const std::vector<std::string>& spec_dirs);
 
 // Writes each (path, text) in full, or none of them: every file goes to a temporary sibling first
 // and is renamed into place once all were written. An empty path or "-" means standard output,
-// written last. Throws InputError (exit 2) naming the file that cannot be written.
+// written last. Throws InputError (exit 2) naming a file that cannot be written where it is asked
+// for (no such directory, no permission), IoError (exit 1) when the device fails the write (a full
+// disk, /dev/full); either way no file is left behind.
 void write_outputs(const std::vector<std::pair<std::string, std::string>>& outputs);
 
 int run_estimate(const std::vector<std::string>& args);

@@ -1,9 +1,11 @@
 // gpusim: analytical GPU performance and cost simulator. Maps errors to exit codes: 0 success,
-// 1 internal error, 2 bad input or usage (message on stderr, nothing on stdout), 3 a threshold
-// exceeded (`validate --fail-above`).
+// 1 internal error or a failed write (a full disk), 2 bad input or usage (message on stderr, nothing on stdout), 3 a
+// threshold exceeded (`validate --fail-above`).
 #include <boost/program_options/errors.hpp>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -34,6 +36,19 @@ Catalog load_catalog_with_env(const std::vector<std::string>& spec_dirs) {
   return load_catalog(dirs);
 }
 
+namespace {
+// The system's reason for a failed write ("No space left on device"), when it left one in errno.
+std::string reason(int error) { return error == 0 ? std::string() : std::string(": ") + std::strerror(error); }
+
+// A failed write is the device's fault (exit 1) or the path's (exit 2, bad input).
+[[noreturn]] void fail_write(const std::string& where, const std::string& what, int error) {
+  if (error == ENOSPC || error == EIO || error == EDQUOT || error == EFBIG) {
+    throw IoError(where + ": " + what + reason(error));
+  }
+  throw InputError({Diagnostic{SourcePos{where}, "", what + reason(error)}});
+}
+}  // namespace
+
 void write_outputs(const std::vector<std::pair<std::string, std::string>>& outputs) {
   namespace fs = std::filesystem;
   std::vector<std::pair<fs::path, fs::path>> staged;  // temporary, final
@@ -59,24 +74,29 @@ void write_outputs(const std::vector<std::pair<std::string, std::string>>& outpu
     }
     fs::path tmp = final_path;
     tmp += ".gpusim-partial";
+    errno = 0;
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     out << text;
     out.flush();
-    const bool ok = out.good();
     out.close();
+    const bool ok = !out.fail();
+    const int error = errno;
     staged.emplace_back(tmp, final_path);
     if (!ok) {
       discard();
-      throw InputError({Diagnostic{SourcePos{path}, "", "cannot write the output file"}});
+      fail_write(path, "cannot write the output file", error);
     }
   }
   for (const auto* output : special) {
+    errno = 0;
     std::ofstream out(output->first, std::ios::binary);
     out << output->second;
     out.flush();
-    if (!out.good()) {
+    out.close();
+    if (out.fail()) {
+      const int error = errno;
       discard();
-      throw InputError({Diagnostic{SourcePos{output->first}, "", "cannot write the output file"}});
+      fail_write(output->first, "cannot write the output file", error);
     }
   }
   for (const auto& [tmp, final_path] : staged) {
@@ -89,9 +109,10 @@ void write_outputs(const std::vector<std::pair<std::string, std::string>>& outpu
     }
   }
   if (to_stdout != nullptr) {
+    errno = 0;
     std::cout << *to_stdout << std::flush;
     if (!std::cout) {
-      throw InputError({Diagnostic{SourcePos{"<stdout>"}, "", "cannot write to standard output"}});
+      fail_write("<stdout>", "cannot write to standard output", errno);
     }
   }
 }
@@ -118,7 +139,8 @@ constexpr const char* kUsage =
     "Every subcommand takes --specs DIR (also GPUSIM_SPECS=DIR[:DIR]) to add or override spec files,\n"
     "and --help for its own options. Formats: docs/scenarios.md (scenarios), docs/report.md (reports),\n"
     "docs/measurements.md (measurements), specs/README.md (spec files).\n"
-    "Exit codes: 0 success, 1 internal error, 2 bad input, 3 a threshold exceeded.\n";
+    "Exit codes: 0 success, 1 internal error or a failed write, 2 bad input, 3 a threshold exceeded,\n"
+    "4 a sweep with points that could not run (each row says why).\n";
 
 }  // namespace
 
@@ -157,6 +179,9 @@ int main(int argc, char** argv) {
       std::cerr << d.format() << '\n';
     }
     return kBadInput;
+  } catch (const gpusim::cli::IoError& e) {
+    std::cerr << "gpusim " << cmd << ": " << e.what() << '\n';
+    return kInternalError;
   } catch (const gpusim::cli::UsageError& e) {
     std::cerr << "gpusim " << cmd << ": " << e.what() << '\n';
     return kBadInput;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <boost/program_options.hpp>
+#include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -31,14 +32,40 @@ inline void add_common(po::options_description& d, Common& c, bool with_format) 
 }
 
 // Parses; returns false when --help was printed.
+enum class OutputIs { kFile, kDirectory };
+
 inline bool parse(const std::vector<std::string>& args, const po::options_description& d,
-                  const po::positional_options_description& pos, po::variables_map& vm, const char* usage) {
+                  const po::positional_options_description& pos, po::variables_map& vm, const char* usage,
+                  OutputIs output = OutputIs::kFile) {
   po::store(po::command_line_parser(args).options(d).positional(pos).run(), vm);
   if (vm.count("help") != 0U) {
     std::cout << usage << "\n" << d;
     return false;
   }
   po::notify(vm);
+  // Output paths are checked before any work, so that a long plan or sweep does not end in a bad
+  // path: a file output needs an existing directory to be written into (files are renamed into
+  // place there: cli.hpp's write_outputs). calibrate's -o is a directory it creates.
+  for (const char* key : {"output", "svg"}) {
+    if (vm.count(key) == 0U || (std::string(key) == "output" && output == OutputIs::kDirectory)) {
+      continue;
+    }
+    const std::string path = vm[key].as<std::string>();
+    if (path.empty() || path == "-") {
+      continue;
+    }
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::path p(path);
+    if (fs::is_directory(p, ec)) {
+      throw InputError({Diagnostic{SourcePos{path}, "", std::string("--") + key + ": is a directory, not a file"}});
+    }
+    const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+    if (!fs::is_directory(dir, ec)) {
+      throw InputError({Diagnostic{SourcePos{path}, "",
+                                   std::string("--") + key + ": no directory " + dir.string() + " to write it in"}});
+    }
+  }
   return true;
 }
 

@@ -38,8 +38,9 @@ int run_sweep(const std::vector<std::string>& args) {
   if (!parse(args, d, pos, vm,
              "usage: gpusim sweep SCENARIO --vary KEY=V1,V2,... [--vary ...] [--format csv|json] [--shard I/N]\n"
              "                    [--svg FILE [--metric KEY]]\n"
-             "Estimates every point of the grid; default output CSV, one row per point. Exit 2 when no point\n"
-             "can run (the reasons on stderr).")) {
+             "Estimates every point of the grid; default output CSV, one row per point. A point that cannot\n"
+             "run says why in its row and the sweep goes on: exit 4 when some point failed, 2 when none can\n"
+             "run (the reasons on stderr).")) {
     return 0;
   }
   if (scenario.empty() || varies.empty()) {
@@ -94,7 +95,8 @@ int run_sweep(const std::vector<std::string>& args) {
     outputs.emplace_back(svg, report::sweep_svg(axes, points, metric));
   }
   write_outputs(outputs);
-  return 0;
+  const bool all_ran = std::all_of(points.begin(), points.end(), [](const auto& p) { return p.estimate.has_value(); });
+  return all_ran ? kOk : kSomePointsFailed;
 }
 
 }  // namespace gpusim::cli

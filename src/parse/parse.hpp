@@ -1,7 +1,8 @@
 // Validated reading of TOML tables: the one place toml++ types are used (library-internal; they
 // never leave the loaders). Contract: every accessor records its key as known; a missing
 // required key, a value of the wrong type, a quantity with a wrong or missing unit, or a value out
-// of range adds a Diagnostic with file:line:col, the full key path and the bad value, and returns
+// of range (a quantity also past its dimension's accepted magnitudes, units::accepted_magnitudes)
+// adds a Diagnostic with file:line:col, the full key path and the bad value, and returns
 // nullopt. finish() reports every key that no accessor asked for, so typos never become silent
 // defaults; it suggests a close spelling, or the table where the key belongs.
 #pragma once
@@ -46,8 +47,12 @@ class Reader {
   Reader(const toml::table& table, std::string prefix, Diagnostics& diags);
 
   std::optional<double> quantity(std::string_view key, units::Dim dim, Need need, Range range = Range::kPositive);
-  std::optional<double> number(std::string_view key, Need need, Range range = Range::kPositive);
-  std::optional<std::int64_t> integer(std::string_view key, Need need, std::int64_t min = 1);
+  // A plain number; past `max` in magnitude (limits::kRatio unless the key has its own bound) it
+  // is out of range.
+  std::optional<double> number(std::string_view key, Need need, Range range = Range::kPositive,
+                               double max = limits::kRatio);
+  // A whole number in [min, max]; every count states its range (limits in gpusim/base.hpp).
+  std::optional<std::int64_t> integer(std::string_view key, Need need, std::int64_t min, std::int64_t max);
   std::optional<bool> boolean(std::string_view key, Need need);
   std::optional<std::string> string(std::string_view key, Need need);
   // A string naming one of `allowed` (every value of the enum's table when empty); the message

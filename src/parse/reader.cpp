@@ -242,6 +242,17 @@ std::string range_problem(double v, Range range) {
   }
   return {};
 }
+
+std::string magnitude_problem(double v, Dim dim) {
+  const units::Magnitudes m = units::accepted_magnitudes(dim);
+  if (v == 0 || (std::fabs(v) >= m.lo && std::fabs(v) <= m.hi)) {
+    return {};
+  }
+  if (v < 0) {
+    return std::string("must be between -") + m.hi_text + " and -" + m.lo_text;
+  }
+  return std::string("must be between ") + m.lo_text + " and " + m.hi_text;
+}
 }  // namespace
 
 std::optional<double> Reader::quantity(std::string_view key, Dim dim, Need need, Range range) {
@@ -255,7 +266,11 @@ std::optional<double> Reader::quantity(std::string_view key, Dim dim, Need need,
   }
   try {
     const double v = parse_si(n->as_string()->get(), dim);
-    if (const std::string problem = range_problem(v, range); !problem.empty()) {
+    std::string problem = range_problem(v, range);
+    if (problem.empty()) {
+      problem = magnitude_problem(v, dim);
+    }
+    if (!problem.empty()) {
       error(key, problem + ", got " + show(*n));
       return std::nullopt;
     }
@@ -266,7 +281,7 @@ std::optional<double> Reader::quantity(std::string_view key, Dim dim, Need need,
   }
 }
 
-std::optional<double> Reader::number(std::string_view key, Need need, Range range) {
+std::optional<double> Reader::number(std::string_view key, Need need, Range range, double max) {
   const toml::node* n = get(key, need);
   if (n == nullptr) {
     return std::nullopt;
@@ -285,10 +300,19 @@ std::optional<double> Reader::number(std::string_view key, Need need, Range rang
     error(key, problem + ", got " + show(*n));
     return std::nullopt;
   }
+  if (std::fabs(*v) > max) {
+    std::string bound = base::strfmt("%g", max);  // %g's 1e+06 is written 1e6, as docs/scenarios.md has it
+    if (const auto e = bound.find("e+"); e != std::string::npos) {
+      const auto digits = bound.find_first_not_of('0', e + 2);
+      bound.erase(e + 1, digits - e - 1);
+    }
+    error(key, "must be at most " + bound + ", got " + show(*n));
+    return std::nullopt;
+  }
   return v;
 }
 
-std::optional<std::int64_t> Reader::integer(std::string_view key, Need need, std::int64_t min) {
+std::optional<std::int64_t> Reader::integer(std::string_view key, Need need, std::int64_t min, std::int64_t max) {
   const toml::node* n = get(key, need);
   if (n == nullptr) {
     return std::nullopt;
@@ -306,8 +330,8 @@ std::optional<std::int64_t> Reader::integer(std::string_view key, Need need, std
     error(key, "expected a whole number, got " + show(*n));
     return std::nullopt;
   }
-  if (*v < min) {
-    error(key, "must be at least " + std::to_string(min) + ", got " + show(*n));
+  if (*v < min || *v > max) {
+    error(key, "must be between " + std::to_string(min) + " and " + std::to_string(max) + ", got " + show(*n));
     return std::nullopt;
   }
   return v;
@@ -380,6 +404,10 @@ std::optional<double> Reader::latency_seconds(std::string_view key, double clock
     }
     if (seconds <= 0) {
       error(key, "must be greater than zero, got " + show(*n));
+      return std::nullopt;
+    }
+    if (const std::string problem = magnitude_problem(q.si, q.dim); !problem.empty()) {
+      error(key, problem + ", got " + show(*n));
       return std::nullopt;
     }
     return seconds;

@@ -43,8 +43,8 @@ void read_efficiency(Reader& r, hardware::Efficiency& e) {
   set_q(r, "gemm_latency", Dim::kTime, e.gemm_latency, Need::kOptional, Range::kNonNegative);
   e.gemm_fp8 = r.number("gemm_fp8", Need::kOptional, Range::kPositive);
   e.attention_flash3 = r.number("attention_flash3", Need::kOptional, Range::kFraction);
-  e.gemm_tile_m = static_cast<int>(r.integer("gemm_tile_m", Need::kRequired).value_or(128));
-  e.gemm_tile_n = static_cast<int>(r.integer("gemm_tile_n", Need::kRequired).value_or(128));
+  e.gemm_tile_m = static_cast<int>(r.integer("gemm_tile_m", Need::kRequired, 1, limits::kTile).value_or(128));
+  e.gemm_tile_n = static_cast<int>(r.integer("gemm_tile_n", Need::kRequired, 1, limits::kTile).value_or(128));
   r.finish();
 }
 
@@ -61,7 +61,7 @@ void read_gpu(Reader& r, hardware::GpuSpec& g) {
   if (auto v = r.choice("form_factor", hardware::kFormFactorNames, Need::kRequired)) {
     g.form_factor = *v;
   }
-  if (auto v = r.integer("sm_count", Need::kRequired)) {
+  if (auto v = r.integer("sm_count", Need::kRequired, 1, limits::kSms)) {
     g.sm_count = static_cast<int>(*v);
   }
   set_q(r, "boost_clock", Dim::kFrequency, g.boost_clock);
@@ -105,13 +105,10 @@ void read_gpu(Reader& r, hardware::GpuSpec& g) {
     c->finish();
   }
   if (auto h = r.table("host_link", Need::kRequired)) {
-    if (auto v = h->integer("pcie_gen", Need::kRequired, 3)) {
+    if (auto v = h->integer("pcie_gen", Need::kRequired, 3, 6)) {
       g.pcie_gen = static_cast<int>(*v);
-      if (*v > 6) {
-        h->error("pcie_gen", "expected 3, 4, 5 or 6, got " + std::to_string(*v));
-      }
     }
-    if (auto v = h->integer("lanes", Need::kRequired)) {
+    if (auto v = h->integer("lanes", Need::kRequired, 1, 16)) {
       g.pcie_lanes = static_cast<int>(*v);
     }
     h->finish();
@@ -219,8 +216,8 @@ void read_link(Reader& r, hardware::LinkSpec& l) {
 }
 
 void read_model_keys(Reader& r, workload::ModelShape& m, Need need) {
-  auto count = [&](std::string_view key, std::int64_t& out) {
-    if (auto v = r.integer(key, need)) {
+  auto count = [&](std::string_view key, std::int64_t& out, std::int64_t max) {
+    if (auto v = r.integer(key, need, 1, max)) {
       out = *v;
     }
   };
@@ -229,20 +226,20 @@ void read_model_keys(Reader& r, workload::ModelShape& m, Need need) {
       out = *v;
     }
   };
-  count("layers", m.layers);
-  count("hidden", m.hidden);
-  count("heads", m.heads);
+  count("layers", m.layers, limits::kLayers);
+  count("hidden", m.hidden, limits::kWidth);
+  count("heads", m.heads, limits::kWidth);
   // kv_heads and ffn_hidden have defaults in scenarios (docs/scenarios.md); spec files must state them.
-  if (auto v = r.integer("kv_heads", need)) {
+  if (auto v = r.integer("kv_heads", need, 1, limits::kWidth)) {
     m.kv_heads = *v;
   }
-  if (auto v = r.integer("ffn_hidden", need)) {
+  if (auto v = r.integer("ffn_hidden", need, 1, limits::kWidth)) {
     m.ffn_hidden = *v;
   }
   if (auto v = r.choice("ffn", workload::kFfnNames, need)) {
     m.ffn = *v;
   }
-  count("vocab", m.vocab);
+  count("vocab", m.vocab, limits::kWidth);
   flag("tied_embeddings", m.tied_embeddings);
   flag("causal", m.causal);
   if (auto v = r.choice("norm", workload::kNormNames, need)) {
@@ -252,7 +249,7 @@ void read_model_keys(Reader& r, workload::ModelShape& m, Need need) {
   if (auto v = r.choice("position", workload::kPositionNames, need)) {
     m.position = *v;
   }
-  count("max_seq", m.max_seq);
+  count("max_seq", m.max_seq, limits::kSequence);
   // Optional everywhere: LLM pretraining runs without dropout; BERT-style fine-tuning uses 0.1.
   if (auto v = r.number("dropout", Need::kOptional, Range::kNonNegative)) {
     m.dropout = *v;
@@ -303,7 +300,7 @@ void read_comm(Reader& r, hardware::CommLibrary& c) {
     set_q(*n, "chunk", Dim::kBytes, c.nvls_chunk, Need::kRequired);
     if (auto ch = n->table("channels", Need::kRequired)) {
       for (const auto& [arch, name] : hardware::kArchNames) {
-        if (auto v = ch->integer(name, Need::kOptional)) {
+        if (auto v = ch->integer(name, Need::kOptional, 1, limits::kChannels)) {
           c.nvls_channels[static_cast<std::size_t>(arch)] = static_cast<int>(*v);
         }
       }
@@ -385,16 +382,16 @@ void read_serving_engine(Reader& r, workload::ServingEngine& e, Need need) {
   if (auto v = r.choice("scheduler", workload::kSchedulerNames, need)) {
     e.scheduler = *v;
   }
-  if (auto v = r.integer("max_seqs", need)) {
+  if (auto v = r.integer("max_seqs", need, 1, limits::kBatch)) {
     e.max_seqs = *v;
   }
-  if (auto v = r.integer("max_batched_tokens", need)) {
+  if (auto v = r.integer("max_batched_tokens", need, 1, limits::kSequence)) {
     e.max_batched_tokens = *v;
   }
   if (auto v = r.boolean("chunked_prefill", need)) {
     e.chunked_prefill = *v;
   }
-  if (auto v = r.integer("kv_block", need)) {
+  if (auto v = r.integer("kv_block", need, 1, limits::kSequence)) {
     e.kv_block = *v;
   }
   if (auto v = r.number("memory_fraction", need, Range::kFraction)) {

@@ -75,6 +75,12 @@ std::string estimate_text(const answer::Estimate& e) {
            strfmt("saturates at %.3g req/s; the queue grows without bound at the offered rate",
                   r.saturation_requests_per_s));
     }
+    if (r.truncated) {
+      line(out, "load",
+           strfmt("the simulation stopped at its iteration limit with %.0f requests completed (the KV pool thrashes); "
+                  "the figures are over those",
+                  r.requests));
+    }
     if (e.slo) {
       line(out, "SLO", slo_text(*e.slo));
     }

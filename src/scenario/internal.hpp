@@ -18,7 +18,7 @@ struct RuntimeOverrides {
 };
 
 // A count that must fit the `int` the model holds it in.
-std::optional<int> count(parse::Reader& r, std::string_view key, parse::Need need, std::int64_t min = 1);
+std::optional<int> count(parse::Reader& r, std::string_view key, parse::Need need, std::int64_t min, std::int64_t max);
 
 // [inference] (serving.cpp).
 void read_inference(parse::Reader& r, Scenario& sc, RuntimeOverrides& overrides);

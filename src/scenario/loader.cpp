@@ -16,14 +16,10 @@ struct ParsedScenario::Tree {
 
 namespace detail {
 
-std::optional<int> count(parse::Reader& r, std::string_view key, parse::Need need, std::int64_t min) {
-  constexpr std::int64_t kMaxInt = 2147483647;  // counts held in `int`
-  const auto v = r.integer(key, need, min);
-  if (v && *v > kMaxInt) {
-    r.error(key, base::strfmt("must be at most %lld, got %lld", static_cast<long long>(kMaxInt),
-                              static_cast<long long>(*v)));
-    return std::nullopt;
-  }
+std::optional<int> count(parse::Reader& r, std::string_view key, parse::Need need, std::int64_t min, std::int64_t max) {
+  static_assert(limits::kDevices <= INT32_MAX && limits::kBatch <= INT32_MAX && limits::kWorkers <= INT32_MAX,
+                "counts held in `int`");
+  const auto v = r.integer(key, need, min, max);
   return v ? std::optional<int>(static_cast<int>(*v)) : std::nullopt;
 }
 
@@ -139,18 +135,18 @@ void read_system(Reader& r, const catalog::Catalog& cat, System& s) {
       }
     }
   }
-  if (auto v = count(r, "gpus", Need::kRequired)) {
+  if (auto v = count(r, "gpus", Need::kRequired, 1, limits::kDevices)) {
     s.gpus = *v;
   }
   const bool sxm = s.gpu.form_factor == FormFactor::kSxm;
-  s.gpus_per_node = count(r, "gpus_per_node", Need::kOptional).value_or(sxm ? 8 : 1);
+  s.gpus_per_node = count(r, "gpus_per_node", Need::kOptional, 1, limits::kDevices).value_or(sxm ? 8 : 1);
   if (s.gpus < s.gpus_per_node) {
     s.gpus_per_node = s.gpus;
   } else if (s.gpus % s.gpus_per_node != 0) {
     r.error("gpus", "gpus (" + std::to_string(s.gpus) + ") must be a multiple of gpus_per_node (" +
                         std::to_string(s.gpus_per_node) + ")");
   }
-  s.nics_per_node = count(r, "nics_per_node", Need::kOptional).value_or(sxm ? s.gpus_per_node : 1);
+  s.nics_per_node = count(r, "nics_per_node", Need::kOptional, 1, limits::kDevices).value_or(sxm ? s.gpus_per_node : 1);
   s.oversubscription = r.number("oversubscription", Need::kOptional, Range::kPositive).value_or(1.0);
   if (s.oversubscription < 1.0) {
     r.error("oversubscription", "a fabric's oversubscription is at least 1 (1 = non-blocking)");
@@ -182,7 +178,7 @@ void read_system(Reader& r, const catalog::Catalog& cat, System& s) {
   // Link specs are x16; a board that wires the slot with fewer lanes (x8/x8 when two GPUs share
   // the CPU's lanes) scales the bandwidth with the lane count (as NCCL computes a PCIe link: width x speed
   // [nccl-source]).
-  const int lanes = count(r, "pcie_lanes", Need::kOptional).value_or(s.gpu.pcie_lanes);
+  const int lanes = count(r, "pcie_lanes", Need::kOptional, 1, 16).value_or(s.gpu.pcie_lanes);
   if (lanes != 1 && lanes != 2 && lanes != 4 && lanes != 8 && lanes != 16) {
     r.error("pcie_lanes", strfmt("a PCIe link has 1, 2, 4, 8 or 16 lanes, got %d", lanes));
   } else if (lanes != 16) {
@@ -228,7 +224,7 @@ void read_system(Reader& r, const catalog::Catalog& cat, System& s) {
 
 void read_model(Reader& r, const catalog::Catalog& cat, workload::ModelShape& m) {
   const auto preset = r.string("preset", Need::kOptional);
-  const auto params = r.number("params", Need::kOptional);
+  const auto params = r.number("params", Need::kOptional, Range::kPositive, limits::kParams);
   if (preset && params) {
     r.error("params", "give either preset or params, not both");
   }
@@ -242,7 +238,7 @@ void read_model(Reader& r, const catalog::Catalog& cat, workload::ModelShape& m)
       have_base = true;
     }
   } else if (params) {
-    const auto vocab = r.integer("vocab", Need::kOptional).value_or(32000);
+    const auto vocab = r.integer("vocab", Need::kOptional, 1, limits::kWidth).value_or(32000);
     if (auto shape = workload::shape_from_params(*params, vocab)) {
       m = *shape;
     } else {
@@ -289,12 +285,12 @@ void read_model(Reader& r, const catalog::Catalog& cat, workload::ModelShape& m)
 
 void read_training(Reader& r, Scenario& sc, RuntimeOverrides& overrides) {
   workload::Training t;
-  if (auto v = r.number("tokens", Need::kRequired)) {
+  if (auto v = r.number("tokens", Need::kRequired, Range::kPositive, limits::kTokens)) {
     t.tokens = *v;
   }
-  t.seq_len = r.integer("seq_len", Need::kRequired).value_or(0);
-  t.global_batch = r.integer("global_batch", Need::kRequired).value_or(0);
-  sc.layout.micro_batch = r.integer("micro_batch", Need::kOptional).value_or(1);
+  t.seq_len = r.integer("seq_len", Need::kRequired, 1, limits::kSequence).value_or(0);
+  t.global_batch = r.integer("global_batch", Need::kRequired, 1, limits::kBatch).value_or(0);
+  sc.layout.micro_batch = r.integer("micro_batch", Need::kOptional, 1, limits::kBatch).value_or(1);
   if (auto v = r.choice("precision", units::kDTypeNames, Need::kOptional,
                         {DType::kFp32, DType::kTf32, DType::kFp16, DType::kBf16, DType::kFp8})) {
     t.precision = *v;
@@ -418,18 +414,15 @@ void read_parallel(Reader* r, Scenario& sc) {
     p.data = gpus;
     return;
   }
-  p.tensor = count(*r, "tensor", Need::kOptional).value_or(1);
-  p.pipeline = count(*r, "pipeline", Need::kOptional).value_or(1);
-  p.zero = count(*r, "zero", Need::kOptional, 0).value_or(0);
+  p.tensor = count(*r, "tensor", Need::kOptional, 1, limits::kDevices).value_or(1);
+  p.pipeline = count(*r, "pipeline", Need::kOptional, 1, limits::kDevices).value_or(1);
+  p.zero = count(*r, "zero", Need::kOptional, 0, 3).value_or(0);
   p.sequence = r->boolean("sequence", Need::kOptional).value_or(false);
-  p.virtual_stages = count(*r, "virtual_stages", Need::kOptional).value_or(1);
+  p.virtual_stages = count(*r, "virtual_stages", Need::kOptional, 1, limits::kLayers).value_or(1);
   p.uneven_stages = r->boolean("uneven_stages", Need::kOptional).value_or(false);
   const std::int64_t model_parallel = static_cast<std::int64_t>(p.tensor) * p.pipeline;
-  p.data =
-      count(*r, "data", Need::kOptional).value_or(static_cast<int>(gpus / std::max<std::int64_t>(1, model_parallel)));
-  if (p.zero > 3) {
-    r->error("zero", "expected a ZeRO stage 0..3, got " + std::to_string(p.zero));
-  }
+  p.data = count(*r, "data", Need::kOptional, 1, limits::kDevices)
+               .value_or(static_cast<int>(gpus / std::max<std::int64_t>(1, model_parallel)));
   check_layout(*r, sc.job.model, p);
   const std::int64_t product = model_parallel * p.data;
   if (product != gpus) {
@@ -448,7 +441,7 @@ void read_input(Reader& r, Scenario& sc) {
   if (auto v = r.quantity("cpu_time_per_sample", Dim::kTime, Need::kRequired)) {
     in.cpu_time_per_sample = Seconds(*v);
   }
-  in.workers = count(r, "workers", Need::kOptional).value_or(1);
+  in.workers = count(r, "workers", Need::kOptional, 1, limits::kWorkers).value_or(1);
   // A local NVMe SSD (assumption: PCIe 4 NVMe drives read ~3-7 GB/s; the low end is taken).
   constexpr double kDefaultStorageBytesPerSecond = 3e9;
   in.storage_bandwidth = BytesPerSecond(

@@ -96,10 +96,10 @@ void read_inference(Reader& r, Scenario& sc, RuntimeOverrides& overrides) {
     r.allow({"batch"});
     inf.batch_max = true;  // resolved against the memory model by the evaluator
   } else {
-    inf.batch = r.integer("batch", Need::kOptional).value_or(1);
+    inf.batch = r.integer("batch", Need::kOptional, 1, limits::kBatch).value_or(1);
   }
-  inf.prompt_tokens = r.integer("prompt_tokens", Need::kOptional).value_or(512);
-  inf.output_tokens = r.integer("output_tokens", Need::kOptional).value_or(128);
+  inf.prompt_tokens = r.integer("prompt_tokens", Need::kOptional, 1, limits::kSequence).value_or(512);
+  inf.output_tokens = r.integer("output_tokens", Need::kOptional, 1, limits::kSequence).value_or(128);
   overrides.cuda_graphs = r.boolean("cuda_graphs", Need::kOptional);
   if (auto v = r.string("weight_precision", Need::kOptional)) {
     const WeightFormat* f = find_format(*v);
@@ -141,13 +141,13 @@ void read_serving(Reader* r, Scenario& sc) {
     if (auto v = r->quantity("rate", Dim::kFrequency, Need::kOptional)) {
       load.rate = *v;
     }
-    if (auto v = count(*r, "concurrency", Need::kOptional)) {
+    if (auto v = count(*r, "concurrency", Need::kOptional, 1, limits::kBatch)) {
       load.concurrency = *v;
     }
-    if (auto v = r->integer("requests", Need::kOptional)) {
+    if (auto v = r->integer("requests", Need::kOptional, 1, limits::kRequests)) {
       load.requests = *v;
     }
-    if (auto v = r->integer("seed", Need::kOptional, 0)) {
+    if (auto v = r->integer("seed", Need::kOptional, 0, INT64_MAX)) {
       load.seed = static_cast<std::uint64_t>(*v);
     }
     if (auto v = r->number("length_spread", Need::kOptional, Range::kNonNegative)) {

@@ -104,6 +104,12 @@ Evaluation Evaluator::evaluate_inference(const Layout& layout, const System& sys
   s.scheduler = engine.scheduler;
   s.arrival = inf.load.arrival;
   s.max_seqs = continuous ? std::max<std::int64_t>(1, engine.max_seqs / layout.pipeline) : inf.batch;
+  // A pool short of one request's longest context is widened to it (the capacity bottleneck
+  // reports the shortfall); it then serves one request at a time, as such an engine at best could,
+  // rather than admitting shorter ones that evict each other as they grow.
+  if (continuous && e.memory.total() > e.memory.budget) {
+    s.max_seqs = 1;
+  }
   s.max_batched_tokens = engine.max_batched_tokens;
   s.chunked = engine.chunked_prefill;
   s.reserve_output = engine.reserve_output;

@@ -115,7 +115,8 @@ struct ServingOutcome {
   double busy = 0;
   double elapsed = 0;
   double preemptions = 0;
-  bool stalled = false;  // requests left that no iteration could take
+  bool stalled = false;    // requests left that no iteration could take
+  bool truncated = false;  // stopped at the iteration limit with requests left
 };
 ServingOutcome simulate_serving(const ServingSetup& setup, const IterationModel& prefill, const IterationModel& decode);
 

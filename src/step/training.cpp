@@ -132,17 +132,23 @@ StepBreakdown combine_training_step(const StepKernels& k, double micro, const ph
   s.memory_bound = k.memory_bound * micro + k.optimizer;
   s.kernels = k.kernels * micro + k.optimizer_kernels;
   s.bubble = stage * fill;
+  s.overhead = gaps * micro + g.efficiency.kernel_overhead * k.optimizer_kernels + k.optimizer * rt.remainder;
+  s.host_launch = physics::launch_cost(g, rt) * s.kernels;
   // Data-parallel traffic hides behind the backward of the last micro-batch (gradient buckets)
   // or, for ZeRO-3's parameter gathers, behind all compute, as far as the runtime overlaps it.
-  const Seconds window = comm.data_hides_behind_all ? k.micro * micro : k.backward;
+  // When the host launches slower than the GPU runs, kernels wait for their launches: the stall
+  // spreads over the step's kernels in proportion to their time, and the window spans its share
+  // of it too (the collectives run on their own stream meanwhile). The window then no longer
+  // shrinks with faster kernels once the host paces the step.
+  const Seconds busy = s.compute + s.overhead;
+  s.launch_stall = physics::launch_stall(s.host_launch, busy);
+  const double paced = s.compute.value() > 0 ? 1.0 + s.launch_stall / s.compute : 1.0;
+  const Seconds window = (comm.data_hides_behind_all ? k.micro * micro : k.backward) * paced;
   const double overlap =
       std::min(comm.overlap_cap, comm.data_hides_behind_all ? rt.overlap.parameter_gather : rt.overlap.data_parallel);
   const Seconds hidden = std::min(comm.data_overlappable, window * overlap);
   s.communication_total = comm.data_total + (comm.tensor_per_microbatch + comm.pipeline_per_microbatch) * micro;
   s.communication = comm.data_total - hidden + exposed_micro * micro;
-  s.overhead = gaps * micro + g.efficiency.kernel_overhead * k.optimizer_kernels + k.optimizer * rt.remainder;
-  s.host_launch = physics::launch_cost(g, rt) * s.kernels;
-  s.launch_stall = physics::launch_stall(s.host_launch, s.compute + s.overhead);
   s.overhead += s.launch_stall;
   s.time = s.compute + s.overhead + s.communication + s.bubble;
   return s;

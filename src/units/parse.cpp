@@ -148,6 +148,38 @@ std::string describe(Dim d) {
   return "a quantity";
 }
 
+Magnitudes accepted_magnitudes(Dim d) {
+  switch (d) {
+    case Dim::kBytes:
+      return {1.0, 1e18, "1 B", "1000 PB"};
+    case Dim::kBandwidth:
+      return {1.0, 1e16, "1 B/s", "10 PB/s"};
+    case Dim::kFlopRate:
+      return {1e3, 1e19, "1 kFLOP/s", "10000 PFLOP/s"};
+    case Dim::kTime:
+      return {1e-12, 100 * kSecondsPerYear, "0.001 ns", "100 years"};
+    case Dim::kCycles:
+      return {1.0, 1e9, "1 cycles", "1e9 cycles"};
+    case Dim::kFrequency:
+      return {1e-6, 1e12, "1e-6 Hz", "1000 GHz"};
+    case Dim::kPower:
+      return {1e-3, 1e9, "1 mW", "1000 MW"};
+    case Dim::kEnergy:
+      return {1e-15, 1e18, "0.001 pJ", "1e18 J"};
+    case Dim::kMoney:
+      return {1e-6, 1e12, "0.000001 USD", "1e12 USD"};
+    case Dim::kMoneyPerTime:
+      return {1e-6 / 3600.0, 1e6 / 3600.0, "0.000001 USD/h", "1e6 USD/h"};
+    case Dim::kMoneyPerEnergy:
+      return {1e-6 / kJoulesPerKwh, 1000 / kJoulesPerKwh, "0.000001 USD/kWh", "1000 USD/kWh"};
+    case Dim::kMass:
+      return {1e-3, 1e12, "1 g", "1e9 t"};
+    case Dim::kMassPerEnergy:
+      return {1e-6 / kJoulesPerKwh, 10 / kJoulesPerKwh, "0.001 g/kWh", "10 kg/kWh"};
+  }
+  return {0.0, 0.0, "", ""};
+}
+
 namespace {
 // Throws UnitError with the bare reason ("no unit", "unknown unit ..."); callers add context.
 ParsedQuantity parse_or_reason(std::string_view text) {

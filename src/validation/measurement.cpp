@@ -97,7 +97,7 @@ void read_value(Reader& r, Measurement& m) {
     return;
   }
   if (uses_scenario(m.benchmark) && m.scored) {
-    if (auto v = r.number("value", Need::kRequired, Range::kPositive)) {
+    if (auto v = r.number("value", Need::kRequired, Range::kPositive, limits::kFigure)) {
       m.value = *v;
     }
     return;
@@ -152,7 +152,7 @@ void read_row(Reader& r, const catalog::Catalog& cat, const std::string& file, c
     }
     m.gpu = *g;
   }
-  m.gpus = static_cast<int>(r.integer("gpus", Need::kOptional).value_or(1));
+  m.gpus = static_cast<int>(r.integer("gpus", Need::kOptional, 1, limits::kDevices).value_or(1));
   if (r.has("benchmark")) {
     if (const auto b = r.choice("benchmark", kBenchmarkNames, Need::kRequired)) {
       m.benchmark = *b;
@@ -177,16 +177,16 @@ void read_row(Reader& r, const catalog::Catalog& cat, const std::string& file, c
     case Benchmark::kGemm: {
       m.dtype = r.choice("dtype", units::kDTypeNames, need,
                          {DType::kFp32, DType::kTf32, DType::kFp16, DType::kBf16, DType::kFp8, DType::kInt8});
-      m.m = static_cast<double>(r.integer("m", need).value_or(0));
-      m.n = static_cast<double>(r.integer("n", need).value_or(0));
-      m.k = static_cast<double>(r.integer("k", need).value_or(0));
+      m.m = static_cast<double>(r.integer("m", need, 1, limits::kSequence).value_or(0));
+      m.n = static_cast<double>(r.integer("n", need, 1, limits::kSequence).value_or(0));
+      m.k = static_cast<double>(r.integer("k", need, 1, limits::kSequence).value_or(0));
       break;
     }
     case Benchmark::kAttention:
-      m.batch = static_cast<double>(r.integer("batch", need).value_or(0));
-      m.seq_len = static_cast<double>(r.integer("seq_len", need).value_or(0));
-      m.heads = static_cast<double>(r.integer("heads", need).value_or(0));
-      m.head_dim = static_cast<double>(r.integer("head_dim", need).value_or(0));
+      m.batch = static_cast<double>(r.integer("batch", need, 1, limits::kBatch).value_or(0));
+      m.seq_len = static_cast<double>(r.integer("seq_len", need, 1, limits::kSequence).value_or(0));
+      m.heads = static_cast<double>(r.integer("heads", need, 1, limits::kWidth).value_or(0));
+      m.head_dim = static_cast<double>(r.integer("head_dim", need, 1, limits::kWidth).value_or(0));
       m.causal = r.boolean("causal", need).value_or(false);
       m.dtype = r.choice("dtype", units::kDTypeNames, Need::kOptional, {DType::kFp16, DType::kBf16, DType::kFp8});
       break;
