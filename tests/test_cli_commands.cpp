@@ -181,6 +181,11 @@ TEST_CASE("a sweep point that cannot run carries its reason, the sweep goes on a
   CHECK(none.code == 2);
   CHECK(none.out.empty());
   CHECK_THAT(none.err, Catch::Contains("no point can run"));
+  // One reason shared by every point (an unknown key) is said once, not once per point.
+  const Run unknown = run("sweep " + s + " --vary system.gpuz=8,16,32");
+  CHECK(unknown.code == 2);
+  CHECK(count_of(unknown.err, "unknown key") == 1);
+  CHECK_THAT(unknown.err, Catch::Contains("no point can run (all 3): system.gpuz: unknown key"));
   CHECK(run("sweep " + s + " --vary system.gpus=").code == 2);
   CHECK(run("sweep " + s + " --vary system.gpus=8 --shard 2/2").code == 2);
   CHECK(run("sweep " + s).code == 2);

@@ -180,3 +180,41 @@ TEST_CASE("docs/scenarios.md states the ranges the loaders apply", "[limits][doc
     CHECK(text.find(std::string("| `") + m.lo_text + "` | `" + m.hi_text + "` |") != std::string::npos);
   }
 }
+
+TEST_CASE("pricing a job on a cloud GPU that lacks its precision is bad input, not an internal error",
+          "[limits][cli][errors]") {
+  // The V100 has no bf16: there is no rate for this job on it ("bad optional access", exit 1, before)
+  const test::Run r =
+      run("estimate " + source("scenarios/gpt2-124m-rtx4090.toml") + " --set cost.cloud_gpu='\"v100-sxm2-32gb\"'");
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK_THAT(r.err, Catch::Contains("cost.cloud_gpu: the cloud GPU NVIDIA Tesla V100 SXM2 32GB has no bf16 support"));
+}
+
+TEST_CASE("commands with nothing to work on exit 2: an empty measurement directory, a missing scenario",
+          "[limits][cli][errors]") {
+  const auto empty = test::scratch() / "no-measurements";
+  std::filesystem::create_directories(empty);
+  const test::Run v = run("validate " + empty.string() + " --fail-above 0");
+  CHECK(v.code == 2);
+  CHECK(v.out.empty());
+  const test::Run c = run("compare /no/such/scenario.toml --gpus rtx4090,a100-sxm4-80gb");
+  CHECK(c.code == 2);
+  CHECK(c.out.empty());
+  CHECK_THAT(c.err, Catch::Contains("/no/such/scenario.toml: cannot read scenario file"));
+}
+
+TEST_CASE("specs check parses an architecture file it is given, with positions", "[limits][cli][specs][errors]") {
+  std::string text = test::read_text(source("specs/arch/ada.toml"));
+  const std::string good = "gemm = 0.85";
+  REQUIRE(text.find(good) != std::string::npos);
+  text.replace(text.find(good), good.size(), "gemm = 7.5");
+  const auto dir = test::scratch() / "arch-check" / "arch";
+  std::filesystem::create_directories(dir);
+  const std::string file = (dir / "ada.toml").string();
+  std::ofstream(file) << text;
+  const test::Run r = run("specs check " + file);
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::Contains(file + ":") && Catch::Contains("efficiency.gemm"));
+  CHECK(run("specs check " + source("specs/arch/ada.toml")).code == 0);
+}

@@ -77,6 +77,14 @@ int run_sweep(const std::vector<std::string>& args) {
   const bool any_ran = std::any_of(points.begin(), points.end(), [](const auto& p) { return p.estimate.has_value(); });
   if (!points.empty() && !any_ran) {
     std::vector<Diagnostic> problems;
+    // One reason for every point (an unknown --vary key): said once.
+    const bool same =
+        std::all_of(points.begin(), points.end(), [&](const auto& p) { return p.problem == points[0].problem; });
+    if (same) {
+      throw InputError(
+          {Diagnostic{SourcePos{scenario}, "",
+                      "no point can run (all " + std::to_string(points.size()) + "): " + points[0].problem}});
+    }
     for (const auto& p : points) {
       std::string where;
       for (std::size_t k = 0; k < axes.size(); ++k) {

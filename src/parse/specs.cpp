@@ -17,19 +17,24 @@ void set_q(Reader& r, std::string_view key, Dim dim, Q& out, Need need = Need::k
 }
 
 void read_efficiency(Reader& r, hardware::Efficiency& e) {
-  auto frac = [&r](std::string_view key, double& out, Range range = Range::kFraction) {
-    if (auto v = r.number(key, Need::kRequired, range)) {
+  auto frac = [&r](std::string_view key, double& out, Range range = Range::kFraction, double max = limits::kRatio) {
+    if (auto v = r.number(key, Need::kRequired, range, max)) {
       out = *v;
     }
   };
-  frac("gemm", e.gemm, Range::kPositive);  // may exceed 1: boost clocks above the spec clock (B10, B11)
+  // May exceed 1: boost clocks above the spec clock (B10, B11); never twice the peak
+  // (docs/scenarios.md#ranges), which no clock reaches.
+  constexpr double kAbovePeak = 2.0;
+  frac("gemm", e.gemm, Range::kPositive, kAbovePeak);
   frac("attention", e.attention);
   frac("dram", e.dram);
   frac("l2", e.l2);
   frac("host_link", e.host_link);
   frac("peer_link", e.peer_link);
   // NVLS all-reduce bus bandwidth exceeds the link's: the switch does the reduction (C04).
-  if (auto v = r.number("nvls", Need::kOptional, Range::kPositive)) {
+  // Bounded at 4 (docs/scenarios.md#ranges): a typo guard far above the 1.27 measured on NVSwitch (C04).
+  constexpr double kNvlsGain = 4.0;
+  if (auto v = r.number("nvls", Need::kOptional, Range::kPositive, kNvlsGain)) {
     e.nvls = *v;
   }
   e.ll128 = r.number("ll128", Need::kOptional, Range::kFraction);
@@ -41,7 +46,7 @@ void read_efficiency(Reader& r, hardware::Efficiency& e) {
   set_q(r, "launch_graph", Dim::kTime, e.launch_graph, Need::kRequired, Range::kNonNegative);
   set_q(r, "gemv_inflight_per_sm", Dim::kBytes, e.gemv_inflight_per_sm, Need::kRequired);
   set_q(r, "gemm_latency", Dim::kTime, e.gemm_latency, Need::kOptional, Range::kNonNegative);
-  e.gemm_fp8 = r.number("gemm_fp8", Need::kOptional, Range::kPositive);
+  e.gemm_fp8 = r.number("gemm_fp8", Need::kOptional, Range::kPositive, kAbovePeak);
   e.attention_flash3 = r.number("attention_flash3", Need::kOptional, Range::kFraction);
   e.gemm_tile_m = static_cast<int>(r.integer("gemm_tile_m", Need::kRequired, 1, limits::kTile).value_or(128));
   e.gemm_tile_n = static_cast<int>(r.integer("gemm_tile_n", Need::kRequired, 1, limits::kTile).value_or(128));
