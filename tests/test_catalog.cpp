@@ -8,9 +8,29 @@ using namespace gpusim;
 using hardware::GpuSpec;
 
 TEST_CASE("every documented GPU id is in the catalog and validates", "[catalog]") {
-  for (const char* id : {"rtx3090", "rtx4090", "rtx5090", "rtx6000-ada", "l40s", "l4", "a100-pcie-40gb",
-                         "a100-sxm4-40gb", "a100-sxm4-80gb", "a100-pcie-80gb", "h100-pcie-80gb", "h100-sxm5-80gb",
-                         "h100-nvl", "h800-sxm5-80gb", "h200-sxm", "b200", "v100-sxm2-32gb"}) {
+  for (const char* id : {"rtx3090",
+                         "rtx4090",
+                         "rtx5090",
+                         "rtx6000-ada",
+                         "l40s",
+                         "l4",
+                         "a100-pcie-40gb",
+                         "a100-sxm4-40gb",
+                         "a100-sxm4-80gb",
+                         "a100-pcie-80gb",
+                         "h100-pcie-80gb",
+                         "h100-sxm5-80gb",
+                         "h100-nvl",
+                         "h800-sxm5-80gb",
+                         "h200-sxm",
+                         "b200",
+                         "v100-sxm2-32gb",
+                         "t4",
+                         "rtx2080ti",
+                         "rtx3060-12gb",
+                         "rtx4060ti-16gb",
+                         "rtx4070ti-super",
+                         "l40"}) {
     INFO(id);
     REQUIRE(test::catalog().has(SpecKind::kGpu, id));
     const GpuSpec g = test::catalog().gpu(id);

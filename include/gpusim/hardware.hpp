@@ -13,12 +13,11 @@
 
 namespace gpusim::hardware {
 
-enum class Arch { kVolta, kAmpere, kAda, kHopper, kBlackwell };
-inline constexpr base::Named<Arch> kArchNames[] = {{Arch::kVolta, "volta"},
-                                                   {Arch::kAmpere, "ampere"},
-                                                   {Arch::kAda, "ada"},
-                                                   {Arch::kHopper, "hopper"},
-                                                   {Arch::kBlackwell, "blackwell"}};
+enum class Arch { kVolta, kTuring, kAmpere, kAda, kHopper, kBlackwell };
+inline constexpr base::Named<Arch> kArchNames[] = {
+    {Arch::kVolta, "volta"}, {Arch::kTuring, "turing"}, {Arch::kAmpere, "ampere"},
+    {Arch::kAda, "ada"},     {Arch::kHopper, "hopper"}, {Arch::kBlackwell, "blackwell"},
+};
 constexpr const char* to_string(Arch a) { return base::name_in(kArchNames, a); }
 
 enum class FormFactor { kSxm, kPcie };
@@ -136,7 +135,7 @@ struct LinkSpec {
 enum class Protocol { kLL, kLL128, kSimple };
 inline constexpr base::Named<Protocol> kProtocolNames[] = {
     {Protocol::kLL, "ll"}, {Protocol::kLL128, "ll128"}, {Protocol::kSimple, "simple"}};
-inline constexpr std::size_t kArchCount = 5;
+inline constexpr std::size_t kArchCount = 6;
 static_assert(std::size(kArchNames) == kArchCount);
 
 struct ProtocolSpec {
