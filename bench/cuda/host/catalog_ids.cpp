@@ -31,7 +31,9 @@ std::string normalise(std::string_view name) {
   return out;
 }
 
-constexpr std::array<std::pair<std::string_view, std::string_view>, 17> kNames{{
+// "GeForce RTX 3060" and "GeForce RTX 4060 Ti" are left out: the driver gives the 8 GB boards the
+// same names as the 12 GB and 16 GB ones in the catalog, so a name alone cannot tell them apart.
+constexpr std::array<std::pair<std::string_view, std::string_view>, 21> kNames{{
     {"h100 80gb hbm3", "h100-sxm5-80gb"},
     {"h100 pcie", "h100-pcie-80gb"},
     {"h100 nvl", "h100-nvl"},
@@ -49,6 +51,10 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 17> kNames{{
     {"l4", "l4"},
     {"b200", "b200"},
     {"v100-sxm2-32gb", "v100-sxm2-32gb"},
+    {"t4", "t4"},
+    {"geforce rtx 2080 ti", "rtx2080ti"},
+    {"geforce rtx 4070 ti super", "rtx4070ti-super"},
+    {"l40", "l40"},
 }};
 
 }  // namespace

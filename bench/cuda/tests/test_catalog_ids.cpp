@@ -28,6 +28,10 @@ TEST_CASE("CUDA device names map to catalog ids", "[catalog]") {
       {"NVIDIA H800", "h800-sxm5-80gb"},
       {"NVIDIA B200", "b200"},
       {"Tesla V100-SXM2-32GB", "v100-sxm2-32gb"},
+      {"Tesla T4", "t4"},
+      {"NVIDIA GeForce RTX 2080 Ti", "rtx2080ti"},
+      {"NVIDIA GeForce RTX 4070 Ti SUPER", "rtx4070ti-super"},
+      {"NVIDIA L40", "l40"},
   };
   for (const auto& [name, id] : cases) {
     INFO(name);
@@ -43,8 +47,9 @@ TEST_CASE("names are matched regardless of case, spacing and vendor word", "[cat
 
 TEST_CASE("unknown and near-miss names map to no id", "[catalog]") {
   for (const char* name :
-       {"", "NVIDIA L40", "NVIDIA GeForce RTX 4090 D", "NVIDIA GeForce RTX 4090 Laptop GPU", "NVIDIA H200 NVL",
-        "NVIDIA H800 PCIe", "NVIDIA A10", "NVIDIA L4 extra", "AMD Instinct MI300X", "Tesla V100-PCIE-16GB"}) {
+       {"", "NVIDIA L40 extra", "NVIDIA GeForce RTX 3060", "NVIDIA GeForce RTX 4060 Ti", "NVIDIA GeForce RTX 4090 D",
+        "NVIDIA GeForce RTX 4090 Laptop GPU", "NVIDIA H200 NVL", "NVIDIA H800 PCIe", "NVIDIA A10", "NVIDIA L4 extra",
+        "AMD Instinct MI300X", "Tesla V100-PCIE-16GB"}) {
     INFO(name);
     CHECK(catalog_id_for_device(name).empty());
   }
