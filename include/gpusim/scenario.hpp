@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "gpusim/catalog.hpp"
@@ -92,6 +93,18 @@ Scenario load_scenario_file(const catalog::Catalog& catalog, const std::string& 
                             const std::vector<Override>& overrides = {}, const std::string& gpu_override = "");
 // Parses "KEY=VALUE" strings; throws InputError naming the bad one.
 std::vector<Override> parse_overrides(const std::vector<std::string>& sets);
+
+// A model read from a Hugging Face transformers config.json, as [model] hf_config reads it (dense
+// decoders: llama, mistral, qwen2, gemma, phi3, gpt2; the mapping in docs/scenarios.md). Throws
+// InputError naming the file, line:col, the JSON key and value; refuses mixture-of-experts configs,
+// unknown model types and shapes gpusim cannot express (a head_dim other than hidden / heads).
+struct ImportedModel {
+  workload::ModelShape shape;
+  std::string model_type;
+  std::vector<std::pair<std::string, std::string>> fields;  // gpusim key -> the JSON field it came from
+  std::vector<std::string> notes;                           // choices the mapping made
+};
+ImportedModel import_hf_config(const std::string& path);
 
 // A system of `gpus` GPUs with every [system] default resolved; gpus_per_node 0 = the default.
 hardware::System make_system(const catalog::Catalog& catalog, const std::string& gpu, int gpus, int gpus_per_node = 0);

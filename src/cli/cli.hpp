@@ -47,5 +47,6 @@ int run_plan(const std::vector<std::string>& args);
 int run_sweep(const std::vector<std::string>& args);
 int run_breakeven(const std::vector<std::string>& args);
 int run_init(const std::vector<std::string>& args);
+int run_model(const std::vector<std::string>& args);
 
 }  // namespace gpusim::cli

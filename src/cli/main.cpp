@@ -135,6 +135,7 @@ constexpr const char* kUsage =
     "  gpusim validate MEASUREMENTS... [--role check|fit|all] [--format text|json|csv] [--fail-above PCT]\n"
     "  gpusim calibrate MEASUREMENTS... -o DIR\n"
     "  gpusim specs    list | show ID | check [FILES...]\n"
+    "  gpusim model    import CONFIG.json [-o FILE]\n"
     "\n"
     "Every subcommand takes --specs DIR (also GPUSIM_SPECS=DIR[:DIR]) to add or override spec files,\n"
     "and --help for its own options. Formats: docs/scenarios.md (scenarios), docs/report.md (reports),\n"
@@ -166,6 +167,7 @@ int main(int argc, char** argv) {
         {"roofline", gpusim::cli::run_roofline}, {"breakeven", gpusim::cli::run_breakeven},
         {"validate", gpusim::cli::run_validate}, {"calibrate", gpusim::cli::run_calibrate},
         {"specs", gpusim::cli::run_specs},       {"init", gpusim::cli::run_init},
+        {"model", gpusim::cli::run_model},
     };
     for (const auto& [name, run] : kCommands) {
       if (cmd == name) {

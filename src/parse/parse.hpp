@@ -16,6 +16,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "gpusim/base.hpp"
@@ -35,6 +36,11 @@ std::string read_file(const std::string& path, const char* what);
 // Deep merge: keys of `over` replace those of `base`; nested tables merge recursively. Nodes are
 // moved, never copied, so source positions survive.
 void merge_into(toml::table& base, toml::table&& over);
+
+// The count a float stands for when it is a whole number within int64 (2e12 for 2000000000000).
+std::optional<std::int64_t> whole_number(double d);
+// Why `v` is not a count in [min, max] ("expected a whole number" when it is none), or "".
+std::string count_problem(std::optional<std::int64_t> v, std::int64_t min, std::int64_t max);
 
 enum class Need { kRequired, kOptional };
 enum class Range { kAny, kPositive, kNonNegative, kFraction };  // kFraction: 0 < x <= 1
@@ -131,5 +137,18 @@ void read_serving_engine(Reader& r, workload::ServingEngine& out, Need need);
 void read_comm(Reader& r, hardware::CommLibrary& out);
 // Cross-field checks (heads divide hidden, kv_heads divide heads).
 void check_model(Reader& r, const workload::ModelShape& m);
+
+// --- Hugging Face config.json (hf_config.cpp; nlohmann/json stays inside it) ---
+// A dense decoder's transformers config.json (model types in kHfModelTypes) as model-shape keys.
+// Throws InputError naming `path`, line:col, the JSON key and its value; mixture-of-experts
+// configs, unknown model types and shapes gpusim cannot express are refused, never approximated.
+inline constexpr const char* kHfModelTypes[] = {"llama", "mistral", "qwen2", "gemma", "phi3", "gpt2"};
+struct HfConfig {
+  workload::ModelShape shape;  // every key set, name from _name_or_path (else model_type)
+  std::string model_type;
+  std::vector<std::pair<std::string, std::string>> fields;  // gpusim key -> the JSON field or rule it came from
+  std::vector<std::string> notes;                           // choices the mapping made, one sentence each
+};
+HfConfig read_hf_config(std::string_view text, const std::string& path);
 
 }  // namespace gpusim::parse

@@ -321,20 +321,30 @@ std::optional<std::int64_t> Reader::integer(std::string_view key, Need need, std
   if (n->is_integer()) {
     v = n->as_integer()->get();
   } else if (n->is_floating_point()) {  // allow 2e12 style counts when they are whole numbers
-    const double d = n->as_floating_point()->get();
-    if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9e18) {
-      v = static_cast<std::int64_t>(d);
-    }
+    v = whole_number(n->as_floating_point()->get());
   }
-  if (!v) {
-    error(key, "expected a whole number, got " + show(*n));
-    return std::nullopt;
-  }
-  if (*v < min || *v > max) {
-    error(key, "must be between " + std::to_string(min) + " and " + std::to_string(max) + ", got " + show(*n));
+  if (const std::string problem = count_problem(v, min, max); !problem.empty()) {
+    error(key, problem + ", got " + show(*n));
     return std::nullopt;
   }
   return v;
+}
+
+std::optional<std::int64_t> whole_number(double d) {
+  if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9e18) {
+    return static_cast<std::int64_t>(d);
+  }
+  return std::nullopt;
+}
+
+std::string count_problem(std::optional<std::int64_t> v, std::int64_t min, std::int64_t max) {
+  if (!v) {
+    return "expected a whole number";
+  }
+  if (*v < min || *v > max) {
+    return "must be between " + std::to_string(min) + " and " + std::to_string(max);
+  }
+  return {};
 }
 
 std::optional<bool> Reader::boolean(std::string_view key, Need need) {

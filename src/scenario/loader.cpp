@@ -1,5 +1,6 @@
 // Scenario loading: TOML + overrides -> a validated Scenario with every default resolved (the
 // format and its defaults are documented in docs/scenarios.md; schema.cpp lists the keys).
+#include <filesystem>
 #include <mutex>
 #include <sstream>
 
@@ -222,11 +223,27 @@ void read_system(Reader& r, const catalog::Catalog& cat, System& s) {
   r.finish();
 }
 
+// [model] hf_config names a file relative to the scenario file's directory (as a measurement
+// row's `scenario` does), or to the working directory when it comes from --set.
+std::string hf_config_path(const Reader& r, const std::string& value) {
+  namespace fs = std::filesystem;
+  const fs::path p(value);
+  const std::string from = r.where("hf_config").file;
+  if (p.is_absolute() || from.rfind("--set ", 0) == 0) {
+    return value;
+  }
+  return (fs::path(from).parent_path() / p).lexically_normal().string();
+}
+
 void read_model(Reader& r, const catalog::Catalog& cat, workload::ModelShape& m) {
   const auto preset = r.string("preset", Need::kOptional);
   const auto params = r.number("params", Need::kOptional, Range::kPositive, limits::kParams);
+  const auto hf_config = r.string("hf_config", Need::kOptional);
   if (preset && params) {
     r.error("params", "give either preset or params, not both");
+  }
+  if (r.has("hf_config") && (r.has("preset") || r.has("params"))) {
+    r.error("hf_config", "give one of preset, params or hf_config, not several");
   }
   bool have_base = false;
   if (preset) {
@@ -248,6 +265,21 @@ void read_model(Reader& r, const catalog::Catalog& cat, workload::ModelShape& m)
     have_base = true;
   } else if (r.has("params")) {
     have_base = true;  // a bad params value was reported already; missing shape keys would only add noise
+  } else if (hf_config) {
+    have_base = true;
+    const std::string file = hf_config_path(r, *hf_config);
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(file, ec)) {
+      r.error("hf_config", "no file \"" + *hf_config + "\" (looked for " + file + ")");
+    } else {
+      try {
+        m = parse::read_hf_config(parse::read_file(file, "Hugging Face config.json"), file).shape;
+      } catch (const InputError& e) {
+        r.diagnostics().append(e.diagnostics());
+      }
+    }
+  } else if (r.has("hf_config")) {
+    have_base = true;  // a bad hf_config value was reported already
   }
   if (auto v = r.string("name", Need::kOptional)) {
     m.name = *v;
@@ -257,7 +289,7 @@ void read_model(Reader& r, const catalog::Catalog& cat, workload::ModelShape& m)
     m.ffn_hidden = 0;
     for (const char* key : {"layers", "hidden", "heads", "vocab", "ffn"}) {
       if (!r.has(key)) {
-        r.error(key, "missing required key (or give preset = \"...\" or params = ...)");
+        r.error(key, "missing required key (or give preset = \"...\", params = ... or hf_config = \"...\")");
       }
     }
   }
@@ -658,6 +690,11 @@ ParsedScenario parse_scenario_file(const std::string& path) {
 Scenario load_scenario_file(const catalog::Catalog& catalog, const std::string& path,
                             const std::vector<Override>& overrides, const std::string& gpu_override) {
   return resolve(catalog, parse_scenario_file(path), overrides, gpu_override);
+}
+
+ImportedModel import_hf_config(const std::string& path) {
+  parse::HfConfig c = parse::read_hf_config(parse::read_file(path, "Hugging Face config.json"), path);
+  return ImportedModel{std::move(c.shape), std::move(c.model_type), std::move(c.fields), std::move(c.notes)};
 }
 
 std::vector<Override> parse_overrides(const std::vector<std::string>& sets) {

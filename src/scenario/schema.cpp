@@ -14,7 +14,7 @@ const std::vector<TableKeys>& schema() {
        {"gpu", "gpus", "gpus_per_node", "nics_per_node", "oversubscription", "intra_node", "inter_node", "power_limit",
         "pcie_lanes", "collectives"}},
       {"model",
-       {"preset", "params", "name", "layers", "hidden", "heads", "kv_heads", "ffn_hidden", "ffn", "vocab",
+       {"preset", "params", "hf_config", "name", "layers", "hidden", "heads", "kv_heads", "ffn_hidden", "ffn", "vocab",
         "tied_embeddings", "causal", "norm", "bias", "position", "max_seq", "dropout"}},
       {"training",
        {"tokens", "seq_len", "global_batch", "micro_batch", "precision", "optimizer", "recompute", "flash_attention",

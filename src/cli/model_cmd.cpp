@@ -1,0 +1,116 @@
+// gpusim model import CONFIG.json [-o FILE]: a Hugging Face transformers config.json written as a
+// model spec file (specs/README.md, models/<id>.toml) with every key the format requires, each
+// commented with the JSON field it came from, so that --specs DIR loads it as a preset.
+#include <algorithm>
+
+#include "cli/options.hpp"
+
+namespace gpusim::cli {
+
+namespace {
+
+// A TOML basic string: quotes, backslashes and control characters escaped.
+std::string toml_string(const std::string& s) {
+  std::string out = "\"";
+  for (const char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      out += base::strfmt("\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+// Text for a comment: one line, whatever the file path holds.
+std::string one_line(std::string s) {
+  for (char& c : s) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      c = ' ';
+    }
+  }
+  return s;
+}
+
+std::string model_toml(const std::string& source, const scenario::ImportedModel& imported) {
+  const workload::ModelShape& m = imported.shape;
+  auto n = [](std::int64_t v) { return std::to_string(v); };
+  auto yes = [](bool b) { return std::string(b ? "true" : "false"); };
+  const std::vector<std::pair<std::string, std::string>> values = {
+      {"name", toml_string(m.name)},
+      {"layers", n(m.layers)},
+      {"hidden", n(m.hidden)},
+      {"heads", n(m.heads)},
+      {"kv_heads", n(m.kv_heads)},
+      {"ffn_hidden", n(m.ffn_hidden)},
+      {"ffn", toml_string(base::name_in(workload::kFfnNames, m.ffn))},
+      {"vocab", n(m.vocab)},
+      {"tied_embeddings", yes(m.tied_embeddings)},
+      {"causal", yes(m.causal)},
+      {"norm", toml_string(base::name_in(workload::kNormNames, m.norm))},
+      {"bias", yes(m.bias)},
+      {"position", toml_string(base::name_in(workload::kPositionNames, m.position))},
+      {"max_seq", n(m.max_seq)},
+  };
+  std::string out = "# " + one_line(m.name) +
+                    ", imported by `gpusim model import` from the Hugging Face config.json\n" + "# " +
+                    one_line(source) + " (model_type \"" + one_line(imported.model_type) + "\").\n" +
+                    "# Save it as DIR/models/ID.toml: --specs DIR then loads it as preset ID (specs/README.md).\n";
+  for (const auto& [key, value] : values) {
+    std::string line = key + " = " + value;
+    for (const auto& [k, field] : imported.fields) {
+      if (k == key) {
+        line.resize(std::max<std::size_t>(line.size() + 1, 30), ' ');
+        line += "# " + one_line(field);
+      }
+    }
+    out += line + "\n";
+  }
+  out += "[meta]\nsources = [" + toml_string("Hugging Face config.json: " + source) + "]\n";
+  if (!imported.notes.empty()) {
+    out += "assumptions = [\n";
+    for (const auto& note : imported.notes) {
+      out += "  " + toml_string(note) + ",\n";
+    }
+    out += "]\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+int run_model(const std::vector<std::string>& args) {
+  Common c;
+  std::vector<std::string> rest;
+  po::options_description d("options");
+  add_common(d, c, false);
+  d.add_options()("output,o", po::value<std::string>(&c.out), "write the model spec file to FILE instead of stdout")(
+      "args", po::value<std::vector<std::string>>(&rest), "import CONFIG.json");
+  po::positional_options_description pos;
+  pos.add("args", -1);
+  po::variables_map vm;
+  if (!parse(args, d, pos, vm,
+             "usage: gpusim model import CONFIG.json [-o FILE]\n"
+             "  import CONFIG.json  a Hugging Face transformers config.json (dense decoders: llama,\n"
+             "                      mistral, qwen2, gemma, phi3, gpt2) as a model spec file with every\n"
+             "                      key specs/README.md requires; save it as DIR/models/ID.toml and\n"
+             "                      --specs DIR loads it as preset ID. Scenarios can also name the\n"
+             "                      file directly: [model] hf_config = \"config.json\".")) {
+    return 0;
+  }
+  if (rest.empty() || rest[0] != "import") {
+    throw UsageError(rest.empty() ? "expected import CONFIG.json"
+                                  : "unknown model command \"" + rest[0] + "\" (expected import CONFIG.json)");
+  }
+  if (rest.size() != 2) {
+    throw UsageError("model import needs one CONFIG.json");
+  }
+  const scenario::ImportedModel imported = scenario::import_hf_config(rest[1]);
+  write_outputs({{c.out, model_toml(rest[1], imported)}});
+  return 0;
+}
+
+}  // namespace gpusim::cli
