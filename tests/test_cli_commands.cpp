@@ -344,7 +344,8 @@ TEST_CASE("the roofline picture of the llm.c A100 scenario matches its golden SV
   check_golden("tests/golden/roofline-gpt2-124m-8xa100.txt", r.out);
 }
 
-TEST_CASE("roofline needs a GPU or a scenario and rejects a dtype the GPU lacks", "[cli][roofline][errors]") {
+TEST_CASE("roofline needs a GPU or a scenario, rejects a dtype the GPU lacks and defaults to fp16 without bf16",
+          "[cli][roofline][errors]") {
   CHECK(run("roofline").code == 2);
   const Run fp8 = run("roofline --gpu a100-sxm4-80gb --dtype fp8");
   CHECK(fp8.code == 2);
@@ -353,6 +354,12 @@ TEST_CASE("roofline needs a GPU or a scenario and rejects a dtype the GPU lacks"
   const Run ok = run("roofline --gpu h100-sxm5-80gb --dtype fp8");
   CHECK(ok.code == 0);
   CHECK_THAT(ok.out, Catch::Contains("ridge vs DRAM"));
+  // Without --dtype, a GPU without bf16 highlights fp16; asked for by name, bf16 is refused.
+  CHECK(run("roofline --gpu t4").code == 0);
+  const Run t4 = run("roofline --gpus t4,v100-sxm2-32gb --svg " + (scratch() / "t4.svg").string());
+  CHECK(t4.code == 0);
+  CHECK_THAT(read_text(scratch() / "t4.svg"), Catch::Contains("Roofline: fp16 on 2 GPUs"));
+  CHECK(run("roofline --gpu t4 --dtype bf16").code == 2);
 }
 
 TEST_CASE("init writes a training and a serving template that estimate runs as they are", "[cli][init]") {

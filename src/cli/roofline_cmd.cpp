@@ -19,8 +19,8 @@ int run_roofline(const std::vector<std::string>& args) {
       "gpus", po::value<std::string>(&gpus), "several GPU ids, comma-separated: their roofs on one picture")(
       "scenario", po::value<std::string>(&scenario), "scenario whose step ops are placed on the roofs")(
       "dtype", po::value<std::string>(&dtype)->default_value("bf16"),
-      "dtype whose roof and ridge point are highlighted")("svg", po::value<std::string>(&svg),
-                                                          "also write the picture to FILE (SVG)")(
+      "dtype whose roof and ridge point are highlighted (default bf16; fp16 on a GPU without bf16)")(
+      "svg", po::value<std::string>(&svg), "also write the picture to FILE (SVG)")(
       "set", po::value<std::vector<std::string>>(&sets)->composing(), "override a scenario key (repeatable)");
   po::positional_options_description pos;
   pos.add("scenario", 1);
@@ -45,6 +45,17 @@ int run_roofline(const std::vector<std::string>& args) {
     throw UsageError("--dtype must be one of " + base::quoted_names(units::kDTypeNames, roofs) + ", got \"" + dtype +
                      "\"");
   }
+  // Without --dtype, a GPU without bf16 (Volta, Turing) highlights its 16-bit format, fp16.
+  const bool dtype_given = !vm["dtype"].defaulted();
+  auto highlight_for = [&](const hardware::GpuSpec& g) {
+    if (g.supports(*highlight)) {
+      return *highlight;
+    }
+    if (!dtype_given && g.supports(DType::kFp16)) {
+      return DType::kFp16;
+    }
+    throw UsageError("the " + g.name + " has no " + dtype + " support");
+  };
   const Catalog catalog = load_catalog_with_env(c.specs);
   if (!gpus.empty()) {
     std::vector<explain::Roofline> rs;
@@ -56,10 +67,7 @@ int run_roofline(const std::vector<std::string>& args) {
         continue;
       }
       const hardware::GpuSpec g = catalog.gpu(id);
-      if (!g.supports(*highlight)) {
-        throw UsageError("the " + g.name + " has no " + dtype + " support");
-      }
-      rs.push_back(explain::make_roofline(g, nullptr, *highlight));
+      rs.push_back(explain::make_roofline(g, nullptr, highlight_for(g)));
       if (!text.empty()) {
         text += '\n';
       }
@@ -90,10 +98,7 @@ int run_roofline(const std::vector<std::string>& args) {
   } else {
     g = catalog.gpu(gpu);
   }
-  if (!g.supports(*highlight)) {
-    throw UsageError("the " + g.name + " has no " + dtype + " support");
-  }
-  const explain::Roofline r = explain::make_roofline(g, eval ? &*eval : nullptr, *highlight);
+  const explain::Roofline r = explain::make_roofline(g, eval ? &*eval : nullptr, highlight_for(g));
   std::vector<std::pair<std::string, std::string>> outputs{
       {c.out, c.format == "json" ? report::roofline_json(r) : report::roofline_text(r)}};
   if (!svg.empty()) {
