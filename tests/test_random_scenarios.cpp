@@ -111,8 +111,21 @@ TEST_CASE("random scenarios either load or are refused, and a loaded one has a f
 
 namespace {
 
-// Step time (training) or mean output tokens/s (serving) of a scenario, estimated as the CLI does.
+// Step time of a scenario, estimated as the CLI does.
 double step_time(const Scenario& sc) { return step::evaluate(sc).step.time.value(); }
+
+// A generated training scenario as loaded, or nothing for a serving one or one the loader refuses.
+std::optional<Scenario> load_training(const Generated& g, const Catalog& catalog,
+                                      const std::vector<Override>& overrides = {}) {
+  if (!g.training) {
+    return std::nullopt;
+  }
+  try {
+    return scenario::load_scenario(catalog, "random.toml", g.text, overrides);
+  } catch (const InputError&) {
+    return std::nullopt;
+  }
+}
 
 }  // namespace
 
@@ -122,13 +135,8 @@ TEST_CASE("over random training scenarios, more bandwidth or more compute is nev
   int checked = 0;
   for (int i = 0; i < 200 && checked < 60; ++i) {
     const Generated g = generate(rng, catalog);
-    if (!g.training) {
-      continue;
-    }
-    std::optional<Scenario> sc;
-    try {
-      sc = scenario::load_scenario(catalog, "random.toml", g.text);
-    } catch (const InputError&) {
+    const std::optional<Scenario> sc = load_training(g, catalog);
+    if (!sc) {
       continue;
     }
     INFO(g.text);
@@ -163,13 +171,8 @@ TEST_CASE("over random ZeRO-3 jobs, twice the data-parallel GPUs never need more
   int checked = 0;
   for (int i = 0; i < 300 && checked < 40; ++i) {
     const Generated g = generate(rng, catalog);
-    if (!g.training) {
-      continue;
-    }
-    std::optional<Scenario> sc;
-    try {
-      sc = scenario::load_scenario(catalog, "random.toml", g.text, {{"parallelism.zero", "3"}});
-    } catch (const InputError&) {
+    const std::optional<Scenario> sc = load_training(g, catalog, {{"parallelism.zero", "3"}});
+    if (!sc) {
       continue;
     }
     INFO(g.text);
