@@ -223,6 +223,7 @@ inter_node = "ib-ndr"
 power_limit = "600 W"
 pcie_lanes = 8
 collectives = "nccl"
+host = "server-ddr4"
 [model]
 preset = "llama2-7b"
 name = "renamed"
@@ -250,6 +251,12 @@ optimizer = "adamw"
 recompute = "selective"
 flash_attention = true
 cuda_graphs = true
+method = "lora"
+lora_rank = 8
+lora_targets = "attention"
+offload_optimizer = "cpu"
+offload_params = "none"
+offload_activations = true
 [parallelism]
 tensor = 2
 pipeline = 2
@@ -312,6 +319,12 @@ carbon_intensity = "0.3 kg/kWh"
   CHECK_FALSE(sc.runtime.fusion.bias_grad);
   CHECK_FALSE(sc.runtime.fusion.norm_backward);
   CHECK(sc.job.model.dropout == Approx(0.1));
+  CHECK(sc.system.host.id == "server-ddr4");
+  CHECK(sc.job.training->method == workload::Method::kLora);
+  CHECK(sc.job.training->lora_rank == 8);
+  CHECK(sc.job.training->lora_targets == workload::LoraTargets::kAttention);
+  CHECK(sc.job.training->offload_optimizer == workload::Offload::kCpu);
+  CHECK(sc.job.training->offload_activations);
   // x8 halves the host link: bandwidth x lanes / 16
   CHECK(sc.system.pcie.bandwidth.value() == Approx(test::catalog().link("pcie5").bandwidth.value() * 8 / 16));
   const Scenario quick = test::scenario(R"(name = "params"
@@ -411,7 +424,7 @@ name = "vllm"
   }
   // top level, system, model, training, inference, serving, slo, parallelism, runtime and its
   // three tables, input, cost
-  CHECK(covered == 11 + 10 + 18 + 9 + 6 + 19 + 4 + 7 + 11 + 6 + 4 + 3 + 5 + 9);
+  CHECK(covered == 11 + 11 + 18 + 15 + 6 + 19 + 4 + 7 + 11 + 6 + 4 + 3 + 5 + 9);
 }
 
 TEST_CASE("a model given by an absurd parameter count is refused, not overflowed (a fuzz finding)",

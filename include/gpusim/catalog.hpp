@@ -1,7 +1,7 @@
 // The spec catalog: GPU, link, architecture and model-shape files by id. The files under specs/
 // are embedded in the binary at build time; directories given with --specs or GPUSIM_SPECS add or
-// override files (same layout: gpus/, links/, models/, arch/; a bare *.toml in the directory is
-// taken as a GPU file). Formats: specs/README.md.
+// override files (same layout: gpus/, links/, models/, arch/, runtimes/, comm/, hosts/; a bare *.toml in the directory
+// is taken as a GPU file). Formats: specs/README.md.
 //
 // Contract: loading an id parses the file, resolves `base =` inheritance (deep merge, child wins),
 // merges the architecture's [efficiency]/[power]/[memory] defaults under the GPU's own values,
@@ -23,11 +23,12 @@
 
 namespace gpusim::catalog {
 
-enum class SpecKind { kGpu, kLink, kModel, kArch, kRuntime, kComm };
+enum class SpecKind { kGpu, kLink, kModel, kArch, kRuntime, kComm, kHost };
 // The catalog folder of each kind.
 inline constexpr base::Named<SpecKind> kSpecFolders[] = {{SpecKind::kGpu, "gpus"},         {SpecKind::kLink, "links"},
                                                          {SpecKind::kModel, "models"},     {SpecKind::kArch, "arch"},
-                                                         {SpecKind::kRuntime, "runtimes"}, {SpecKind::kComm, "comm"}};
+                                                         {SpecKind::kRuntime, "runtimes"}, {SpecKind::kComm, "comm"},
+                                                         {SpecKind::kHost, "hosts"}};
 
 struct SpecFile {
   std::string path;  // shown in messages, e.g. "specs/gpus/h100-sxm5-80gb.toml"
@@ -64,6 +65,7 @@ class Catalog {
   [[nodiscard]] workload::ModelShape model(const std::string& id) const;
   [[nodiscard]] workload::Runtime runtime(const std::string& id) const;
   [[nodiscard]] hardware::CommLibrary comm(const std::string& id) const;
+  [[nodiscard]] hardware::HostSpec host(const std::string& id) const;
 
   // Validates every file of the catalog; returns all problems found (empty = all good).
   [[nodiscard]] std::vector<Diagnostic> check_all() const;

@@ -85,8 +85,9 @@ struct GpuSpec {
 
   int pcie_gen = 4;
   int pcie_lanes = 16;
-  std::string peer_link;          // specs/links id or "none"
-  BytesPerSecond peer_bandwidth;  // per direction
+  std::string host = "server-ddr5";  // specs/hosts id of the platform this GPU usually sits in
+  std::string peer_link;             // specs/links id or "none"
+  BytesPerSecond peer_bandwidth;     // per direction
   bool p2p_over_pcie = false;
 
   Watts tdp;
@@ -162,6 +163,22 @@ struct CommLibrary {
   [[nodiscard]] const ProtocolSpec& protocol(Protocol p) const { return protocols[static_cast<std::size_t>(p)]; }
 };
 
+// The host a GPU sits in (specs/hosts): what ZeRO-Offload and activation offload lean on. The
+// optimizer step on the CPU streams its states through host memory [ren-zero-offload-2021]; NVMe offload
+// streams them through the drives [rajbhandari-zero-infinity-2021].
+struct HostSpec {
+  std::string id;
+  std::string name;
+  int cores = 0;                    // physical cores of all sockets
+  Bytes memory;                     // DRAM capacity
+  BytesPerSecond memory_bandwidth;  // peak: channels x transfer rate x 8 bytes, all sockets
+  double memory_efficiency = 0;     // sustained (STREAM-like) / peak
+  BytesPerSecond nvme_bandwidth;    // all drives, sequential, the lower of read and write
+  std::vector<std::string> sources;
+  std::vector<std::string> assumptions;
+  std::string origin;
+};
+
 // The machines a job runs on: `gpus` GPUs of one kind in nodes of `gpus_per_node`.
 struct System {
   GpuSpec gpu;
@@ -174,6 +191,7 @@ struct System {
   double oversubscription = 1.0;  // of the inter-node fabric (2 = a 2:1 tapered fat tree)
   Watts power_limit;              // default: TDP
   CommLibrary comm;               // the collective library (specs/comm)
+  HostSpec host;                  // the CPU side of each node (specs/hosts)
   [[nodiscard]] int nodes() const { return (gpus + gpus_per_node - 1) / gpus_per_node; }
   [[nodiscard]] const std::string& gpu_id() const { return gpu.id; }
 };

@@ -55,11 +55,18 @@ struct MemoryBreakdown {
   Bytes kv_cache;
   Bytes other;  // context, workspaces, fragmentation
   Bytes capacity;
-  Bytes budget;  // what the job may take when less than the capacity (a serving engine's memory fraction)
+  Bytes budget;         // what the job may take when less than the capacity (a serving engine's memory fraction)
+  Bytes host;           // offloaded to the host's memory (ZeRO-Offload, activation offload), per GPU
+  Bytes nvme;           // offloaded to NVMe (ZeRO-Infinity), per GPU
+  Bytes host_capacity;  // the host's memory per GPU of its node (0: not checked)
   [[nodiscard]] Bytes total() const { return weights + gradients + optimizer + activations + kv_cache + other; }
-  [[nodiscard]] bool fits() const { return total() <= (budget.value() > 0 ? budget : capacity); }
+  [[nodiscard]] bool host_fits() const { return host_capacity.value() <= 0 || host <= host_capacity; }
+  [[nodiscard]] bool fits() const { return total() <= (budget.value() > 0 ? budget : capacity) && host_fits(); }
 };
 
+// Bytes of optimizer state per updated parameter, with the fp32 master copy when `master` (16-bit
+// weights): AdamW 8 (+4), SGD with momentum 4 (+4), Adafactor 0 (+4), 8-bit AdamW 2·(1 + 4/2048) (+4).
+double optimizer_state_bytes(workload::Optimizer o, bool master);
 MemoryBreakdown training_memory(const workload::ModelShape& m, const workload::Training& t,
                                 const workload::Layout& layout, const workload::Runtime& rt,
                                 const hardware::GpuSpec& gpu);
@@ -217,6 +224,25 @@ PowerClock intensity_power(const hardware::GpuSpec& gpu, double intensity, bool 
 double activity_from_power(const hardware::GpuSpec& gpu, Watts measured, BytesPerSecond dram, double clock);
 // Whether compute-bound work of `dtype` runs on tensor cores (fp32 runs on CUDA cores).
 bool on_tensor_cores(DType dtype);
+
+// ---------------------------------------------------------------- offload.cpp
+
+// What offloading adds to a training step on one GPU (ZeRO-Offload [ren-zero-offload-2021],
+// ZeRO-Infinity [rajbhandari-zero-infinity-2021], activation offload). The step model decides what
+// hides behind compute.
+struct OffloadCost {
+  Seconds gradients_out;         // per micro-batch: the 16-bit gradients of the rank's shard to the host
+  Seconds optimizer;             // per step: the optimizer on the host's cores (and NVMe state traffic)
+  Seconds parameters_in;         // per step: the updated 16-bit parameters back to the GPU
+  Seconds parameter_fetch;       // per micro-batch: offloaded parameters to the GPU for forward and backward
+  Seconds activations_each_way;  // per micro-batch: saved activations out during forward, back in backward
+  [[nodiscard]] bool any() const {
+    return gradients_out.value() > 0 || optimizer.value() > 0 || parameter_fetch.value() > 0 ||
+           activations_each_way.value() > 0;
+  }
+};
+OffloadCost offload_cost(const hardware::System& sys, const workload::ModelShape& m, const workload::Training& t,
+                         const workload::Layout& layout, const workload::Runtime& rt);
 
 // ---------------------------------------------------------------- host.cpp
 

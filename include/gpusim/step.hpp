@@ -56,6 +56,7 @@ struct StepBreakdown {
   Seconds communication_total;
   Seconds bubble;
   Seconds input_stall;
+  Seconds offload;                   // exposed host offload traffic and the CPU optimizer step
   Seconds overhead;                  // kernel gaps + framework time + launch stall
   Seconds launch_stall;              // GPU idle because the host launches kernels slower than they run
   Seconds host_launch;               // host time to launch the step's kernels (eager or CUDA graph)

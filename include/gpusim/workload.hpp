@@ -30,9 +30,29 @@ inline constexpr base::Named<NormKind> kNormNames[] = {{NormKind::kLayerNorm, "l
 enum class PositionKind { kLearned, kRope };
 inline constexpr base::Named<PositionKind> kPositionNames[] = {{PositionKind::kLearned, "learned"},
                                                                {PositionKind::kRope, "rope"}};
-enum class Optimizer { kAdamW, kSgd, kAdafactor };
-inline constexpr base::Named<Optimizer> kOptimizerNames[] = {
-    {Optimizer::kAdamW, "adamw"}, {Optimizer::kSgd, "sgd"}, {Optimizer::kAdafactor, "adafactor"}};
+// adamw-8bit: bitsandbytes' block-wise 8-bit Adam (both moments in 8 bits with an fp32 scale per
+// block of 2048) [dettmers-8bit-optim-2022].
+enum class Optimizer { kAdamW, kSgd, kAdafactor, kAdamW8bit };
+inline constexpr base::Named<Optimizer> kOptimizerNames[] = {{Optimizer::kAdamW, "adamw"},
+                                                             {Optimizer::kSgd, "sgd"},
+                                                             {Optimizer::kAdafactor, "adafactor"},
+                                                             {Optimizer::kAdamW8bit, "adamw-8bit"}};
+// What a training job updates: every parameter, or low-rank adapters beside frozen weights (LoRA
+// [hu-lora-2021]), the frozen block matrices stored as 4-bit NF4 with double quantization (QLoRA
+// [dettmers-qlora-2023]).
+enum class Method { kFull, kLora, kQlora };
+inline constexpr base::Named<Method> kMethodNames[] = {
+    {Method::kFull, "full"}, {Method::kLora, "lora"}, {Method::kQlora, "qlora"}};
+// The linear layers that get adapters: q and v (the LoRA paper's and PEFT's Llama default), the four
+// attention projections, or every linear layer of a block (QLoRA's choice).
+enum class LoraTargets { kQv, kAttention, kAllLinear };
+inline constexpr base::Named<LoraTargets> kLoraTargetNames[] = {
+    {LoraTargets::kQv, "qv"}, {LoraTargets::kAttention, "attention"}, {LoraTargets::kAllLinear, "all-linear"}};
+// Where ZeRO-Offload / ZeRO-Infinity keep what the GPU does not [ren-zero-offload-2021,
+// rajbhandari-zero-infinity-2021].
+enum class Offload { kNone, kCpu, kNvme };
+inline constexpr base::Named<Offload> kOffloadNames[] = {
+    {Offload::kNone, "none"}, {Offload::kCpu, "cpu"}, {Offload::kNvme, "nvme"}};
 // selective: Megatron-LM's (attention scores and softmax) [korthikanti-2022]; op: torchtitan's
 // per-op policy (every second matmul output and the attention output saved, all else recomputed)
 // [torchtitan-source]; full: each layer's forward again from its input.
@@ -106,8 +126,39 @@ struct Training {
   std::int64_t global_batch = 0;  // sequences per optimizer step
   DType precision = DType::kBf16;
   Optimizer optimizer = Optimizer::kAdamW;
+  Method method = Method::kFull;
+  std::int64_t lora_rank = 16;
+  LoraTargets lora_targets = LoraTargets::kAllLinear;
+  Offload offload_optimizer = Offload::kNone;  // optimizer states, fp32 master and gradients (ZeRO-Offload)
+  Offload offload_params = Offload::kNone;     // the 16-bit parameters (ZeRO-3 only, ZeRO-Infinity)
+  bool offload_activations = false;            // saved activations parked in host memory until backward
   [[nodiscard]] double tokens_per_step() const { return static_cast<double>(global_batch * seq_len); }
+  [[nodiscard]] bool adapters() const { return method != Method::kFull; }
 };
+
+// --- Parameter-efficient fine-tuning (lora.cpp) ---
+
+// The parameters of a training job by role. Full training updates all of them; LoRA and QLoRA
+// update only `trainable` (the adapters: rank r x (in + out) per targeted matrix per layer) and
+// freeze the rest, of which `frozen_linear` (the block matrices) QLoRA stores in 4 bits.
+struct ParamRoles {
+  double trainable = 0;
+  double frozen_linear = 0;    // block matrices (no biases)
+  double frozen_other = 0;     // embedding, output head, norms, biases
+  double adapter_tensors = 0;  // adapter matrices (two per targeted matrix per layer)
+};
+ParamRoles param_roles(const ModelShape& m, const Training& t);
+// Adapter parameters of one layer.
+double adapter_params_per_layer(const ModelShape& m, const Training& t);
+// Bytes per parameter of QLoRA's NF4 storage with double quantization: 4 bits, plus an 8-bit scale
+// per block of 64 and an fp32 scale per 256 of those [dettmers-qlora-2023, §3]: 4 + 8/64 + 32/(64·256) bits.
+inline constexpr double kNf4BytesPerParam = (4.0 + 8.0 / 64.0 + 32.0 / (64.0 * 256.0)) / 8.0;
+// Bytes per element of one 8-bit optimizer state: a byte plus an fp32 scale per block of 2048
+// [dettmers-8bit-optim-2022].
+inline constexpr double kAdam8bitStateBytes = 1.0 + 4.0 / 2048.0;
+// Model FLOPs per training token of the job: 6 per updated matmul parameter; a frozen one still
+// runs its forward and its input gradient (4); attention as in training_flops_per_token.
+Flop job_flops_per_token(const ModelShape& m, const Training& t);
 
 // How requests reach a serving deployment ([serving] in docs/scenarios.md): all queued at once
 // (offline), a fixed number in flight (a closed loop: a new request as each one finishes), or

@@ -38,6 +38,7 @@ struct Catalog::Memo {
   std::map<std::string, Entry<ModelShape>> models;
   std::map<std::string, Entry<workload::Runtime>> runtimes;
   std::map<std::string, Entry<hardware::CommLibrary>> comms;
+  std::map<std::string, Entry<hardware::HostSpec>> hosts;
 
   // The spec of `id` from `entries`, or load(from) it, remember it and the files it came from.
   template <class Spec, class Load>
@@ -66,6 +67,7 @@ struct Catalog::Memo {
     drop(models);
     drop(runtimes);
     drop(comms);
+    drop(hosts);
   }
 };
 
@@ -161,6 +163,7 @@ Catalog::Catalog(const Catalog& other) : files_(other.files_), memo_(std::make_u
   memo_->models = other.memo_->models;
   memo_->runtimes = other.memo_->runtimes;
   memo_->comms = other.memo_->comms;
+  memo_->hosts = other.memo_->hosts;
 }
 Catalog& Catalog::operator=(const Catalog& other) {
   if (this != &other) {
@@ -343,6 +346,22 @@ hardware::CommLibrary Catalog::comm(const std::string& id) const {
   });
 }
 
+hardware::HostSpec Catalog::host(const std::string& id) const {
+  return memo_->remembered(memo_->hosts, id, [&](std::vector<std::string>& from) {
+    Diagnostics diags;
+    hardware::HostSpec h;
+    h.id = id;
+    h.origin = file(SpecKind::kHost, id).path;
+    toml::table t = merged_table(*this, SpecKind::kHost, id, diags, &from);
+    if (diags.empty()) {
+      parse::Reader r(t, "", diags);
+      parse::read_host(r, h);
+    }
+    diags.throw_if_any();
+    return h;
+  });
+}
+
 std::vector<Diagnostic> Catalog::check_all() const {
   std::vector<Diagnostic> all;
   auto collect = [&all](auto&& load) {
@@ -374,6 +393,9 @@ std::vector<Diagnostic> Catalog::check_all() const {
   for (const auto& id : ids(SpecKind::kComm)) {
     collect([&] { (void)comm(id); });
   }
+  for (const auto& id : ids(SpecKind::kHost)) {
+    collect([&] { (void)host(id); });
+  }
   // Duplicates of a GPU failing both loads are reported once.
   std::sort(all.begin(), all.end(), [](const Diagnostic& a, const Diagnostic& b) { return a.format() < b.format(); });
   all.erase(std::unique(all.begin(), all.end(),
@@ -402,6 +424,9 @@ std::vector<Diagnostic> check_file(const Catalog& catalog, SpecKind kind, const 
         break;
       case SpecKind::kComm:
         (void)c.comm(id);
+        break;
+      case SpecKind::kHost:
+        (void)c.host(id);
         break;
       case SpecKind::kArch:
         // An architecture file holds defaults: check it under every GPU of that architecture.

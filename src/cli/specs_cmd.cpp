@@ -47,8 +47,8 @@ int run_specs(const std::vector<std::string>& args) {
     if (rest.size() != 2) {
       throw UsageError("specs show needs one ID");
     }
-    for (const SpecKind k :
-         {SpecKind::kGpu, SpecKind::kLink, SpecKind::kModel, SpecKind::kArch, SpecKind::kRuntime, SpecKind::kComm}) {
+    for (const SpecKind k : {SpecKind::kGpu, SpecKind::kLink, SpecKind::kModel, SpecKind::kArch, SpecKind::kRuntime,
+                             SpecKind::kComm, SpecKind::kHost}) {
       if (catalog.has(k, rest[1])) {
         const catalog::SpecFile& f = catalog.file(k, rest[1]);
         if (k == SpecKind::kGpu) {

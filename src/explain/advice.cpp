@@ -64,6 +64,32 @@ void capacity_advice(const Scenario& sc, const Evaluation& e, std::vector<Advice
     v.layout.micro_batch = 1;
     variants.push_back({{{"training.micro_batch", "1"}}, v});
   }
+  // The memory savers of fine-tuning, least intrusive first: 8-bit optimizer states, the optimizer
+  // on the host (ZeRO-Offload), LoRA adapters, QLoRA's 4-bit base weights.
+  const workload::Training& t = *sc.job.training;
+  if (t.optimizer == workload::Optimizer::kAdamW && !t.adapters()) {
+    Scenario v = sc;
+    v.job.training->optimizer = workload::Optimizer::kAdamW8bit;
+    variants.push_back({{{"training.optimizer", "\"adamw-8bit\""}}, v});
+  }
+  if (t.offload_optimizer == workload::Offload::kNone) {
+    Scenario v = sc;
+    v.job.training->offload_optimizer = workload::Offload::kCpu;
+    variants.push_back({{{"training.offload_optimizer", "\"cpu\""}}, v});
+  }
+  if (!t.adapters()) {
+    for (const workload::Method method : {workload::Method::kLora, workload::Method::kQlora}) {
+      if (method == workload::Method::kQlora && t.precision != DType::kBf16 && t.precision != DType::kFp16) {
+        continue;
+      }
+      Scenario v = sc;
+      v.job.training->method = method;
+      v.layout.recompute = Recompute::kFull;
+      variants.push_back({{{"training.method", base::strfmt("\"%s\"", base::name_in(workload::kMethodNames, method))},
+                           {"training.recompute", quoted(Recompute::kFull)}},
+                          v});
+    }
+  }
   {
     Variant all;
     all.sc = sc;

@@ -37,6 +37,8 @@ struct PassShape {
   double weight_cast = 0;     // parameters per layer cast fp32 -> 16-bit per micro-batch (autocast, fp32 weights)
   bool composite = false;     // RMSNorm, RoPE and SwiGLU as chains of primitive ops (Hugging Face eager code)
   bool relayout = false;      // sequence-parallel gathers and scatters copy their batch-major tensor
+  const workload::Training* tuning = nullptr;  // LoRA / QLoRA: frozen weights with adapters (null: all trained)
+  [[nodiscard]] bool frozen() const { return tuning != nullptr && tuning->adapters(); }
   [[nodiscard]] double tokens() const { return seqs * q_len; }
   // Bytes of an activation that tensor parallelism replicates (split only with sequence parallelism).
   [[nodiscard]] double replicated(double bytes) const { return sp ? bytes / tp : bytes; }
@@ -69,6 +71,10 @@ class Builder {
       k /= p.tp;
     }
     const double t = p.tokens();
+    if (p.frozen()) {
+      frozen_linear(name, p, ph, n, k, count, split);
+      return;
+    }
     if (ph == Phase::kBackward) {
       if (p.gemm_dtype == DType::kFp8) {
         // Hopper fp8 GEMMs take only the "TN" layout (K-major operands), so backward needs the
@@ -81,6 +87,64 @@ class Builder {
     } else {
       gemm(name, ph, p.gemm_dtype, t, n, k, count, p.e, p.w, p.e);
     }
+  }
+  // A frozen weight (LoRA [hu-lora-2021]): forward, and backward only its input gradient. QLoRA's
+  // NF4 block matrices are dequantized to 16 bits before every GEMM that reads them (bitsandbytes
+  // dequantize_4bit, then a 16-bit GEMM [dettmers-qlora-2023]): read 4.127 bits, write 16 per weight.
+  // Targeted matrices add the adapter path y += s·B(A(x)): two thin GEMMs, the scaling and the add.
+  void frozen_linear(const std::string& name, const PassShape& p, Phase ph, double n, double k, double count,
+                     Split split) {
+    const double t = p.tokens();
+    const bool quantized = p.tuning->method == workload::Method::kQlora && name != "logits";
+    if (quantized) {
+      mem(name + ".dequant", ph, k * n * (workload::kNf4BytesPerParam + p.e), count);
+    }
+    if (ph == Phase::kBackward) {
+      gemm(name + ".dgrad", ph, p.gemm_dtype, t, k, n, count, p.e, p.w, p.e);
+    } else {
+      gemm(name, ph, p.gemm_dtype, t, n, k, count, p.e, p.w, p.e);
+    }
+    const double r = static_cast<double>(p.tuning->lora_rank);
+    for (auto [in, out] : adapter_shapes(*p.m, *p.tuning, name)) {
+      // Column-parallel layers split B's outputs, row-parallel ones A's inputs.
+      (split == Split::kRow ? in : out) /= p.tp;
+      if (ph == Phase::kBackward) {
+        mem(name + ".lora.scale", ph, 2.0 * t * out * p.e, count);
+        gemm(name + ".lora_b.dgrad", ph, p.gemm_dtype, t, r, out, count, p.e, p.e, p.e);
+        gemm(name + ".lora_b.wgrad", ph, p.gemm_dtype, r, out, t, count, p.e, p.e, p.e);
+        gemm(name + ".lora_a.dgrad", ph, p.gemm_dtype, t, in, r, count, p.e, p.e, p.e);
+        gemm(name + ".lora_a.wgrad", ph, p.gemm_dtype, in, r, t, count, p.e, p.e, p.e);
+        mem(name + ".lora.dx_add", ph, 3.0 * t * in * p.e, count);
+      } else {
+        gemm(name + ".lora_a", ph, p.gemm_dtype, t, r, in, count, p.e, p.e, p.e);
+        gemm(name + ".lora_b", ph, p.gemm_dtype, t, out, r, count, p.e, p.e, p.e);
+        mem_kernels(name + ".lora.scale_add", ph, 5.0 * t * out * p.e, count, 2);  // y·s, then the add
+      }
+    }
+  }
+  // (in, out) of each adapter on the fused matrix `name` (qkv, attn.out, ffn.up, ffn.down).
+  static std::vector<std::pair<double, double>> adapter_shapes(const ModelShape& m, const workload::Training& t,
+                                                               const std::string& name) {
+    const double h = static_cast<double>(m.hidden);
+    const double kv = static_cast<double>(m.kv_dim());
+    const double f = static_cast<double>(m.ffn_hidden);
+    const bool attention = t.lora_targets != workload::LoraTargets::kQv;
+    const bool ffn = t.lora_targets == workload::LoraTargets::kAllLinear;
+    if (name == "qkv") {
+      return attention ? std::vector<std::pair<double, double>>{{h, h}, {h, kv}, {h, kv}}
+                       : std::vector<std::pair<double, double>>{{h, h}, {h, kv}};
+    }
+    if (name == "attn.out" && attention) {
+      return {{h, h}};
+    }
+    if (name == "ffn.up" && ffn) {
+      return m.ffn == FfnKind::kSwiglu ? std::vector<std::pair<double, double>>{{h, f}, {h, f}}
+                                       : std::vector<std::pair<double, double>>{{h, f}};
+    }
+    if (name == "ffn.down" && ffn) {
+      return {{f, h}};
+    }
+    return {};
   }
   void mem(const std::string& name, Phase ph, double bytes, double count) {
     Op op;
@@ -245,7 +309,7 @@ void layer_forward(Builder& b, const PassShape& p, Phase ph, double gemm_share =
 // Transformer Engine) [session-h100-profile-2026-11]. Column-parallel outputs are split across the
 // tensor-parallel ranks; row-parallel outputs are whole (split by sequence parallelism).
 void bias_grads(Builder& b, const PassShape& p) {
-  if (!p.m->bias || p.fusion.bias_grad) {
+  if (!p.m->bias || p.fusion.bias_grad || p.frozen()) {
     return;
   }
   const auto [h, kv, f, f_in, t] = LayerDims(p);
@@ -258,7 +322,7 @@ void bias_grads(Builder& b, const PassShape& p) {
 // [session-h100-profile-2026-11]; a fused norm backward (llm.c, Transformer Engine) has none.
 // Composite RMSNorm's autograd chain already counts its weight product.
 void norm_weight_grads(Builder& b, const PassShape& p, const std::string& name, double count) {
-  if (p.fusion.norm_backward || (p.composite && p.m->norm == NormKind::kRmsNorm)) {
+  if (p.fusion.norm_backward || (p.composite && p.m->norm == NormKind::kRmsNorm) || p.frozen()) {
     return;
   }
   const double h = static_cast<double>(p.m->hidden);
@@ -338,6 +402,8 @@ OptimizerPasses optimizer_passes(workload::Optimizer o, workload::OptimizerImpl 
       return fused ? OptimizerPasses{5.0 * 4.0 + copy, 1} : OptimizerPasses{8.0 * 4.0 + copy, 3};
     case workload::Optimizer::kAdafactor:  // fused: read w, g; write w; factored moments O(rows + cols)
       return fused ? OptimizerPasses{3.0 * 4.0 + copy, 1} : OptimizerPasses{8.0 * 4.0 + copy, 6};
+    case workload::Optimizer::kAdamW8bit:  // one kernel: read w, g, m, v; write w, m, v (moments a byte each)
+      return OptimizerPasses{4.0 * 4.0 + 4.0 * workload::kAdam8bitStateBytes + copy, 1};
   }
   return {};
 }
@@ -402,23 +468,32 @@ Op flash_attention_op(const AttentionShape& s, Phase phase, DType dtype) {
 
 Op optimizer_op(const ModelShape& m, const workload::Training& t, const workload::Layout& layout,
                 const workload::Runtime& rt) {
-  const double params_per_rank = workload::total_params(m) / (static_cast<double>(layout.tensor) * layout.pipeline);
-  const double shard = layout.zero >= 1 ? static_cast<double>(layout.data) : 1.0;
-  const double elements = params_per_rank / shard;
-  const double tensors = tensors_per_layer(m) * std::ceil(static_cast<double>(m.layers) / layout.pipeline) + 3.0;
-  // An fp32 model (fp32 training, or autocast over unsharded fp32 parameters) has no 16-bit copy to write back.
-  const bool fp32_model = units::is_wide(t.precision) || (rt.autocast && layout.zero < 3);
-  const OptimizerPasses passes = optimizer_passes(t.optimizer, rt.optimizer, fp32_model);
-  const double kernels =
-      passes.operations *
-      (rt.optimizer == workload::OptimizerImpl::kPerTensor
-           ? tensors
-           : multi_tensor_launches(elements, tensors, rt.optimizer == workload::OptimizerImpl::kFused));
   Op op;
   op.name = "optimizer";
   op.kind = OpKind::kMemoryBound;
   op.phase = Phase::kOptimizer;
   op.scope = Scope::kOptimizer;
+  if (t.offload_optimizer != workload::Offload::kNone) {
+    op.count = 0;  // the step runs on the host (physics/offload.cpp)
+    return op;
+  }
+  const workload::ParamRoles roles = workload::param_roles(m, t);
+  const double params_per_rank = roles.trainable / (static_cast<double>(layout.tensor) * layout.pipeline);
+  const double shard = layout.zero >= 1 ? static_cast<double>(layout.data) : 1.0;
+  const double elements = params_per_rank / shard;
+  const double stage_layers = std::ceil(static_cast<double>(m.layers) / layout.pipeline);
+  const double tensors = t.adapters() ? roles.adapter_tensors / static_cast<double>(m.layers) * stage_layers
+                                      : tensors_per_layer(m) * stage_layers + 3.0;
+  // An fp32 model (fp32 training, or autocast over unsharded fp32 parameters) has no 16-bit copy to write back.
+  const bool fp32_model = units::is_wide(t.precision) || (rt.autocast && layout.zero < 3);
+  const OptimizerPasses passes = optimizer_passes(t.optimizer, rt.optimizer, fp32_model);
+  // bitsandbytes launches its 8-bit optimizer kernel once per parameter tensor [dettmers-8bit-optim-2022].
+  const bool per_tensor =
+      rt.optimizer == workload::OptimizerImpl::kPerTensor || t.optimizer == workload::Optimizer::kAdamW8bit;
+  const double kernels =
+      passes.operations *
+      (per_tensor ? tensors
+                  : multi_tensor_launches(elements, tensors, rt.optimizer == workload::OptimizerImpl::kFused));
   op.bytes = Bytes(elements * passes.bytes_per_param / kernels);
   op.count = kernels;
   return op;
@@ -446,9 +521,12 @@ std::vector<Op> lower_training(const ModelShape& m, const workload::Training& tc
                rt.activation_layout == workload::ActivationLayout::kBatchMajor;
   p.dropout = m.dropout > 0;
   p.composite = rt.composite_ops;
+  p.tuning = &tc;
   if (rt.autocast && !units::is_wide(tc.precision)) {
     p.e_norm = 4.0;
-    if (layout.zero < 3) {  // ZeRO-3 / FSDP gather 16-bit parameters: the stream stays 16-bit
+    // ZeRO-3 / FSDP gather 16-bit parameters, and LoRA's frozen base is loaded in 16 bits: the
+    // stream stays 16-bit.
+    if (layout.zero < 3 && !tc.adapters()) {
       p.e_res = 4.0;
       p.weight_cast = workload::count_params(m).per_layer;
     }
@@ -496,8 +574,11 @@ std::vector<Op> lower_training(const ModelShape& m, const workload::Training& tc
   }
   layer_backward(b, p);
   b.scope(Scope::kEmbedding);
-  // Embedding backward: scatter-add of dy into fp32 gradient rows (read-modify-write).
-  b.mem("embedding.bwd", Phase::kBackward, p.replicated(t * h * (p.e + 8.0)), 1);
+  // Embedding backward: scatter-add of dy into fp32 gradient rows (read-modify-write); a frozen
+  // embedding has no gradient.
+  if (!p.frozen()) {
+    b.mem("embedding.bwd", Phase::kBackward, p.replicated(t * h * (p.e + 8.0)), 1);
+  }
   return ops;
 }
 

@@ -123,6 +123,7 @@ class Reader {
 // GPU spec from a fully merged table (base resolved, architecture defaults merged).
 void read_gpu(Reader& r, hardware::GpuSpec& out);
 void read_link(Reader& r, hardware::LinkSpec& out);
+void read_host(Reader& r, hardware::HostSpec& out);
 // Model-shape keys. With Need::kRequired every key must be present (spec files); with kOptional
 // only present keys overwrite `out` (a scenario's [model] over a preset).
 void read_model_keys(Reader& r, workload::ModelShape& out, Need need);

@@ -116,6 +116,9 @@ void read_gpu(Reader& r, hardware::GpuSpec& g) {
     if (auto v = h->integer("lanes", Need::kRequired, 1, 16)) {
       g.pcie_lanes = static_cast<int>(*v);
     }
+    if (auto v = h->string("host", Need::kOptional)) {
+      g.host = *v;
+    }
     h->finish();
   }
   if (auto p = r.table("peer_link", Need::kRequired)) {
@@ -178,6 +181,30 @@ void read_gpu(Reader& r, hardware::GpuSpec& g) {
     g.sources = m->string_list("sources");
     g.assumptions = m->string_list("assumptions");
     m->allow({"efficiency_sources"});
+    m->finish();
+  }
+  r.finish();
+}
+
+void read_host(Reader& r, hardware::HostSpec& h) {
+  if (auto v = r.string("name", Need::kRequired)) {
+    h.name = *v;
+  }
+  if (auto v = r.integer("cores", Need::kRequired, 1, limits::kWorkers)) {
+    h.cores = static_cast<int>(*v);
+  }
+  set_q(r, "memory", Dim::kBytes, h.memory);
+  set_q(r, "memory_bandwidth", Dim::kBandwidth, h.memory_bandwidth);
+  if (auto v = r.number("memory_efficiency", Need::kRequired, Range::kFraction)) {
+    h.memory_efficiency = *v;
+    if (*v <= 0) {
+      r.error("memory_efficiency", "the sustained share of the memory bandwidth must be above 0");
+    }
+  }
+  set_q(r, "nvme_bandwidth", Dim::kBandwidth, h.nvme_bandwidth);
+  if (auto m = r.table("meta", Need::kOptional)) {
+    h.sources = m->string_list("sources");
+    h.assumptions = m->string_list("assumptions");
     m->finish();
   }
   r.finish();

@@ -10,6 +10,10 @@
 // parallelism the norms' 4h stay replicated unless sequence parallelism splits them; full
 // recompute keeps only the layer inputs e·s·b·h plus one layer's working set. The logits and their
 // gradient (2·e·s·b·V) are live at the loss.
+// Fine-tuning: LoRA's frozen weights hold no gradients or optimizer states [hu-lora-2021]; QLoRA
+// stores the frozen block matrices in NF4 [dettmers-qlora-2023]; 8-bit Adam keeps its moments in a
+// byte each [dettmers-8bit-optim-2022]; offload moves states, gradients, parameters or saved
+// activations to the host [ren-zero-offload-2021, rajbhandari-zero-infinity-2021].
 // Inference: weights N·w, KV cache 2·L·kv_dim·(prompt + output)·batch·kv_bytes.
 // Plus the CUDA context/workspace reserve and allocator fragmentation from the spec.
 #include <algorithm>
@@ -61,39 +65,68 @@ Bytes layer_activation_bytes(const ModelShape& m, double seq, double micro_batch
   return Bytes(bytes);
 }
 
+double optimizer_state_bytes(workload::Optimizer o, bool master) {
+  const double copy = master ? 4.0 : 0.0;
+  switch (o) {
+    case workload::Optimizer::kAdamW:
+      return copy + 8.0;
+    case workload::Optimizer::kSgd:
+      return copy + 4.0;
+    case workload::Optimizer::kAdafactor:
+      return copy;
+    case workload::Optimizer::kAdamW8bit:
+      return copy + 2.0 * workload::kAdam8bitStateBytes;
+  }
+  return 0;
+}
+
 MemoryBreakdown training_memory(const ModelShape& m, const workload::Training& t, const workload::Layout& par,
                                 const workload::Runtime& rt, const GpuSpec& g) {
   const double tp = par.tensor;
   const double pp = par.pipeline;
-  const double n = workload::total_params(m) / (tp * pp);  // parameters of one rank's shard
+  const workload::ParamRoles roles = workload::param_roles(m, t);
+  const double n = roles.trainable / (tp * pp);  // updated parameters of one rank's shard
   const bool wide = units::is_wide(t.precision);
   // Under autocast with fp32 parameters the model itself is the fp32 master copy: weights and
   // gradients take 4 bytes and the optimizer keeps only its moments.
   const double w_bytes = physics::parameter_bytes(t, par, rt);
   const double g_bytes = w_bytes;
   const bool master = !wide && w_bytes < 4.0;
-  double o_bytes = 0;
-  switch (t.optimizer) {
-    case workload::Optimizer::kAdamW:
-      o_bytes = master ? 12.0 : 8.0;
-      break;
-    case workload::Optimizer::kSgd:
-      o_bytes = master ? 8.0 : 4.0;
-      break;
-    case workload::Optimizer::kAdafactor:
-      o_bytes = master ? 4.0 : 0.0;
-      break;
-  }
+  const double o_bytes = optimizer_state_bytes(t.optimizer, master);
+  // Frozen weights (LoRA) stay in the training precision's storage width; QLoRA packs the block
+  // matrices in NF4.
+  const double frozen_e = wide ? 4.0 : 2.0;
+  const double frozen_linear_bytes = t.method == workload::Method::kQlora ? workload::kNf4BytesPerParam : frozen_e;
+  const double frozen = (roles.frozen_linear * frozen_linear_bytes + roles.frozen_other * frozen_e) / (tp * pp);
   const double dp = par.data;
   const int zero = par.zero;
   MemoryBreakdown mb;
   mb.capacity = g.memory_capacity;
-  mb.weights = Bytes(n * w_bytes / (zero >= 3 ? dp : 1.0));
-  mb.gradients = Bytes(n * g_bytes / (zero >= 2 ? dp : 1.0));
-  mb.optimizer = Bytes(n * o_bytes / (zero >= 1 ? dp : 1.0));
-  if (zero >= 3 && dp > 1) {
-    // Gathered full weights of the layer being computed and the one prefetched.
-    mb.weights += Bytes(2.0 * workload::count_params(m).per_layer / tp * w_bytes);
+  const Bytes shard_weights((n * w_bytes + frozen) / (zero >= 3 ? dp : 1.0));
+  const Bytes gathered(2.0 * (workload::count_params(m).per_layer / tp) *
+                       (t.adapters() ? frozen_linear_bytes : w_bytes));  // the layer computed and the one prefetched
+  const Bytes grads(n * g_bytes / (zero >= 2 ? dp : 1.0));
+  const Bytes states(n * o_bytes / (zero >= 1 ? dp : 1.0));
+  mb.weights = shard_weights;
+  mb.gradients = grads;
+  mb.optimizer = states;
+  if (zero >= 3 && (dp > 1 || t.offload_params != workload::Offload::kNone)) {
+    mb.weights += gathered;
+  }
+  // ZeRO-Offload [ren-zero-offload-2021]: the optimizer states, the fp32 master copy and fp32
+  // gradients live in host memory (or on NVMe, ZeRO-Infinity [rajbhandari-zero-infinity-2021]);
+  // the GPU streams its 16-bit gradients out bucket by bucket: two layers' worth stay on it.
+  auto park = [&mb](workload::Offload where, Bytes b) { (where == workload::Offload::kNvme ? mb.nvme : mb.host) += b; };
+  if (t.offload_optimizer != workload::Offload::kNone) {
+    const double layers = std::max(1.0, std::ceil(static_cast<double>(m.layers) / pp));
+    mb.optimizer = Bytes(0);
+    mb.gradients = std::min(grads, Bytes(2.0 * n / layers * g_bytes));
+    park(t.offload_optimizer, states);
+    mb.host += Bytes(n * 4.0 / (zero >= 2 ? dp : 1.0));  // fp32 gradients for the CPU optimizer
+  }
+  if (t.offload_params != workload::Offload::kNone) {
+    mb.weights -= shard_weights;
+    park(t.offload_params, shard_weights);
   }
 
   const double e = wide ? 4.0 : 2.0;
@@ -114,6 +147,16 @@ MemoryBreakdown training_memory(const ModelShape& m, const workload::Training& t
   };
   const Bytes logits(2.0 * e * s * b * static_cast<double>(m.vocab) / tp);
   mb.activations = std::max(stage_activations(in_flight), stage_activations(1) + logits);
+  if (t.offload_activations) {
+    // Saved activations go to host memory as each layer's forward ends and come back before its
+    // backward: the GPU keeps the layer in flight and the one being copied [torchtune-activation-offload].
+    const Bytes working =
+        layer_activation_bytes(m, s, b, e, rt.flash_attention(), Recompute::kNone, tp, par.sequence) * 2.0 + logits;
+    if (working < mb.activations) {
+      mb.host += mb.activations - working;
+      mb.activations = working;
+    }
+  }
   const Bytes live = mb.weights + mb.gradients + mb.optimizer + mb.activations;
   mb.other = g.memory_reserved + live * g.fragmentation;
   return mb;

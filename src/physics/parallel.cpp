@@ -66,8 +66,17 @@ ParallelComm parallel_comm(const Fabric& node, int gpus_per_node, const workload
   if (p.data > 1) {
     const Fabric f = data_parallel_fabric(node, gpus_per_node, p);
     c.overlap_cap = f.overlap_cap;
-    const Bytes grads(workload::total_params(m) / (static_cast<double>(p.tensor) * p.pipeline) *
-                      parameter_bytes(t, p, rt));
+    // Only updated parameters have gradients (LoRA: the adapters); ZeRO-3 gathers every parameter,
+    // frozen ones in their stored width.
+    const double split = static_cast<double>(p.tensor) * p.pipeline;
+    const workload::ParamRoles roles = workload::param_roles(m, t);
+    const double pbytes = parameter_bytes(t, p, rt);
+    const Bytes grads(roles.trainable / split * pbytes);
+    const double frozen_linear = t.method == workload::Method::kQlora ? workload::kNf4BytesPerParam : 2.0;
+    const Bytes params(
+        t.adapters()
+            ? (roles.trainable * pbytes + roles.frozen_linear * frozen_linear + roles.frozen_other * 2.0) / split
+            : grads.value());
     switch (p.zero) {
       case 0:
         c.data_total = collective_time(f, Collective::kAllReduce, grads, p.data);
@@ -83,7 +92,7 @@ ParallelComm parallel_comm(const Fabric& node, int gpus_per_node, const workload
       default: {
         // ZeRO-3 / FSDP: gather weights for forward and backward, reduce-scatter gradients, per micro-batch.
         const double micro = static_cast<double>(t.global_batch) / (static_cast<double>(p.micro_batch) * p.data);
-        c.data_total = (collective_time(f, Collective::kAllGather, grads, p.data) * 2.0 +
+        c.data_total = (collective_time(f, Collective::kAllGather, params, p.data) * 2.0 +
                         collective_time(f, Collective::kReduceScatter, grads, p.data)) *
                        micro;
         c.data_overlappable = c.data_total;

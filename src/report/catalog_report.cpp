@@ -43,6 +43,10 @@ std::string catalog_text(const catalog::Catalog& c) {
   for (const auto& id : c.ids(catalog::SpecKind::kComm)) {
     out += id + " ";
   }
+  out += "\nhosts:  ";
+  for (const auto& id : c.ids(catalog::SpecKind::kHost)) {
+    out += id + " ";
+  }
   return out + "\n";
 }
 

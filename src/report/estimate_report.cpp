@@ -46,6 +46,9 @@ std::string estimate_text(const answer::Estimate& e) {
     if (s.input_stall.value() > 0) {
       parts += " + input stall " + duration(s.input_stall);
     }
+    if (s.offload.value() > 0) {
+      parts += " + offload " + duration(s.offload);
+    }
     line(out, "step",
          strfmt("%s = %s   (%s tokens)", duration(s.time).c_str(), parts.c_str(), human(ev.tokens_per_step).c_str()));
     line(out, "throughput",
@@ -92,6 +95,16 @@ std::string estimate_text(const answer::Estimate& e) {
              m.budget.value() > 0 ? strfmt(" (engine share of %.1f)", gib(m.capacity)).c_str() : "",
              m.fits() ? "fits" : "DOES NOT FIT", gib(m.weights), gib(m.gradients), gib(m.optimizer), gib(m.activations),
              m.kv_cache.value() > 0 ? strfmt(" · KV cache %.2f", gib(m.kv_cache)).c_str() : "", gib(m.other)));
+  if (m.host.value() > 0 || m.nvme.value() > 0) {
+    std::string where = strfmt("offloaded per GPU: host memory %.1f GiB", gib(m.host));
+    if (m.host_capacity.value() > 0) {
+      where += strfmt(" of %.1f%s", gib(m.host_capacity), m.host_fits() ? "" : " (DOES NOT FIT in the host's memory)");
+    }
+    if (m.nvme.value() > 0) {
+      where += strfmt(" · NVMe %.1f GiB", gib(m.nvme));
+    }
+    line(out, "", where);
+  }
   if (ev.inference && ev.inference->kv_capacity_tokens > 0) {
     const step::InferenceResult& r = *ev.inference;
     line(out, "",

@@ -166,7 +166,7 @@ void read_system(Reader& r, const catalog::Catalog& cat, System& s) {
     }
   };
   if (s.gpu.id.empty()) {  // the GPU was bad: link defaults would only add noise
-    r.allow({"intra_node", "inter_node", "power_limit", "pcie_lanes", "collectives"});
+    r.allow({"intra_node", "inter_node", "power_limit", "pcie_lanes", "collectives", "host"});
     r.finish();
     return;
   }
@@ -200,6 +200,17 @@ void read_system(Reader& r, const catalog::Catalog& cat, System& s) {
   } else {
     try {
       s.comm = cat.comm(comm);
+    } catch (const InputError& e) {
+      r.diagnostics().append(e.diagnostics());
+    }
+  }
+  const std::string host = r.string("host", Need::kOptional).value_or(s.gpu.host);
+  if (!cat.has(catalog::SpecKind::kHost, host)) {
+    r.error(r.has("host") ? "host" : "gpu",
+            "unknown host \"" + host + "\" (known: " + cat.known_ids(catalog::SpecKind::kHost) + ")");
+  } else {
+    try {
+      s.host = cat.host(host);
     } catch (const InputError& e) {
       r.diagnostics().append(e.diagnostics());
     }
@@ -315,6 +326,42 @@ void read_model(Reader& r, const catalog::Catalog& cat, workload::ModelShape& m)
   r.finish();
 }
 
+// LoRA / QLoRA and the memory savers (docs/scenarios.md, [training]).
+void read_fine_tuning(Reader& r, const workload::ModelShape& m, workload::Training& t) {
+  if (auto v = r.choice("method", workload::kMethodNames, Need::kOptional)) {
+    t.method = *v;
+  }
+  const std::int64_t widest = std::max<std::int64_t>(1, std::min(m.hidden, m.ffn_hidden));
+  if (auto v = r.integer("lora_rank", Need::kOptional, 1, limits::kWidth)) {
+    t.lora_rank = *v;
+    if (m.hidden > 0 && *v > widest) {
+      r.error("lora_rank", "a rank of " + std::to_string(*v) + " is not low: it must be at most the model's " +
+                               std::to_string(widest) + " (hidden and ffn_hidden)");
+    }
+  }
+  if (auto v = r.choice("lora_targets", workload::kLoraTargetNames, Need::kOptional)) {
+    t.lora_targets = *v;
+  }
+  if (!t.adapters()) {
+    for (const char* key : {"lora_rank", "lora_targets"}) {
+      if (r.has(key)) {
+        r.error(key, std::string(key) + " applies to method = \"lora\" or \"qlora\" (method is \"full\")");
+      }
+    }
+  }
+  if (t.method == workload::Method::kQlora && t.precision != DType::kBf16 && t.precision != DType::kFp16) {
+    r.error("precision",
+            std::string("QLoRA computes in bf16 or fp16 over its 4-bit weights, not ") + units::to_string(t.precision));
+  }
+  if (auto v = r.choice("offload_optimizer", workload::kOffloadNames, Need::kOptional)) {
+    t.offload_optimizer = *v;
+  }
+  if (auto v = r.choice("offload_params", workload::kOffloadNames, Need::kOptional)) {
+    t.offload_params = *v;
+  }
+  t.offload_activations = r.boolean("offload_activations", Need::kOptional).value_or(false);
+}
+
 void read_training(Reader& r, Scenario& sc, RuntimeOverrides& overrides) {
   workload::Training t;
   if (auto v = r.number("tokens", Need::kRequired, Range::kPositive, limits::kTokens)) {
@@ -333,6 +380,7 @@ void read_training(Reader& r, Scenario& sc, RuntimeOverrides& overrides) {
   if (auto v = r.choice("recompute", workload::kRecomputeNames, Need::kOptional)) {
     sc.layout.recompute = *v;
   }
+  read_fine_tuning(r, sc.job.model, t);
   overrides.flash_attention = r.boolean("flash_attention", Need::kOptional);
   overrides.where_flash = r.where("flash_attention");
   overrides.cuda_graphs = r.boolean("cuda_graphs", Need::kOptional);
@@ -639,6 +687,13 @@ Scenario resolve_tree(const catalog::Catalog& catalog, const std::string& path, 
   }
   if (sc.job.training && diags.empty()) {
     const workload::Training& t = *sc.job.training;
+    if (t.offload_params != workload::Offload::kNone && sc.layout.zero < 3) {
+      r.table("training", Need::kRequired)
+          ->error("offload_params",
+                  "parameter offload (ZeRO-Infinity) partitions the parameters: it needs "
+                  "[parallelism] zero = 3, got " +
+                      std::to_string(sc.layout.zero));
+    }
     const std::int64_t per_step = sc.layout.micro_batch * sc.layout.data;
     if (per_step > 0 && t.global_batch % per_step != 0) {
       r.table("training", Need::kRequired)

@@ -39,7 +39,9 @@ const std::pair<System, physics::Fabric>& Evaluator::system_for(int gpus) {
 
 physics::MemoryBreakdown Evaluator::memory(const Layout& layout) const {
   if (job_.training) {
-    return physics::training_memory(job_.model, *job_.training, layout, runtime_, system_.gpu);
+    physics::MemoryBreakdown mb = physics::training_memory(job_.model, *job_.training, layout, runtime_, system_.gpu);
+    mb.host_capacity = system_.host.memory / static_cast<double>(std::max(1, system_.gpus_per_node));
+    return mb;
   }
   return inference_memory(layout);
 }
@@ -60,6 +62,7 @@ Evaluation Evaluator::evaluate_training(const Layout& layout, const System& sys,
   const lowering::Op opt = lowering::optimizer_op(m, t, layout, runtime_);
   const double micro = static_cast<double>(t.global_batch) / (static_cast<double>(layout.micro_batch) * layout.data);
   const physics::ParallelComm comm = physics::parallel_comm(fabric, sys.gpus_per_node, m, t, layout, runtime_);
+  const physics::OffloadCost offload = physics::offload_cost(sys, m, t, layout, runtime_);
   // The step at a clock: kernel sums, optimizer, combination.
   auto step_at = [&](double clock, StepKernels& sk) {
     sk = stage_kernels(kernels(layout, clock), stage_layers, first_stage_is_last);
@@ -67,7 +70,7 @@ Evaluation Evaluator::evaluate_training(const Layout& layout, const System& sys,
     sk.optimizer = ot.time * opt.count;
     sk.optimizer_kernels = opt.count;
     sk.optimizer_dram = ot.dram * opt.count;
-    return combine_training_step(sk, micro, comm, layout, g, runtime_);
+    return combine_training_step(sk, micro, comm, layout, g, runtime_, offload);
   };
   // The clock settles over the busy period, the step without its pipeline bubble: fill and drain
   // idle a stage for whole passes (seconds in a large job), longer than the board's power averaging
@@ -103,14 +106,14 @@ Evaluation Evaluator::evaluate_training(const Layout& layout, const System& sys,
     s.time += s.input_stall;
   }
   e.memory = physics::training_memory(m, t, layout, runtime_, g);
+  e.memory.host_capacity = sys.host.memory / static_cast<double>(std::max(1, sys.gpus_per_node));
   e.dtype = t.precision;
   e.peak = g.peak_for(t.precision);
   e.tokens_per_step = t.tokens_per_step();
   e.tokens_per_s = e.tokens_per_step / s.time.value();
   e.tokens_per_s_per_gpu = e.tokens_per_s / sys.gpus;
   e.samples_per_s = static_cast<double>(t.global_batch) / s.time.value();
-  const Flop model_flops =
-      workload::training_flops_per_token(m, static_cast<double>(t.seq_len)) * (e.tokens_per_step / sys.gpus);
+  const Flop model_flops = workload::job_flops_per_token(m, t) * (e.tokens_per_step / sys.gpus);
   e.model_flops_per_gpu = model_flops / s.time;
   e.hardware_flops_per_gpu = (model_flops + sk.recompute_flops * micro) / s.time;
   e.mfu = e.model_flops_per_gpu / e.peak;

@@ -51,10 +51,10 @@ void add_shares(const Evaluator::Kernels& k, double layers, bool with_embedding,
 void sort_shares(std::vector<OpShare>& out);
 
 // Everything of the step but the input pipeline: stage, bubble, exposed communication, overhead,
-// launch stall (time = compute + overhead + communication + bubble).
+// launch stall, exposed offload traffic (time = compute + overhead + communication + bubble + offload).
 StepBreakdown combine_training_step(const StepKernels& k, double micro_batches, const physics::ParallelComm& comm,
                                     const workload::Layout& layout, const hardware::GpuSpec& g,
-                                    const workload::Runtime& rt);
+                                    const workload::Runtime& rt, const physics::OffloadCost& offload = {});
 // One inference pass: kernels + kernel gaps + launch stall.
 Seconds pass_time(const StepKernels& k, const hardware::GpuSpec& g, const workload::Runtime& rt);
 

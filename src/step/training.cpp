@@ -115,9 +115,24 @@ void sort_shares(std::vector<OpShare>& out) {
   });
 }
 
+// Offload traffic the step waits for (physics/offload.cpp): a micro-batch's gradient copy hides
+// behind its backward, the parameter prefetch behind the whole pass, and the activation copies out
+// and back behind the forward and the backward; the CPU optimizer step and the parameters' return
+// sit between steps, exposed (ZeRO-Offload without the delayed parameter update
+// [ren-zero-offload-2021]).
+namespace {
+Seconds exposed_offload(const StepKernels& k, double micro, const physics::OffloadCost& o) {
+  auto beyond = [](Seconds copy, Seconds window) { return copy > window ? copy - window : Seconds(0); };
+  const Seconds forward = k.micro - k.backward;
+  const Seconds per_micro = beyond(o.gradients_out, k.backward) + beyond(o.parameter_fetch, k.micro) +
+                            beyond(o.activations_each_way, forward) + beyond(o.activations_each_way, k.backward);
+  return per_micro * micro + o.optimizer + o.parameters_in;
+}
+}  // namespace
+
 StepBreakdown combine_training_step(const StepKernels& k, double micro, const physics::ParallelComm& comm,
                                     const workload::Layout& par, const hardware::GpuSpec& g,
-                                    const workload::Runtime& rt) {
+                                    const workload::Runtime& rt, const physics::OffloadCost& offload) {
   StepBreakdown s;
   const Seconds gaps = g.efficiency.kernel_overhead * k.kernels + k.micro * rt.remainder;
   // Tensor- and pipeline-parallel traffic sits on the critical path of each micro-batch, but for
@@ -150,7 +165,8 @@ StepBreakdown combine_training_step(const StepKernels& k, double micro, const ph
   s.communication_total = comm.data_total + (comm.tensor_per_microbatch + comm.pipeline_per_microbatch) * micro;
   s.communication = comm.data_total - hidden + exposed_micro * micro;
   s.overhead += s.launch_stall;
-  s.time = s.compute + s.overhead + s.communication + s.bubble;
+  s.offload = exposed_offload(k, micro, offload);
+  s.time = s.compute + s.overhead + s.communication + s.bubble + s.offload;
   return s;
 }
 
