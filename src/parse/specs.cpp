@@ -212,6 +212,14 @@ void read_link(Reader& r, hardware::LinkSpec& l) {
       r.error("in_switch_reduction", "only an NVLink switch reduces in the switch (NVLS)");
     }
   }
+  // An xGMI mesh states its links per GPU; the bandwidth is their per-direction sum.
+  const Need mesh = l.kind == LinkKind::kXgmi ? Need::kRequired : Need::kOptional;
+  if (auto v = r.integer("mesh_links", mesh, 1, limits::kMeshLinks)) {
+    l.mesh_links = static_cast<int>(*v);
+    if (l.kind != LinkKind::kXgmi) {
+      r.error("mesh_links", "only an xGMI (Infinity Fabric) full mesh has mesh_links");
+    }
+  }
   if (auto m = r.table("meta", Need::kOptional)) {
     l.sources = m->string_list("sources");
     m->string_list("assumptions");
@@ -286,6 +294,9 @@ void read_comm(Reader& r, hardware::CommLibrary& c) {
     }
     if (auto v = t->boolean("nvlink_only", Need::kOptional)) {
       p.nvlink_only = *v;
+    }
+    if (auto v = t->boolean("enabled", Need::kOptional)) {
+      p.enabled = *v;
     }
     if (auto cap = t->table("bandwidth_cap", Need::kOptional)) {
       for (const auto& [arch, name] : hardware::kArchNames) {

@@ -193,7 +193,9 @@ void read_system(Reader& r, const catalog::Catalog& cat, System& s) {
   } else {
     s.intra_node = s.pcie;  // GPUs without NVLink talk over their own host links
   }
-  const std::string comm = r.string("collectives", Need::kOptional).value_or("nccl");
+  // Each vendor's GPUs run its own collective library: RCCL on AMD Instinct, NCCL elsewhere.
+  const std::string comm =
+      r.string("collectives", Need::kOptional).value_or(hardware::is_amd(s.gpu.arch) ? "rccl" : "nccl");
   if (!cat.has(catalog::SpecKind::kComm, comm)) {
     r.error("collectives",
             "unknown collective library \"" + comm + "\" (known: " + cat.known_ids(catalog::SpecKind::kComm) + ")");
@@ -204,9 +206,12 @@ void read_system(Reader& r, const catalog::Catalog& cat, System& s) {
       r.diagnostics().append(e.diagnostics());
     }
   }
-  const bool hopper_or_later = s.gpu.arch == hardware::Arch::kHopper || s.gpu.arch == hardware::Arch::kBlackwell;
-  const std::string inter =
-      sxm && hopper_or_later ? "ib-ndr" : (s.gpu.arch == hardware::Arch::kAmpere && sxm ? "ib-hdr" : "eth-25g");
+  // A server's NIC generation follows its GPUs': 400 Gb/s beside Hopper and Blackwell, 200 Gb/s
+  // beside A100; MI300X servers are taken as Hopper's and MI250X as A100's (assumption).
+  const bool ndr_era = s.gpu.arch == hardware::Arch::kHopper || s.gpu.arch == hardware::Arch::kBlackwell ||
+                       s.gpu.arch == hardware::Arch::kCdna3;
+  const bool hdr_era = s.gpu.arch == hardware::Arch::kAmpere || s.gpu.arch == hardware::Arch::kCdna2;
+  const std::string inter = sxm && ndr_era ? "ib-ndr" : (sxm && hdr_era ? "ib-hdr" : "eth-25g");
   load_link("inter_node", inter, s.inter_node);
   s.power_limit = s.gpu.tdp;
   if (auto v = r.quantity("power_limit", Dim::kPower, Need::kOptional)) {
