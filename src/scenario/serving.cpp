@@ -114,7 +114,7 @@ void read_inference(Reader& r, Scenario& sc, RuntimeOverrides& overrides) {
       const bool low_float = f->compute == DType::kFp8 || f->compute == DType::kFp4;
       if (low_float && !sc.system.gpu.id.empty() && !sc.system.gpu.supports(f->compute)) {
         r.error("weight_precision", "the " + sc.system.gpu.name + " has no " + units::to_string(f->compute) +
-                                        " tensor support (weight format \"" + *v + "\")");
+                                        " support (weight format \"" + *v + "\")");
       }
     }
   }
