@@ -157,6 +157,17 @@ TEST_CASE("a 72-GPU job on a GB200 NVL72 rack keeps every collective on NVLink",
   CHECK(across > 3 * rs.time.value());
 }
 
+TEST_CASE("a GB200 scenario's node is its NVL72 rack unless it says otherwise", "[scenario][nvl72]") {
+  CHECK(system_of("gb200", 144).gpus_per_node == 72);  // the spec's peer_link.domain
+  CHECK(system_of("gb200", 144).nodes() == 2);
+  CHECK(system_of("gb200", 8, 4).gpus_per_node == 4);
+  CHECK(system_of("b200", 16).gpus_per_node == 8);  // an HGX baseboard
+  // 100 GPUs do not fill whole racks: the loader says so
+  const auto d = test::diagnostics_of([] { (void)system_of("gb200", 100); });
+  REQUIRE(d.size() == 1);
+  CHECK(d[0].message.find("multiple of gpus_per_node (72)") != std::string::npos);
+}
+
 TEST_CASE("fp4 peaks are the dense halves of Blackwell's sparse headlines", "[catalog][fp4]") {
   // B200 18 PF, GB200 20 PF fp4 with sparsity; RTX 5090 3352 "AI TOPS" sparse, not halved by
   // GeForce's FP32-accumulate rule

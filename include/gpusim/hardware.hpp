@@ -92,6 +92,7 @@ struct GpuSpec {
   int pcie_lanes = 16;
   std::string peer_link;          // specs/links id or "none"
   BytesPerSecond peer_bandwidth;  // per direction
+  int peer_domain = 0;            // GPUs one peer-link domain joins (GB200 NVL72: 72); 0 = the form factor's default
   bool p2p_over_pcie = false;
 
   Watts tdp;

@@ -124,6 +124,9 @@ void read_gpu(Reader& r, hardware::GpuSpec& g) {
     }
     const Range range = g.peer_link == "none" ? Range::kNonNegative : Range::kPositive;
     set_q(*p, "bandwidth", Dim::kBandwidth, g.peer_bandwidth, Need::kRequired, range);
+    if (auto v = p->integer("domain", Need::kOptional, 1, limits::kDevices)) {
+      g.peer_domain = static_cast<int>(*v);
+    }
     if (auto v = p->boolean("p2p_over_pcie", Need::kRequired)) {
       g.p2p_over_pcie = *v;
     }

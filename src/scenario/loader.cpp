@@ -140,7 +140,10 @@ void read_system(Reader& r, const catalog::Catalog& cat, System& s) {
     s.gpus = *v;
   }
   const bool sxm = s.gpu.form_factor == FormFactor::kSxm;
-  s.gpus_per_node = count(r, "gpus_per_node", Need::kOptional, 1, limits::kDevices).value_or(sxm ? 8 : 1);
+  // A node is the GPUs one peer-link domain joins: the spec's domain (a GB200 NVL72 rack: 72), else
+  // an 8-GPU baseboard for server modules and one card for PCIe boards.
+  const int node_default = s.gpu.peer_domain > 0 ? s.gpu.peer_domain : (sxm ? 8 : 1);
+  s.gpus_per_node = count(r, "gpus_per_node", Need::kOptional, 1, limits::kDevices).value_or(node_default);
   if (s.gpus < s.gpus_per_node) {
     s.gpus_per_node = s.gpus;
   } else if (s.gpus % s.gpus_per_node != 0) {
