@@ -30,7 +30,10 @@ TEST_CASE("every documented GPU id is in the catalog and validates", "[catalog]"
                          "rtx3060-12gb",
                          "rtx4060ti-16gb",
                          "rtx4070ti-super",
-                         "l40"}) {
+                         "l40",
+                         "gb200",
+                         "mi300x",
+                         "mi250x"}) {
     INFO(id);
     REQUIRE(test::catalog().has(SpecKind::kGpu, id));
     const GpuSpec g = test::catalog().gpu(id);

@@ -112,9 +112,9 @@ TEST_CASE("a collective over one GPU costs nothing, not even the call", "[comm][
 
 TEST_CASE("an unknown collective library is an error naming the known ones", "[comm][errors]") {
   const auto ds = test::diagnostics_of([] {
-    (void)test::scenario(std::string(test::kSmallTraining), {{"system.collectives", "\"rccl\""}});
+    (void)test::scenario(std::string(test::kSmallTraining), {{"system.collectives", "\"mscclpp\""}});
   });
   REQUIRE(ds.size() == 1);
   CHECK(ds[0].key == "system.collectives");
-  CHECK(ds[0].message == "unknown collective library \"rccl\" (known: nccl)");
+  CHECK(ds[0].message == "unknown collective library \"mscclpp\" (known: nccl, rccl)");
 }

@@ -136,6 +136,7 @@ inline constexpr std::int64_t kWorkers = 10'000;        // input pipeline worker
 inline constexpr std::int64_t kSms = 100'000;           // streaming multiprocessors of one GPU
 inline constexpr std::int64_t kTile = 4096;             // GEMM threadblock tile edge
 inline constexpr std::int64_t kChannels = 1024;         // collective channels
+inline constexpr std::int64_t kMeshLinks = 1024;        // peer links of one GPU in a full mesh
 inline constexpr double kTokens = 1e16;                 // tokens to train on
 inline constexpr double kParams = 1e15;                 // parameters of a standard shape
 inline constexpr double kRatio = 1e6;                   // plain ratios without a natural bound

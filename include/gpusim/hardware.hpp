@@ -13,21 +13,26 @@
 
 namespace gpusim::hardware {
 
-enum class Arch { kVolta, kTuring, kAmpere, kAda, kHopper, kBlackwell };
+// NVIDIA generations, then AMD's CDNA data-center generations (MI250X: CDNA2, MI300X: CDNA3).
+enum class Arch { kVolta, kTuring, kAmpere, kAda, kHopper, kBlackwell, kCdna2, kCdna3 };
 inline constexpr base::Named<Arch> kArchNames[] = {
-    {Arch::kVolta, "volta"}, {Arch::kTuring, "turing"}, {Arch::kAmpere, "ampere"},
-    {Arch::kAda, "ada"},     {Arch::kHopper, "hopper"}, {Arch::kBlackwell, "blackwell"},
+    {Arch::kVolta, "volta"},   {Arch::kTuring, "turing"},       {Arch::kAmpere, "ampere"}, {Arch::kAda, "ada"},
+    {Arch::kHopper, "hopper"}, {Arch::kBlackwell, "blackwell"}, {Arch::kCdna2, "cdna2"},   {Arch::kCdna3, "cdna3"},
 };
 constexpr const char* to_string(Arch a) { return base::name_in(kArchNames, a); }
+constexpr bool is_amd(Arch a) { return a == Arch::kCdna2 || a == Arch::kCdna3; }
 
 enum class FormFactor { kSxm, kPcie };
 inline constexpr base::Named<FormFactor> kFormFactorNames[] = {{FormFactor::kSxm, "sxm"}, {FormFactor::kPcie, "pcie"}};
 
-enum class LinkKind { kPcie, kNvlink, kInfiniband, kEthernet };
+// kXgmi: AMD Infinity Fabric (xGMI) peer links wired as a full mesh, one link to each peer and no
+// switch, so a GPU reaches one peer at one link's bandwidth and all peers at once at the sum.
+enum class LinkKind { kPcie, kNvlink, kInfiniband, kEthernet, kXgmi };
 inline constexpr base::Named<LinkKind> kLinkKindNames[] = {{LinkKind::kPcie, "pcie"},
                                                            {LinkKind::kNvlink, "nvlink"},
                                                            {LinkKind::kInfiniband, "infiniband"},
-                                                           {LinkKind::kEthernet, "ethernet"}};
+                                                           {LinkKind::kEthernet, "ethernet"},
+                                                           {LinkKind::kXgmi, "xgmi"}};
 
 struct Efficiency {
   double gemm = 0;                         // large GEMM: sustained / dense peak (max achievable matmul)
@@ -86,8 +91,9 @@ struct GpuSpec {
   int pcie_gen = 4;
   int pcie_lanes = 16;
   std::string host = "server-ddr5";  // specs/hosts id of the platform this GPU usually sits in
-  std::string peer_link;             // specs/links id or "none"
-  BytesPerSecond peer_bandwidth;     // per direction
+  std::string peer_link;          // specs/links id or "none"
+  BytesPerSecond peer_bandwidth;  // per direction
+  int peer_domain = 0;            // GPUs one peer-link domain joins (GB200 NVL72: 72); 0 = the form factor's default
   bool p2p_over_pcie = false;
 
   Watts tdp;
@@ -126,6 +132,7 @@ struct LinkSpec {
   Seconds staged_latency;
   double staged_overlap = 0;         // share of a host-staged collective that can hide behind compute
   bool in_switch_reduction = false;  // NVSwitch with NVLink SHARP: all-reduce reduced in the switch (NVLS)
+  int mesh_links = 0;                // xGMI full mesh: links per GPU (one per peer); bandwidth is their sum
   std::vector<std::string> sources;
   std::string origin;
 };
@@ -136,7 +143,7 @@ struct LinkSpec {
 enum class Protocol { kLL, kLL128, kSimple };
 inline constexpr base::Named<Protocol> kProtocolNames[] = {
     {Protocol::kLL, "ll"}, {Protocol::kLL128, "ll128"}, {Protocol::kSimple, "simple"}};
-inline constexpr std::size_t kArchCount = 6;
+inline constexpr std::size_t kArchCount = 8;
 static_assert(std::size(kArchNames) == kArchCount);
 
 struct ProtocolSpec {
@@ -146,6 +153,7 @@ struct ProtocolSpec {
   Seconds hop_network;   // per ring or tree step across nodes
   double payload = 1.0;  // bus bandwidth fraction carried as data
   bool nvlink_only = false;
+  bool enabled = true;  // false: the library never picks this protocol by default
   std::array<std::optional<BytesPerSecond>, kArchCount> cap{};  // bus bandwidth cap inside a node, by Arch
   std::optional<BytesPerSecond> cap_across_nodes;               // bus bandwidth cap across nodes
 };

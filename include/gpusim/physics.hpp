@@ -8,6 +8,7 @@
 //   host.cpp         kernel launches from the host, and the input pipeline
 #pragma once
 
+#include <algorithm>
 #include <optional>
 #include <string>
 
@@ -120,6 +121,20 @@ struct Fabric {
   Bytes nvls_chunk;    // largest chunk
   int nvls_channels = 0;
   Seconds call;  // fixed cost of one collective call
+  // xGMI full mesh: links per GPU, one to each peer (0 = a switch or PCIe). intra_bus is then the
+  // ring bus bandwidth over all of them and intra_p2p one link's copy bandwidth.
+  int mesh_links = 0;
+  // Share of intra_bus the rings of `local` GPUs of a node reach. On a full mesh they use the
+  // local − 1 links to the group's peers: B(local) = B_all · min(local − 1, links) / links.
+  [[nodiscard]] double mesh_share(int local) const {
+    return mesh_links > 0 ? std::clamp(local - 1, 1, mesh_links) / static_cast<double>(mesh_links) : 1.0;
+  }
+  [[nodiscard]] BytesPerSecond ring_bus(int local) const { return intra_bus * mesh_share(local); }
+  // Copy bandwidth to or from `peers` GPUs of the node at once: a switch port is shared by all
+  // peers; a mesh gives each peer its own link.
+  [[nodiscard]] BytesPerSecond peers_bandwidth(int peers) const {
+    return mesh_links > 0 ? intra_p2p * static_cast<double>(std::clamp(peers, 1, mesh_links)) : intra_p2p;
+  }
 };
 // Throws InputError when the GPUs of a node have no usable link.
 Fabric make_fabric(const hardware::System& sys);

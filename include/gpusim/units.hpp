@@ -189,11 +189,14 @@ inline UsdPerJoule parse_energy_price(std::string_view s) { return UsdPerJoule(p
 
 // --- Numeric formats ---
 // Formats a GPU may execute; peaks are dense (no 2:4 sparsity), tensor peaks with FP32 accumulate.
-enum class DType { kFp64, kFp32, kTf32, kFp16, kBf16, kFp8, kInt8, kInt4 };
-inline constexpr std::size_t kDTypeCount = 8;
+// fp4 is the 4-bit float (E2M1) of Blackwell's block-scaled tensor cores, NVFP4 and MXFP4 alike
+// [ocp-mx-spec, nvidia-nvfp4]; its block scales are counted by the weight format, not here.
+enum class DType { kFp64, kFp32, kTf32, kFp16, kBf16, kFp8, kInt8, kInt4, kFp4 };
+inline constexpr std::size_t kDTypeCount = 9;
 inline constexpr base::Named<DType> kDTypeNames[] = {
-    {DType::kFp64, "fp64"}, {DType::kFp32, "fp32"}, {DType::kTf32, "tf32"}, {DType::kFp16, "fp16"},
-    {DType::kBf16, "bf16"}, {DType::kFp8, "fp8"},   {DType::kInt8, "int8"}, {DType::kInt4, "int4"}};
+    {DType::kFp64, "fp64"}, {DType::kFp32, "fp32"}, {DType::kTf32, "tf32"},
+    {DType::kFp16, "fp16"}, {DType::kBf16, "bf16"}, {DType::kFp8, "fp8"},
+    {DType::kInt8, "int8"}, {DType::kInt4, "int4"}, {DType::kFp4, "fp4"}};
 constexpr const char* to_string(DType d) { return base::name_in(kDTypeNames, d); }
 // Bytes per element as stored in memory (tf32 is stored as fp32).
 constexpr double bytes_per_element(DType d) {
@@ -210,6 +213,7 @@ constexpr double bytes_per_element(DType d) {
     case DType::kInt8:
       return 1;
     case DType::kInt4:
+    case DType::kFp4:
       return 0.5;
   }
   return 2;

@@ -39,7 +39,8 @@ int run_roofline(const std::vector<std::string>& args) {
     throw UsageError("--gpus draws roofs only: it takes no --gpu and no SCENARIO");
   }
   check_format(c.format, {"text", "json"});
-  const std::vector<DType> roofs = {DType::kFp64, DType::kFp32, DType::kTf32, DType::kFp16, DType::kBf16, DType::kFp8};
+  const std::vector<DType> roofs = {DType::kFp64, DType::kFp32, DType::kTf32, DType::kFp16,
+                                    DType::kBf16, DType::kFp8,  DType::kFp4};
   const auto highlight = base::value_in(units::kDTypeNames, dtype);
   if (!highlight || std::find(roofs.begin(), roofs.end(), *highlight) == roofs.end()) {
     throw UsageError("--dtype must be one of " + base::quoted_names(units::kDTypeNames, roofs) + ", got \"" + dtype +

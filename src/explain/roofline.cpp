@@ -10,7 +10,8 @@ Roofline make_roofline(const hardware::GpuSpec& g, const step::Evaluation* e, DT
   r.gpu_id = g.id;
   r.gpu_name = g.name;
   r.highlight = highlight;
-  for (const DType d : {DType::kFp8, DType::kFp16, DType::kBf16, DType::kTf32, DType::kFp32, DType::kFp64}) {
+  for (const DType d :
+       {DType::kFp4, DType::kFp8, DType::kFp16, DType::kBf16, DType::kTf32, DType::kFp32, DType::kFp64}) {
     if (!g.supports(d)) {
       continue;
     }

@@ -448,7 +448,8 @@ Op gemm_op(const std::string& name, Phase phase, DType dtype, double m, double n
 
 Op benchmark_gemm(DType dtype, double m, double n, double k) {
   const double in = units::bytes_per_element(dtype);
-  return gemm_op("gemm", Phase::kForward, dtype, m, n, k, in, in, dtype == DType::kFp8 ? 2.0 : in);
+  const bool low_float = dtype == DType::kFp8 || dtype == DType::kFp4;  // these write 16-bit outputs
+  return gemm_op("gemm", Phase::kForward, dtype, m, n, k, in, in, low_float ? 2.0 : in);
 }
 
 Op flash_attention_op(const AttentionShape& s, Phase phase, DType dtype) {
@@ -591,7 +592,9 @@ std::vector<Op> lower_forward(const ModelShape& m, const workload::Inference& ic
   p.flash = rt.flash_attention();
   p.flash3 = rt.attention == workload::AttentionKernel::kFlash3;
   p.gemm_dtype = ic.weight_precision;
-  p.attn_dtype = ic.weight_precision == DType::kFp8 ? DType::kFp16 : ic.weight_precision;
+  // fp8 and fp4 weights feed fp8/fp4 GEMMs; attention runs in fp16 over the KV cache.
+  const bool low_float = ic.weight_precision == DType::kFp8 || ic.weight_precision == DType::kFp4;
+  p.attn_dtype = low_float ? DType::kFp16 : ic.weight_precision;
   p.e = 2.0;
   p.w = ic.weight_bytes;
   p.kv_bytes = ic.kv_bytes;

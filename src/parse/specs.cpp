@@ -127,6 +127,9 @@ void read_gpu(Reader& r, hardware::GpuSpec& g) {
     }
     const Range range = g.peer_link == "none" ? Range::kNonNegative : Range::kPositive;
     set_q(*p, "bandwidth", Dim::kBandwidth, g.peer_bandwidth, Need::kRequired, range);
+    if (auto v = p->integer("domain", Need::kOptional, 1, limits::kDevices)) {
+      g.peer_domain = static_cast<int>(*v);
+    }
     if (auto v = p->boolean("p2p_over_pcie", Need::kRequired)) {
       g.p2p_over_pcie = *v;
     }
@@ -239,6 +242,14 @@ void read_link(Reader& r, hardware::LinkSpec& l) {
       r.error("in_switch_reduction", "only an NVLink switch reduces in the switch (NVLS)");
     }
   }
+  // An xGMI mesh states its links per GPU; the bandwidth is their per-direction sum.
+  const Need mesh = l.kind == LinkKind::kXgmi ? Need::kRequired : Need::kOptional;
+  if (auto v = r.integer("mesh_links", mesh, 1, limits::kMeshLinks)) {
+    l.mesh_links = static_cast<int>(*v);
+    if (l.kind != LinkKind::kXgmi) {
+      r.error("mesh_links", "only an xGMI (Infinity Fabric) full mesh has mesh_links");
+    }
+  }
   if (auto m = r.table("meta", Need::kOptional)) {
     l.sources = m->string_list("sources");
     m->string_list("assumptions");
@@ -313,6 +324,9 @@ void read_comm(Reader& r, hardware::CommLibrary& c) {
     }
     if (auto v = t->boolean("nvlink_only", Need::kOptional)) {
       p.nvlink_only = *v;
+    }
+    if (auto v = t->boolean("enabled", Need::kOptional)) {
+      p.enabled = *v;
     }
     if (auto cap = t->table("bandwidth_cap", Need::kOptional)) {
       for (const auto& [arch, name] : hardware::kArchNames) {

@@ -9,6 +9,9 @@
 // nodes a collective is hierarchical: reduce-scatter inside the node, the 1/g shard across nodes
 // over the GPU's share of the NICs (the faster of ring and double binary tree [sanders-2009]),
 // all-gather inside. GPUs without PCIe peer-to-peer stage through host memory (staged efficiency).
+// An xGMI full mesh (MI250X, MI300X) has no switch: each GPU has one link to each peer, RCCL lays
+// its rings over the links among the group [rccl-source], so k GPUs of a node ring at
+// B(k) = min(k − 1, links) · B_link · efficiency, and a copy between two GPUs runs over one link.
 #include <algorithm>
 #include <cmath>
 
@@ -30,7 +33,7 @@ void add_protocols(Fabric& f, const hardware::System& sys, LinkKind intra_kind) 
   const hardware::Efficiency& e = sys.gpu.efficiency;
   for (const auto& [proto, name] : hardware::kProtocolNames) {
     const hardware::ProtocolSpec& p = lib.protocol(proto);
-    if (p.nvlink_only && intra_kind != LinkKind::kNvlink) {
+    if (!p.enabled || (p.nvlink_only && intra_kind != LinkKind::kNvlink)) {
       continue;
     }
     ProtocolCost c;
@@ -60,11 +63,12 @@ void add_protocols(Fabric& f, const hardware::System& sys, LinkKind intra_kind) 
 Seconds protocol_time(const Fabric& f, const ProtocolCost& p, Collective c, Bytes size, int ranks) {
   const int local = std::min(ranks, f.gpus_per_node);
   const int nodes = (ranks + local - 1) / local;
+  const BytesPerSecond intra_bus = p.intra_bus * f.mesh_share(local);
   if (nodes <= 1) {
-    return p.base + ring_time(c, size, local, p.intra_bus, p.intra_hop);
+    return p.base + ring_time(c, size, local, intra_bus, p.intra_hop);
   }
   const Bytes shard = size / static_cast<double>(local);
-  const Seconds in_node = ring_time(Collective::kReduceScatter, size, local, p.intra_bus, p.intra_hop);
+  const Seconds in_node = ring_time(Collective::kReduceScatter, size, local, intra_bus, p.intra_hop);
   if (c != Collective::kAllReduce) {
     return p.base + in_node + ring_time(Collective::kReduceScatter, shard, nodes, p.inter_bus, p.inter_hop);
   }
@@ -84,7 +88,18 @@ Fabric make_fabric(const hardware::System& sys) {
   // An NVLink bridge joins pairs only; a larger node rings over PCIe.
   const bool bridge_only_pairs = intra.id.find("bridge") != std::string::npos && sys.gpus_per_node > 2;
   const bool nvlink_ring = intra.kind == LinkKind::kNvlink && !bridge_only_pairs;
-  if (nvlink_ring) {
+  if (intra.kind == LinkKind::kXgmi) {
+    // The GPU's peer bandwidth is the sum over its mesh links (7 x 64 GB/s on MI300X).
+    const BytesPerSecond all = g.peer_bandwidth.value() > 0 ? g.peer_bandwidth : intra.bandwidth;
+    const int links = std::max(1, intra.mesh_links);
+    f.mesh_links = links;
+    f.intra_bus = all * g.efficiency.peer_link;
+    f.intra_p2p = all * (intra.efficiency / links);
+    f.intra_alpha = intra.latency;
+    f.intra_desc = strfmt("%s full mesh (%d links, %.0f GB/s per direction each)", intra.name.c_str(), links,
+                          units::to_gigabytes_per_second(all) / links);
+    f.nvlink = true;
+  } else if (nvlink_ring) {
     const BytesPerSecond link = g.peer_bandwidth.value() > 0 ? g.peer_bandwidth : intra.bandwidth;
     f.intra_bus = link * g.efficiency.peer_link;
     f.intra_p2p = link * intra.efficiency;
@@ -122,7 +137,8 @@ Fabric make_fabric(const hardware::System& sys) {
   f.inter_bus = nic.bandwidth * (nic.efficiency * share / sys.oversubscription);
   f.inter_alpha = nic.latency;
   f.call = g.efficiency.collective_call;
-  add_protocols(f, sys, nvlink_ring ? LinkKind::kNvlink : LinkKind::kPcie);
+  // RCCL classes xGMI links with NVLink (LINK_NVL) and takes their latencies [rccl-source].
+  add_protocols(f, sys, nvlink_ring || f.mesh_links > 0 ? LinkKind::kNvlink : LinkKind::kPcie);
   // NVLS: an NVSwitch with NVLink SHARP reduces in the switch; NCCL uses it for all-reduce inside
   // a node of more than two GPUs [nccl-source].
   const int nvls_channels = sys.comm.nvls_channels[static_cast<std::size_t>(g.arch)];
@@ -232,9 +248,9 @@ Seconds serving_allreduce_time(const Fabric& f, const workload::ServingEngine& e
   // 8 / n (vLLM: 256 KiB at 8 GPUs, 512 KiB at 4, one-shot always at 2) [vllm-custom-allreduce].
   const Bytes one_shot_max = e.allreduce_one_shot_max * (8.0 / n);
   if (ranks == 2 || size < one_shot_max) {
-    return e.allreduce_latency + size * (n - 1.0) / f.intra_p2p;
+    return e.allreduce_latency + size * (n - 1.0) / f.peers_bandwidth(ranks - 1);
   }
-  return e.allreduce_latency * 2.0 + size * (2.0 * (n - 1.0) / n) / f.intra_p2p;
+  return e.allreduce_latency * 2.0 + size * (2.0 * (n - 1.0) / n) / f.peers_bandwidth(ranks - 1);
 }
 
 Seconds all_to_all_time(const Fabric& f, Bytes size, int ranks) {
@@ -245,7 +261,8 @@ Seconds all_to_all_time(const Fabric& f, Bytes size, int ranks) {
   const double local = std::min(ranks, f.gpus_per_node);
   // Each rank keeps 1/n of its data, sends (local - 1)/n to node peers over the intra-node links
   // and (n - local)/n to other nodes over its NIC share, both at once.
-  const Seconds intra = size * ((local - 1.0) / n) / f.intra_bus + f.intra_alpha * (local - 1.0);
+  const Seconds intra =
+      size * ((local - 1.0) / n) / f.ring_bus(static_cast<int>(local)) + f.intra_alpha * (local - 1.0);
   const Seconds inter =
       ranks > local ? size * ((n - local) / n) / f.inter_bus + f.inter_alpha * (n - local) : Seconds(0);
   return std::max(intra, inter);
@@ -257,7 +274,8 @@ Seconds broadcast_time(const Fabric& f, Bytes size, int ranks) {
   }
   // Pipelined along a chain/tree: the bytes cross the slowest link once, plus a latency per level.
   const bool multi_node = ranks > f.gpus_per_node;
-  const BytesPerSecond bus = multi_node ? std::min(f.intra_bus, f.inter_bus) : f.intra_bus;
+  const BytesPerSecond in_node = f.ring_bus(std::min(ranks, f.gpus_per_node));
+  const BytesPerSecond bus = multi_node ? std::min(in_node, f.inter_bus) : in_node;
   const Seconds alpha = multi_node ? f.inter_alpha : f.intra_alpha;
   return size / bus + alpha * std::ceil(std::log2(static_cast<double>(ranks)));
 }

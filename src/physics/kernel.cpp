@@ -94,7 +94,9 @@ double wave_efficiency(double m, double n, double batch, const GpuSpec& gpu) {
 }
 
 double gemm_efficiency(const GpuSpec& gpu, DType dtype) {
-  return dtype == DType::kFp8 ? gpu.efficiency.gemm_fp8.value_or(gpu.efficiency.gemm) : gpu.efficiency.gemm;
+  // fp4 GEMMs take the fp8 share: no fp4 GEMM measurement is stored (assumption).
+  const bool low_float = dtype == DType::kFp8 || dtype == DType::kFp4;
+  return low_float ? gpu.efficiency.gemm_fp8.value_or(gpu.efficiency.gemm) : gpu.efficiency.gemm;
 }
 
 BytesPerSecond dram_bandwidth(const GpuSpec& gpu) { return gpu.memory_bandwidth * gpu.efficiency.dram; }

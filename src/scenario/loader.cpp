@@ -140,7 +140,10 @@ void read_system(Reader& r, const catalog::Catalog& cat, System& s) {
     s.gpus = *v;
   }
   const bool sxm = s.gpu.form_factor == FormFactor::kSxm;
-  s.gpus_per_node = count(r, "gpus_per_node", Need::kOptional, 1, limits::kDevices).value_or(sxm ? 8 : 1);
+  // A node is the GPUs one peer-link domain joins: the spec's domain (a GB200 NVL72 rack: 72), else
+  // an 8-GPU baseboard for server modules and one card for PCIe boards.
+  const int node_default = s.gpu.peer_domain > 0 ? s.gpu.peer_domain : (sxm ? 8 : 1);
+  s.gpus_per_node = count(r, "gpus_per_node", Need::kOptional, 1, limits::kDevices).value_or(node_default);
   if (s.gpus < s.gpus_per_node) {
     s.gpus_per_node = s.gpus;
   } else if (s.gpus % s.gpus_per_node != 0) {
@@ -193,7 +196,9 @@ void read_system(Reader& r, const catalog::Catalog& cat, System& s) {
   } else {
     s.intra_node = s.pcie;  // GPUs without NVLink talk over their own host links
   }
-  const std::string comm = r.string("collectives", Need::kOptional).value_or("nccl");
+  // Each vendor's GPUs run its own collective library: RCCL on AMD Instinct, NCCL elsewhere.
+  const std::string comm =
+      r.string("collectives", Need::kOptional).value_or(hardware::is_amd(s.gpu.arch) ? "rccl" : "nccl");
   if (!cat.has(catalog::SpecKind::kComm, comm)) {
     r.error("collectives",
             "unknown collective library \"" + comm + "\" (known: " + cat.known_ids(catalog::SpecKind::kComm) + ")");
@@ -215,9 +220,12 @@ void read_system(Reader& r, const catalog::Catalog& cat, System& s) {
       r.diagnostics().append(e.diagnostics());
     }
   }
-  const bool hopper_or_later = s.gpu.arch == hardware::Arch::kHopper || s.gpu.arch == hardware::Arch::kBlackwell;
-  const std::string inter =
-      sxm && hopper_or_later ? "ib-ndr" : (s.gpu.arch == hardware::Arch::kAmpere && sxm ? "ib-hdr" : "eth-25g");
+  // A server's NIC generation follows its GPUs': 400 Gb/s beside Hopper and Blackwell, 200 Gb/s
+  // beside A100; MI300X servers are taken as Hopper's and MI250X as A100's (assumption).
+  const bool ndr_era = s.gpu.arch == hardware::Arch::kHopper || s.gpu.arch == hardware::Arch::kBlackwell ||
+                       s.gpu.arch == hardware::Arch::kCdna3;
+  const bool hdr_era = s.gpu.arch == hardware::Arch::kAmpere || s.gpu.arch == hardware::Arch::kCdna2;
+  const std::string inter = sxm && ndr_era ? "ib-ndr" : (sxm && hdr_era ? "ib-hdr" : "eth-25g");
   load_link("inter_node", inter, s.inter_node);
   s.power_limit = s.gpu.tdp;
   if (auto v = r.quantity("power_limit", Dim::kPower, Need::kOptional)) {

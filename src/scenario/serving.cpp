@@ -41,6 +41,10 @@ const std::vector<WeightFormat>& weight_formats() {
       // AWQ / GPTQ at group 128: 4 bits + an fp16 scale and a 4-bit zero per 128 weights [awq-2023]
       {"awq-int4", 4.0 + 16.0 / 128 + 4.0 / 128, DType::kFp16},
       {"gptq-int4", 4.0 + 16.0 / 128 + 4.0 / 128, DType::kFp16},
+      // Block-scaled fp4 (E2M1) run by Blackwell's fp4 tensor cores: NVFP4 has an fp8 (E4M3) scale
+      // per 16 values [nvidia-nvfp4], MXFP4 an 8-bit power-of-two scale per 32 [ocp-mx-spec].
+      {"nvfp4", 4.0 + 8.0 / 16, DType::kFp4},
+      {"mxfp4", 4.0 + 8.0 / 32, DType::kFp4},
   };
   return formats;
 }
@@ -107,8 +111,10 @@ void read_inference(Reader& r, Scenario& sc, RuntimeOverrides& overrides) {
       r.error("weight_precision", "unknown weight format \"" + *v + "\"; expected one of " + format_names());
     } else {
       apply_format(inf, *f);
-      if (f->compute == DType::kFp8 && !sc.system.gpu.id.empty() && !sc.system.gpu.supports(DType::kFp8)) {
-        r.error("weight_precision", "the " + sc.system.gpu.name + " has no fp8 support");
+      const bool low_float = f->compute == DType::kFp8 || f->compute == DType::kFp4;
+      if (low_float && !sc.system.gpu.id.empty() && !sc.system.gpu.supports(f->compute)) {
+        r.error("weight_precision", "the " + sc.system.gpu.name + " has no " + units::to_string(f->compute) +
+                                        " support (weight format \"" + *v + "\")");
       }
     }
   }

@@ -392,7 +392,8 @@ void Fitter::fit_collectives(const std::vector<const Subject*>& rows, const hard
       const physics::RingCost ring = physics::ring_cost(c, m->gpus);
       const double sf = m->bytes->value() * ring.bytes_factor;
       const double t = sf / m->value;
-      const double link = (f.intra_bus / cur.peer_link).value();
+      // The ring's link bandwidth for this group (on a full mesh, the group's k − 1 links).
+      const double link = (f.ring_bus(std::min(m->gpus, f.gpus_per_node)) / cur.peer_link).value();
       const std::string algo = physics::collective_cost(f, c, *m->bytes, m->gpus, algorithm_of(*m)).algorithm;
       Equation e{std::vector<double>(kCols, 0.0), 0, m};
       e.a[kCall] = 1.0;
@@ -415,7 +416,7 @@ void Fitter::fit_collectives(const std::vector<const Subject*>& rows, const hard
           e.a[kStep] = ring.steps;
         }
         if (p.protocol == hardware::Protocol::kLL) {
-          e.rhs -= sf / p.intra_bus.value();
+          e.rhs -= sf / (p.intra_bus * f.mesh_share(std::min(m->gpus, f.gpus_per_node))).value();
         } else {
           col = p.protocol == hardware::Protocol::kSimple ? kSimple : kLL128;
           e.a[static_cast<std::size_t>(col)] = sf / link;

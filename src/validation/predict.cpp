@@ -102,7 +102,7 @@ Prediction collective(const Measurement& m, const System& sys) {
     }
     const bool nvls =
         m.benchmark == Benchmark::kAllreduce && m.gpus > 2 && f.nvls_bus > f.intra_bus && m.algorithm != "ring";
-    return value((nvls ? f.nvls_bus : f.intra_bus).value());
+    return value((nvls ? f.nvls_bus : f.ring_bus(m.gpus)).value());
   }
   const physics::Collective c = collective_of(m.benchmark);
   const Seconds t = physics::collective_cost(f, c, *m.bytes, m.gpus, algorithm_of(m)).time;
