@@ -82,6 +82,11 @@ std::vector<Op> lower_training(const workload::ModelShape& m, const workload::Tr
 // as the runtime's optimizer implementation runs it (count = kernels, bytes per kernel).
 Op optimizer_op(const workload::ModelShape& m, const workload::Training& t, const workload::Layout& layout,
                 const workload::Runtime& rt);
+// A ResNet (lowering/resnet.cpp): `images` through the network in `precision`, forward only or
+// forward and backward, every op Scope::kLayer of its one layer; `autocast`: fp32 parameters cast
+// to 16 bits per forward. lower_training dispatches here for Family::kResNet.
+std::vector<Op> lower_resnet(const workload::ModelShape& m, DType precision, double images, bool training,
+                             bool autocast);
 // Inference: one forward pass of `batch` sequences with `q_len` new tokens each over a context of
 // `kv_len` (prefill: q_len = kv_len = prompt; decode: q_len = 1) on one of `tensor` ranks (weights,
 // heads, KV heads and the vocabulary split; norms and residuals replicated); layer ops once, as in

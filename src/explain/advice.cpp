@@ -185,6 +185,10 @@ std::optional<Scenario> fused(const Scenario& sc) {
 
 void compute_advice(const Scenario& sc, const Evaluation& e, std::vector<Advice>& out) {
   try_micro_batch(sc, e, out);
+  // The fp8, fusion and prefill advice is about transformer kernels; a ResNet's lowering has none.
+  if (sc.job.model.family == workload::Family::kResNet) {
+    return;
+  }
   if (sc.job.training) {
     if (sc.job.training->precision != DType::kFp8 && sc.system.gpu.supports(DType::kFp8)) {
       Scenario v = sc;
@@ -216,6 +220,13 @@ void compute_advice(const Scenario& sc, const Evaluation& e, std::vector<Advice>
 }
 
 void memory_advice(const Scenario& sc, const Evaluation& e, std::vector<Advice>& out) {
+  if (sc.job.model.family == workload::Family::kResNet) {
+    // Decode batching, 8-bit weights and transformer fusions do not apply to a ResNet's passes.
+    if (sc.job.training) {
+      try_micro_batch(sc, e, out);
+    }
+    return;
+  }
   if (sc.job.inference) {
     inference_batch(AdviceKind::kDecodeBatch, sc, e, out);
     if (sc.job.inference->weight_bytes > 1.0) {

@@ -441,6 +441,35 @@ void read_runtime(Reader& r, workload::Runtime& rt) {
   r.finish();
 }
 
+void read_resnet_keys(Reader& r, workload::ModelShape& m) {
+  m.family = workload::Family::kResNet;
+  m.layers = 1;  // lowered as one layer holding every convolution
+  workload::ResNet& n = m.resnet;
+  auto count = [&](std::string_view key, std::int64_t& out, std::int64_t max) {
+    if (auto v = r.integer(key, Need::kRequired, 1, max)) {
+      out = *v;
+    }
+  };
+  count("image", n.image, limits::kPixels);
+  count("stem_width", n.stem_width, limits::kWidth);
+  n.blocks = r.integer_list("blocks", Need::kRequired, 1, limits::kLayers);
+  count("width", n.width, limits::kWidth);
+  count("expansion", n.expansion, limits::kWidth);
+  if (auto v = r.boolean("stride_in_3x3", Need::kRequired)) {
+    n.stride_in_3x3 = *v;
+  }
+  count("classes", n.classes, limits::kWidth);
+  // Each stage from the second halves the map: the image must survive the stem, the pool and them.
+  const std::int64_t halvings = 2 + static_cast<std::int64_t>(n.blocks.size() > 0 ? n.blocks.size() - 1 : 0);
+  if (halvings < 62 && n.image < (std::int64_t{1} << halvings)) {
+    r.error("image", "image (" + std::to_string(n.image) + " pixels) is smaller than the network's total stride (" +
+                         std::to_string(std::int64_t{1} << halvings) + ")");
+  }
+  if (n.blocks.size() > 16) {
+    r.error("blocks", "at most 16 stages (each doubles the width), got " + std::to_string(n.blocks.size()));
+  }
+}
+
 void check_model(Reader& r, const workload::ModelShape& m) {
   if (m.heads > 0 && m.hidden % m.heads != 0) {
     r.error("heads", "heads (" + std::to_string(m.heads) + ") must divide hidden (" + std::to_string(m.hidden) + ")");

@@ -113,7 +113,11 @@ MemoryBreakdown training_memory(const ModelShape& m, const workload::Training& t
     return act;
   };
   const Bytes logits(2.0 * e * s * b * static_cast<double>(m.vocab) / tp);
-  mb.activations = std::max(stage_activations(in_flight), stage_activations(1) + logits);
+  if (m.family == workload::Family::kResNet) {
+    mb.activations = Bytes(workload::resnet_saved_elements(m.resnet) * b * e);  // data-parallel only
+  } else {
+    mb.activations = std::max(stage_activations(in_flight), stage_activations(1) + logits);
+  }
   const Bytes live = mb.weights + mb.gradients + mb.optimizer + mb.activations;
   mb.other = g.memory_reserved + live * g.fragmentation;
   return mb;

@@ -37,6 +37,7 @@ std::string estimate_text(const answer::Estimate& e) {
              gib(m.capacity), units::to_teraflops(ev.peak), units::to_string(ev.dtype));
   line(out, "runtime", strfmt("%s (%s): %s", e.runtime_name.c_str(), e.runtime_id.c_str(), e.runtime_summary.c_str()));
   const step::StepBreakdown& s = ev.step;
+  const char* unit = e.images ? "images" : "tokens";
   if (ev.training) {
     std::string parts = strfmt("compute %s + exposed comm %s + overhead %s", duration(s.compute).c_str(),
                                duration(s.communication).c_str(), duration(s.overhead).c_str());
@@ -47,11 +48,19 @@ std::string estimate_text(const answer::Estimate& e) {
       parts += " + input stall " + duration(s.input_stall);
     }
     line(out, "step",
-         strfmt("%s = %s   (%s tokens)", duration(s.time).c_str(), parts.c_str(), human(ev.tokens_per_step).c_str()));
+         strfmt("%s = %s   (%s %s)", duration(s.time).c_str(), parts.c_str(), human(ev.tokens_per_step).c_str(), unit));
     line(out, "throughput",
-         strfmt("%s tokens/s (%s per GPU)   MFU %.0f %%   HFU %.0f %%   %.0f TFLOP/s per GPU",
-                human(ev.tokens_per_s).c_str(), human(ev.tokens_per_s_per_gpu).c_str(), pct(ev.mfu), pct(ev.hfu),
+         strfmt("%s %s/s (%s per GPU)   MFU %.0f %%   HFU %.0f %%   %.0f TFLOP/s per GPU",
+                human(ev.tokens_per_s).c_str(), unit, human(ev.tokens_per_s_per_gpu).c_str(), pct(ev.mfu), pct(ev.hfu),
                 units::to_teraflops(ev.model_flops_per_gpu)));
+  } else if (e.images) {
+    const step::InferenceResult& r = *ev.inference;
+    line(out, "batch",
+         strfmt("%.0f images per pass on each of %d replicas: %s per pass", r.batch, r.replicas,
+                duration(s.time).c_str()));
+    line(out, "throughput",
+         strfmt("%s images/s (%s per GPU)   MFU %.0f %%   %.0f TFLOP/s per GPU", human(r.requests_per_s).c_str(),
+                human(ev.tokens_per_s_per_gpu).c_str(), pct(ev.mfu), units::to_teraflops(ev.model_flops_per_gpu)));
   } else {
     const step::InferenceResult& r = *ev.inference;
     line(out, "serving", e.serving_summary);
@@ -100,7 +109,7 @@ std::string estimate_text(const answer::Estimate& e) {
   }
   if (ev.training) {
     line(out, "time",
-         strfmt("%s to train %s tokens   %s GPU-hours", duration(ev.job_time).c_str(), human(ev.tokens).c_str(),
+         strfmt("%s to train %s %s   %s GPU-hours", duration(ev.job_time).c_str(), human(ev.tokens).c_str(), unit,
                 human(units::to_hours(ev.gpu_time)).c_str()));
   }
   line(out, "power",
@@ -115,7 +124,7 @@ std::string estimate_text(const answer::Estimate& e) {
               money(units::to_usd(e.cost.cloud)).c_str(), units::to_usd_per_hour(e.cloud_rate), e.cloud_gpu.c_str(),
               money(units::to_usd(e.cost.owned())).c_str(), money(units::to_usd(e.cost.owned_electricity)).c_str(),
               money(units::to_usd(e.cost.owned_hardware)).c_str(), breakeven.c_str()));
-  if (ev.inference && ev.tokens > 0) {
+  if (ev.inference && ev.tokens > 0 && !e.images) {
     line(out, "", money(answer::usd_per_million_tokens(e)) + " per million output tokens in the cloud");
   }
   line(out, "bottleneck", strfmt("%s — %s", explain::to_string(e.diagnosis.bottleneck), bottleneck_reason(e).c_str()));

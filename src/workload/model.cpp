@@ -8,6 +8,11 @@
 namespace gpusim::workload {
 
 ParamCount count_params(const ModelShape& m) {
+  if (m.family == Family::kResNet) {
+    ParamCount p;
+    p.embedding = resnet_params(m.resnet);
+    return p;
+  }
   const double h = static_cast<double>(m.hidden);
   const double kv = static_cast<double>(m.kv_dim());
   const double f = static_cast<double>(m.ffn_hidden);
@@ -29,6 +34,9 @@ ParamCount count_params(const ModelShape& m) {
 }
 
 double matmul_params(const ModelShape& m) {
+  if (m.family == Family::kResNet) {
+    return resnet_macs(m.resnet);  // weights times the positions each one multiplies: MACs per image
+  }
   const double h = static_cast<double>(m.hidden);
   const double f = static_cast<double>(m.ffn_hidden);
   const double ffn_mats = m.ffn == FfnKind::kSwiglu ? 3.0 : 2.0;
