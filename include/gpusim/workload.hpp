@@ -43,12 +43,24 @@ inline constexpr base::Named<Recompute> kRecomputeNames[] = {{Recompute::kNone, 
                                                              {Recompute::kFull, "full"}};
 constexpr const char* to_string(Recompute r) { return base::name_in(kRecomputeNames, r); }
 
-// The model families gpusim lowers: a dense transformer (the fields below, lowering/transformer.cpp)
-// or a ResNet of bottleneck blocks (`resnet`, lowering/resnet.cpp). Each lowering, parameter count
-// and FLOP count switches on the family; a new family is a new file behind these switches.
-enum class Family { kTransformer, kResNet };
-inline constexpr base::Named<Family> kFamilyNames[] = {{Family::kTransformer, "transformer"},
-                                                       {Family::kResNet, "resnet"}};
+// The model families gpusim lowers: a dense transformer (the fields below, lowering/transformer.cpp),
+// a ResNet of bottleneck blocks (`resnet`, lowering/resnet.cpp) or a Vision Transformer (`vit`: a
+// non-causal transformer over an image's patches, lowering/vit.cpp adapting the transformer's
+// ends). Each lowering, parameter count and FLOP count switches on the family; a new family is a
+// new file behind these switches.
+enum class Family { kTransformer, kResNet, kVit };
+inline constexpr base::Named<Family> kFamilyNames[] = {
+    {Family::kTransformer, "transformer"}, {Family::kResNet, "resnet"}, {Family::kVit, "vit"}};
+
+// A Vision Transformer [dosovitskiy-2021]: the image cut into patch x patch squares, each embedded
+// by a linear map (a convolution of stride = kernel = patch), a class token prepended, learned
+// positions added; the encoder runs over (image / patch)² + 1 tokens (ModelShape::max_seq) and the
+// classifier (`vocab` = classes) reads the class token's output only.
+struct Vit {
+  std::int64_t image = 224;
+  std::int64_t patch = 16;
+  [[nodiscard]] std::int64_t patches() const { return patch > 0 ? (image / patch) * (image / patch) : 0; }
+};
 
 // A ResNet of bottleneck blocks [he-2016] as torchvision builds it [torchvision-resnet]: a 7x7/2
 // stem convolution and a 3x3/2 max pool, then stages of blocks (1x1 reduce, 3x3, 1x1 expand, each
@@ -109,6 +121,9 @@ struct ModelShape {
   std::string name;
   Family family = Family::kTransformer;
   ResNet resnet;  // family resnet
+  Vit vit;        // family vit (with the transformer fields)
+  // An image model (ResNet or ViT): trains on images, data-parallel only.
+  [[nodiscard]] bool images() const { return family != Family::kTransformer; }
   std::int64_t layers = 0;
   std::int64_t hidden = 0;
   std::int64_t heads = 0;
@@ -142,7 +157,9 @@ struct ParamCount {
 };
 
 // A ResNet counts all its parameters (convolutions, batch-norm scales and shifts, classifier) as
-// `embedding`, with no per-layer part (it lowers as one unrepeated layer).
+// `embedding`, with no per-layer part (it lowers as one unrepeated layer). A ViT's embedding is the
+// patch projection (3·patch²·h weights, h biases) and the class token; its output head the
+// classifier's weights and biases (ViT-B/16: 86,567,656 [torchvision-vit]).
 ParamCount count_params(const ModelShape& m);
 inline double total_params(const ModelShape& m) { return count_params(m).total(m.layers); }
 // Parameters that take part in matrix multiplies per token: every block, plus the logits
@@ -162,15 +179,17 @@ Flop attention_matmul_flops(double seqs, double queries, double keys, double hid
 // FLOPs [dao-2023].
 inline constexpr double kAttentionBackwardFactor = 2.5;
 // Model FLOPs per training token (6·N + 12·L·h·s, PaLM); for a ResNet, per image (seq_len 1):
-// forward 2·MACs, backward twice that.
+// forward 2·MACs, backward twice that. A ViT's N counts the blocks and the patch projection per
+// token; its classifier (one token per image, under 0.1 % of the FLOPs) is left out.
 Flop training_flops_per_token(const ModelShape& m, double seq_len);
 
 // --- The job ---
 
 // A ResNet trains on images: one image is one "sequence" of one token (seq_len 1), so tokens count
-// images and samples per second are images per second.
+// images and samples per second are images per second. A ViT's image is a sequence of its patch
+// tokens and the class token (seq_len = max_seq): samples per second are images per second too.
 struct Training {
-  double tokens = 0;              // training tokens D (images for a ResNet)
+  double tokens = 0;              // training tokens D (images for a ResNet; images x patch tokens for a ViT)
   std::int64_t seq_len = 0;       // tokens per sequence
   std::int64_t global_batch = 0;  // sequences per optimizer step
   DType precision = DType::kBf16;

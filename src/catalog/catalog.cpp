@@ -301,8 +301,14 @@ ModelShape Catalog::model(const std::string& id) const {
       if (family == workload::Family::kResNet) {
         parse::read_resnet_keys(r, m);
       } else {
+        if (family == workload::Family::kVit) {
+          parse::read_vit_keys(r, m);  // before read_model_keys, which finishes the table
+        }
         parse::read_model_keys(r, m, parse::Need::kRequired);
         parse::check_model(r, m);
+        if (family == workload::Family::kVit) {
+          parse::check_vit(r, m);
+        }
       }
       if (auto meta = r.table("meta", parse::Need::kOptional)) {
         meta->string_list("sources");

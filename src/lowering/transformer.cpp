@@ -505,6 +505,9 @@ std::vector<Op> lower_training(const ModelShape& m, const workload::Training& tc
   b.scope(Scope::kEmbedding);
   // Embedding backward: scatter-add of dy into fp32 gradient rows (read-modify-write).
   b.mem("embedding.bwd", Phase::kBackward, p.replicated(t * h * (p.e + 8.0)), 1);
+  if (m.family == workload::Family::kVit) {
+    adapt_vit(ops, m, p.gemm_dtype, p.e, p.seqs, true);
+  }
   return ops;
 }
 
@@ -548,6 +551,9 @@ std::vector<Op> lower_forward(const ModelShape& m, const workload::Inference& ic
     if (op.kind == OpKind::kGemm) {
       op.inflight = rt.gemv_inflight;
     }
+  }
+  if (m.family == workload::Family::kVit) {
+    adapt_vit(ops, m, p.gemm_dtype, p.e, p.seqs, false);
   }
   // Weights stored below their compute width (int8/int4 and block formats) are unpacked inside the
   // GEMM: its weight stream runs at the runtime's dequantizing share of the bandwidth.

@@ -141,6 +141,10 @@ void read_comm(Reader& r, hardware::CommLibrary& out);
 void check_model(Reader& r, const workload::ModelShape& m);
 // The keys of a ResNet model spec (family = "resnet"; specs/README.md), all required.
 void read_resnet_keys(Reader& r, workload::ModelShape& out);
+// A ViT model spec (family = "vit"): `image` and `patch` (required) next to the transformer keys,
+// and the rules that tie them: max_seq = (image / patch)² + 1, non-causal, learned positions.
+void read_vit_keys(Reader& r, workload::ModelShape& out);
+void check_vit(Reader& r, const workload::ModelShape& m);
 
 // --- Hugging Face config.json (hf_config.cpp; nlohmann/json stays inside it) ---
 // A dense decoder's transformers config.json (model types in kHfModelTypes) as model-shape keys.

@@ -470,6 +470,34 @@ void read_resnet_keys(Reader& r, workload::ModelShape& m) {
   }
 }
 
+void read_vit_keys(Reader& r, workload::ModelShape& m) {
+  m.family = workload::Family::kVit;
+  if (auto v = r.integer("image", Need::kRequired, 1, limits::kPixels)) {
+    m.vit.image = *v;
+  }
+  if (auto v = r.integer("patch", Need::kRequired, 1, limits::kPixels)) {
+    m.vit.patch = *v;
+  }
+  if (m.vit.image % m.vit.patch != 0) {
+    r.error("patch",
+            "patch (" + std::to_string(m.vit.patch) + ") must divide image (" + std::to_string(m.vit.image) + ")");
+  }
+}
+
+void check_vit(Reader& r, const workload::ModelShape& m) {
+  const std::int64_t tokens = m.vit.patches() + 1;
+  if (m.max_seq != tokens) {
+    r.error("max_seq", "max_seq (" + std::to_string(m.max_seq) + ") must be the patches plus the class token, " +
+                           std::to_string(tokens));
+  }
+  if (m.causal) {
+    r.error("causal", "a ViT's encoder attends both ways: causal = false");
+  }
+  if (m.position != workload::PositionKind::kLearned) {
+    r.error("position", "a ViT adds learned positions: position = \"learned\"");
+  }
+}
+
 void check_model(Reader& r, const workload::ModelShape& m) {
   if (m.heads > 0 && m.hidden % m.heads != 0) {
     r.error("heads", "heads (" + std::to_string(m.heads) + ") must divide hidden (" + std::to_string(m.hidden) + ")");

@@ -48,10 +48,13 @@ std::string estimate_text(const answer::Estimate& e) {
       parts += " + input stall " + duration(s.input_stall);
     }
     line(out, "step",
-         strfmt("%s = %s   (%s %s)", duration(s.time).c_str(), parts.c_str(), human(ev.tokens_per_step).c_str(), unit));
+         strfmt("%s = %s   (%s %s)", duration(s.time).c_str(), parts.c_str(),
+                human(e.images ? ev.samples_per_s * s.time.value() : ev.tokens_per_step).c_str(), unit));
+    // An image model counts images, its samples (a ViT's tokens are its patches).
     line(out, "throughput",
          strfmt("%s %s/s (%s per GPU)   MFU %.0f %%   HFU %.0f %%   %.0f TFLOP/s per GPU",
-                human(ev.tokens_per_s).c_str(), unit, human(ev.tokens_per_s_per_gpu).c_str(), pct(ev.mfu), pct(ev.hfu),
+                human(e.images ? ev.samples_per_s : ev.tokens_per_s).c_str(), unit,
+                human(e.images ? ev.samples_per_s / e.gpus : ev.tokens_per_s_per_gpu).c_str(), pct(ev.mfu), pct(ev.hfu),
                 units::to_teraflops(ev.model_flops_per_gpu)));
   } else if (e.images) {
     const step::InferenceResult& r = *ev.inference;
@@ -108,9 +111,12 @@ std::string estimate_text(const answer::Estimate& e) {
                 human(r.kv_capacity_tokens).c_str(), pct(r.kv_utilization), r.preemptions));
   }
   if (ev.training) {
-    line(out, "time",
-         strfmt("%s to train %s %s   %s GPU-hours", duration(ev.job_time).c_str(), human(ev.tokens).c_str(), unit,
-                human(units::to_hours(ev.gpu_time)).c_str()));
+    line(
+        out, "time",
+        strfmt(
+            "%s to train %s %s   %s GPU-hours", duration(ev.job_time).c_str(),
+            human(e.images && ev.tokens_per_s > 0 ? ev.tokens * ev.samples_per_s / ev.tokens_per_s : ev.tokens).c_str(),
+            unit, human(units::to_hours(ev.gpu_time)).c_str()));
   }
   line(out, "power",
        strfmt("%.0f W per GPU avg at %.0f MHz SM clock (%.0f %% of the rated boost)   %s · %s CO2e%s",

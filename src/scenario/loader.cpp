@@ -284,12 +284,13 @@ void read_model(Reader& r, const catalog::Catalog& cat, workload::ModelShape& m)
   if (auto v = r.string("name", Need::kOptional)) {
     m.name = *v;
   }
-  if (m.family == workload::Family::kResNet) {
-    // A ResNet's shape comes whole from its preset (specs/models); transformer keys do not apply.
+  if (m.images()) {
+    // An image model's shape comes whole from its preset (specs/models); shape keys do not apply.
     for (const char* key : {"layers", "hidden", "heads", "kv_heads", "ffn_hidden", "ffn", "vocab", "tied_embeddings",
                             "causal", "norm", "bias", "position", "max_seq", "dropout"}) {
       if (r.has(key)) {
-        r.error(key, "preset \"" + preset.value_or("") + "\" is a ResNet: transformer keys do not apply to it");
+        r.error(key, "preset \"" + preset.value_or("") + "\" is an image model (" +
+                         base::name_in(workload::kFamilyNames, m.family) + "): its shape comes whole from the preset");
       }
     }
     r.finish();
@@ -328,20 +329,21 @@ void read_model(Reader& r, const catalog::Catalog& cat, workload::ModelShape& m)
 
 void read_training(Reader& r, Scenario& sc, RuntimeOverrides& overrides) {
   workload::Training t;
-  if (sc.job.model.family == workload::Family::kResNet) {
-    // Images train as sequences of one token: tokens count images (workload::Training).
+  if (sc.job.model.images()) {
+    // An image is a sequence of one token (ResNet) or of its patch tokens and the class token (ViT).
+    const std::int64_t per_image = sc.job.model.family == workload::Family::kVit ? sc.job.model.max_seq : 1;
     for (const char* key : {"tokens", "seq_len"}) {
       if (r.has(key)) {
-        r.error(key, std::string("a ResNet trains on images: give images = ... instead of ") + key);
+        r.error(key, std::string("an image model trains on images: give images = ... instead of ") + key);
       }
     }
     if (auto v = r.number("images", Need::kRequired, Range::kPositive, limits::kTokens)) {
-      t.tokens = *v;
+      t.tokens = *v * static_cast<double>(per_image);
     }
-    t.seq_len = 1;
+    t.seq_len = per_image;
   } else {
     if (r.has("images")) {
-      r.error("images", "images is for image models (a ResNet preset); a transformer trains on tokens");
+      r.error("images", "images is for image models (a ResNet or ViT preset); a transformer trains on tokens");
     }
     if (auto v = r.number("tokens", Need::kRequired, Range::kPositive, limits::kTokens)) {
       t.tokens = *v;
@@ -382,7 +384,7 @@ void read_training(Reader& r, Scenario& sc, RuntimeOverrides& overrides) {
 // model).
 std::string default_runtime(const Scenario& sc) {
   if (!sc.job.training) {
-    return sc.job.model.family == workload::Family::kResNet ? "pytorch-eager" : "hf-transformers";
+    return sc.job.model.images() ? "pytorch-eager" : "hf-transformers";
   }
   if (sc.layout.tensor > 1 || sc.layout.pipeline > 1) {
     return "megatron-te";
@@ -439,11 +441,11 @@ void read_runtime(Reader* r, Diagnostics& diags, const catalog::Catalog& cat, Sc
 // The constraints of a parallel layout, each with its failing numbers.
 void check_layout(Reader& r, const workload::ModelShape& m, const workload::Layout& p) {
   auto n = [](auto v) { return std::to_string(v); };
-  if (m.family == workload::Family::kResNet) {
+  if (m.images()) {
     for (const auto& [key, value] : {std::pair{"tensor", p.tensor}, std::pair{"pipeline", p.pipeline}}) {
       if (value > 1) {
-        r.error(key,
-                std::string(key) + " = " + n(value) + ": a ResNet runs data-parallel only (tensor = pipeline = 1)");
+        r.error(key, std::string(key) + " = " + n(value) +
+                         ": an image model runs data-parallel only (tensor = pipeline = 1)");
       }
     }
     return;

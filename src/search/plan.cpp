@@ -74,8 +74,8 @@ class Search {
   void search_gpus(int gpus) {
     const workload::ModelShape& m = sc_.job.model;
     const workload::Training& t = *sc_.job.training;
-    // A ResNet runs data-parallel only: its one layout per GPU count has tensor = pipeline = 1.
-    const std::int64_t max_tp = m.family == workload::Family::kResNet ? 1 : std::min<std::int64_t>(m.heads, gpus);
+    // An image model runs data-parallel only: tensor = 1 (and a ResNet's one layer, pipeline = 1).
+    const std::int64_t max_tp = m.images() ? 1 : std::min<std::int64_t>(m.heads, gpus);
     for (int tp = 1; tp <= max_tp; tp *= 2) {
       if (gpus % tp != 0) {
         continue;
