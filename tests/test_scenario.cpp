@@ -417,6 +417,18 @@ concurrency = 16
 name = "vllm"
 )");
   CHECK(closed.job.inference->load.concurrency == 16);
+  const Scenario images = test::scenario(R"(name = "images"
+[system]
+gpu = "rtx4090"
+gpus = 1
+[model]
+preset = "resnet50"
+[training]
+images = 1e6
+global_batch = 64
+micro_batch = 64
+)");
+  CHECK(images.job.training->tokens == Approx(1e6));
   // The scenarios cover the schema, table by table.
   std::size_t covered = 0;
   for (const auto& t : scenario::schema()) {
@@ -424,7 +436,7 @@ name = "vllm"
   }
   // top level, system, model, training, inference, serving, slo, parallelism, runtime and its
   // three tables, input, cost
-  CHECK(covered == 11 + 11 + 18 + 15 + 6 + 19 + 4 + 7 + 11 + 6 + 4 + 3 + 5 + 9);
+  CHECK(covered == 11 + 11 + 18 + 16 + 6 + 19 + 4 + 7 + 11 + 6 + 4 + 3 + 5 + 9);
 }
 
 TEST_CASE("a model given by an absurd parameter count is refused, not overflowed (a fuzz finding)",

@@ -46,6 +46,7 @@ struct Estimate {
   std::string serving_summary;  // inference: the engine, its load and the layout, in words
   double sm_clock_mhz = 0;      // the SM clock the step sustains
   double params = 0;
+  bool images = false;  // an image model (ResNet, ViT): its samples are images
 
   step::Evaluation eval;  // with op shares
 

@@ -132,6 +132,7 @@ inline constexpr std::int64_t kWidth = 10'000'000;      // hidden, heads, kv_hea
 inline constexpr std::int64_t kSequence = 100'000'000;  // tokens per sequence, prompt, output, chunk, KV block
 inline constexpr std::int64_t kBatch = 100'000'000;     // sequences per step or in flight
 inline constexpr std::int64_t kRequests = 1'000'000;    // serving requests simulated one by one
+inline constexpr std::int64_t kPixels = 65'536;         // image height or width
 inline constexpr std::int64_t kWorkers = 10'000;        // input pipeline workers
 inline constexpr std::int64_t kSms = 100'000;           // streaming multiprocessors of one GPU
 inline constexpr std::int64_t kTile = 4096;             // GEMM threadblock tile edge

@@ -82,6 +82,16 @@ std::vector<Op> lower_training(const workload::ModelShape& m, const workload::Tr
 // as the runtime's optimizer implementation runs it (count = kernels, bytes per kernel).
 Op optimizer_op(const workload::ModelShape& m, const workload::Training& t, const workload::Layout& layout,
                 const workload::Runtime& rt);
+// A ResNet (lowering/resnet.cpp): `images` through the network in `precision`, forward only or
+// forward and backward, every op Scope::kLayer of its one layer; `autocast`: fp32 parameters cast
+// to 16 bits per forward. lower_training dispatches here for Family::kResNet.
+std::vector<Op> lower_resnet(const workload::ModelShape& m, DType precision, double images, bool training,
+                             bool autocast);
+// A ViT (lowering/vit.cpp): the transformer's ops of `images` images with their embedding, loss
+// and logits replaced by the patch projection and a classifier on the class token (and the KV-cache
+// write dropped). lower_training and lower_forward call it for Family::kVit.
+void adapt_vit(std::vector<Op>& ops, const workload::ModelShape& m, DType dtype, double e, double images,
+               bool training);
 // Inference: one forward pass of `batch` sequences with `q_len` new tokens each over a context of
 // `kv_len` (prefill: q_len = kv_len = prompt; decode: q_len = 1) on one of `tensor` ranks (weights,
 // heads, KV heads and the vocabulary split; norms and residuals replicated); layer ops once, as in

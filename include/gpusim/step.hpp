@@ -233,6 +233,8 @@ class Evaluator {
   Evaluation evaluate_inference(const workload::Layout& layout, const hardware::System& sys,
                                 const physics::Fabric& fabric, const Options& options) const;
   physics::MemoryBreakdown inference_memory(const workload::Layout& layout) const;  // inference.cpp
+  Evaluation evaluate_image_inference(const workload::Layout& layout, const hardware::System& sys,
+                                      const Options& options) const;  // inference.cpp: a ResNet's batches
 
   hardware::System system_;
   workload::Job job_;

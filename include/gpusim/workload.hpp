@@ -63,8 +63,87 @@ inline constexpr base::Named<Recompute> kRecomputeNames[] = {{Recompute::kNone, 
                                                              {Recompute::kFull, "full"}};
 constexpr const char* to_string(Recompute r) { return base::name_in(kRecomputeNames, r); }
 
+// The model families gpusim lowers: a dense transformer (the fields below, lowering/transformer.cpp),
+// a ResNet of bottleneck blocks (`resnet`, lowering/resnet.cpp) or a Vision Transformer (`vit`: a
+// non-causal transformer over an image's patches, lowering/vit.cpp adapting the transformer's
+// ends). Each lowering, parameter count and FLOP count switches on the family; a new family is a
+// new file behind these switches.
+enum class Family { kTransformer, kResNet, kVit };
+inline constexpr base::Named<Family> kFamilyNames[] = {
+    {Family::kTransformer, "transformer"}, {Family::kResNet, "resnet"}, {Family::kVit, "vit"}};
+
+// A Vision Transformer [dosovitskiy-2021]: the image cut into patch x patch squares, each embedded
+// by a linear map (a convolution of stride = kernel = patch), a class token prepended, learned
+// positions added; the encoder runs over (image / patch)² + 1 tokens (ModelShape::max_seq) and the
+// classifier (`vocab` = classes) reads the class token's output only.
+struct Vit {
+  std::int64_t image = 224;
+  std::int64_t patch = 16;
+  [[nodiscard]] std::int64_t patches() const { return patch > 0 ? (image / patch) * (image / patch) : 0; }
+};
+
+// A ResNet of bottleneck blocks [he-2016] as torchvision builds it [torchvision-resnet]: a 7x7/2
+// stem convolution and a 3x3/2 max pool, then stages of blocks (1x1 reduce, 3x3, 1x1 expand, each
+// followed by batch norm; ReLU after the first two and after the residual add), the first block
+// of each stage with a 1x1 projection shortcut and, from the second stage on, stride 2; global
+// average pooling and a fully connected classifier. v1.5 puts the stride in the 3x3 convolution,
+// v1 in the first 1x1.
+struct ResNet {
+  std::int64_t image = 224;          // input height = width (pixels)
+  std::int64_t stem_width = 64;      // channels of the stem convolution
+  std::vector<std::int64_t> blocks;  // bottleneck blocks per stage ({3, 4, 6, 3}: ResNet-50)
+  std::int64_t width = 64;           // bottleneck width of the first stage, doubled at each stage
+  std::int64_t expansion = 4;        // block output channels = expansion x bottleneck width
+  bool stride_in_3x3 = true;         // v1.5
+  std::int64_t classes = 1000;
+};
+
+// One convolution of a ResNet with its input and output sizes (square images, padding R/2).
+struct ConvLayer {
+  std::string name;
+  std::int64_t in_c = 0, out_c = 0, kernel = 1, stride = 1;
+  std::int64_t in_hw = 0, out_hw = 0;  // height = width of the input and output
+  // The last convolution of a block's main path: its batch norm feeds the residual add (and the
+  // ReLU after it), not a ReLU of its own; the shortcut projection feeds the add directly.
+  bool block_end = false;
+  bool shortcut = false;
+  [[nodiscard]] double macs() const {  // per image
+    return static_cast<double>(out_hw * out_hw * out_c * in_c * kernel * kernel);
+  }
+  [[nodiscard]] double in_elements() const { return static_cast<double>(in_hw * in_hw * in_c); }
+  [[nodiscard]] double out_elements() const { return static_cast<double>(out_hw * out_hw * out_c); }
+  [[nodiscard]] double weights() const { return static_cast<double>(out_c * in_c * kernel * kernel); }
+};
+// Every convolution of the network in execution order (shortcut projection before its block's 1x1s).
+std::vector<ConvLayer> resnet_convs(const ResNet& r);
+// Output size of a convolution or pooling window of `kernel` with padding kernel / 2.
+inline std::int64_t conv_out(std::int64_t in, std::int64_t kernel, std::int64_t stride) {
+  return (in + 2 * (kernel / 2) - kernel) / stride + 1;
+}
+// Channels into the classifier (the last stage's expanded width) and the map it pools over.
+std::int64_t resnet_features(const ResNet& r);
+std::int64_t resnet_final_hw(const ResNet& r);
+// Multiply-accumulates of one image's forward pass: convolutions and the classifier (ResNet-50 at
+// 224 x 224: 4.09 G [torchvision-resnet]; FLOPs are twice this).
+double resnet_macs(const ResNet& r);
+// Parameters: convolution weights (no biases), a scale and a shift per batch-norm channel, the
+// classifier's weights and biases (ResNet-50: 25,557,032 [torchvision-resnet]).
+double resnet_params(const ResNet& r);
+// Parameter tensors (each convolution's weight, two per batch norm, the classifier's two): what a
+// multi-tensor optimizer walks over.
+double resnet_param_tensors(const ResNet& r);
+// Activation elements one image keeps for backward: each convolution's output (the batch norm's
+// input) and the ReLU or residual output after it (the next convolution's input; torchvision's
+// in-place ReLU overwrites the batch norm's output), the input image, and the max pool's output.
+double resnet_saved_elements(const ResNet& r);
+
 struct ModelShape {
   std::string name;
+  Family family = Family::kTransformer;
+  ResNet resnet;  // family resnet
+  Vit vit;        // family vit (with the transformer fields)
+  // An image model (ResNet or ViT): trains on images, data-parallel only.
+  [[nodiscard]] bool images() const { return family != Family::kTransformer; }
   std::int64_t layers = 0;
   std::int64_t hidden = 0;
   std::int64_t heads = 0;
@@ -97,6 +176,10 @@ struct ParamCount {
   }
 };
 
+// A ResNet counts all its parameters (convolutions, batch-norm scales and shifts, classifier) as
+// `embedding`, with no per-layer part (it lowers as one unrepeated layer). A ViT's embedding is the
+// patch projection (3·patch²·h weights, h biases) and the class token; its output head the
+// classifier's weights and biases (ViT-B/16: 86,567,656 [torchvision-vit]).
 ParamCount count_params(const ModelShape& m);
 inline double total_params(const ModelShape& m) { return count_params(m).total(m.layers); }
 // Parameters that take part in matrix multiplies per token: every block, plus the logits
@@ -115,13 +198,18 @@ Flop attention_matmul_flops(double seqs, double queries, double keys, double hid
 // FlashAttention's backward pass recomputes the scores and runs four matmuls: 2.5x the forward
 // FLOPs [dao-2023].
 inline constexpr double kAttentionBackwardFactor = 2.5;
-// Model FLOPs per training token (6·N + 12·L·h·s, PaLM).
+// Model FLOPs per training token (6·N + 12·L·h·s, PaLM); for a ResNet, per image (seq_len 1):
+// forward 2·MACs, backward twice that. A ViT's N counts the blocks and the patch projection per
+// token; its classifier (one token per image, under 0.1 % of the FLOPs) is left out.
 Flop training_flops_per_token(const ModelShape& m, double seq_len);
 
 // --- The job ---
 
+// A ResNet trains on images: one image is one "sequence" of one token (seq_len 1), so tokens count
+// images and samples per second are images per second. A ViT's image is a sequence of its patch
+// tokens and the class token (seq_len = max_seq): samples per second are images per second too.
 struct Training {
-  double tokens = 0;              // training tokens D
+  double tokens = 0;              // training tokens D (images for a ResNet; images x patch tokens for a ViT)
   std::int64_t seq_len = 0;       // tokens per sequence
   std::int64_t global_batch = 0;  // sequences per optimizer step
   DType precision = DType::kBf16;

@@ -52,9 +52,12 @@ Estimate estimate(const scenario::Scenario& sc, const Options& options) {
   e.fabric = physics::make_fabric(sc.system).intra_desc;
   e.runtime_id = sc.runtime.id;
   e.runtime_name = sc.runtime.name;
+  e.images = sc.job.model.images();
   e.runtime_summary = base::strfmt(
-      "%s launch, %s attention%s", sc.runtime.cuda_graphs ? "CUDA-graph" : "eager",
-      base::name_in(workload::kAttentionNames, sc.runtime.attention),
+      "%s launch, %s%s", sc.runtime.cuda_graphs ? "CUDA-graph" : "eager",
+      sc.job.model.family == workload::Family::kResNet
+          ? "convolutions as implicit GEMMs"
+          : (std::string(base::name_in(workload::kAttentionNames, sc.runtime.attention)) + " attention").c_str(),
       sc.job.training
           ? (std::string(", ") + base::name_in(workload::kOptimizerImplNames, sc.runtime.optimizer) + " optimizer")
                 .c_str()

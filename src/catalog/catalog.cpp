@@ -300,8 +300,19 @@ ModelShape Catalog::model(const std::string& id) const {
       if (auto v = r.string("name", parse::Need::kRequired)) {
         m.name = *v;
       }
-      parse::read_model_keys(r, m, parse::Need::kRequired);
-      parse::check_model(r, m);
+      const auto family = r.choice("family", workload::kFamilyNames, parse::Need::kOptional);
+      if (family == workload::Family::kResNet) {
+        parse::read_resnet_keys(r, m);
+      } else {
+        if (family == workload::Family::kVit) {
+          parse::read_vit_keys(r, m);  // before read_model_keys, which finishes the table
+        }
+        parse::read_model_keys(r, m, parse::Need::kRequired);
+        parse::check_model(r, m);
+        if (family == workload::Family::kVit) {
+          parse::check_vit(r, m);
+        }
+      }
       if (auto meta = r.table("meta", parse::Need::kOptional)) {
         meta->string_list("sources");
         meta->string_list("assumptions");

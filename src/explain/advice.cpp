@@ -211,6 +211,11 @@ std::optional<Scenario> fused(const Scenario& sc) {
 
 void compute_advice(const Scenario& sc, const Evaluation& e, std::vector<Advice>& out) {
   try_micro_batch(sc, e, out);
+  // The fp8, fusion and prefill advice is about transformer kernels (a ResNet's lowering has none)
+  // and about token generation (an image model's inference has none).
+  if (sc.job.model.family == workload::Family::kResNet || (sc.job.model.images() && sc.job.inference)) {
+    return;
+  }
   if (sc.job.training) {
     if (sc.job.training->precision != DType::kFp8 && sc.system.gpu.supports(DType::kFp8)) {
       Scenario v = sc;
@@ -242,6 +247,12 @@ void compute_advice(const Scenario& sc, const Evaluation& e, std::vector<Advice>
 }
 
 void memory_advice(const Scenario& sc, const Evaluation& e, std::vector<Advice>& out) {
+  // Decode batching and 8-bit weights do not apply to an image model's passes, nor transformer
+  // fusions to a ResNet's.
+  if (sc.job.model.images() && (sc.job.inference || sc.job.model.family == workload::Family::kResNet)) {
+    try_micro_batch(sc, e, out);
+    return;
+  }
   if (sc.job.inference) {
     inference_batch(AdviceKind::kDecodeBatch, sc, e, out);
     if (sc.job.inference->weight_bytes > 1.0) {

@@ -411,6 +411,9 @@ OptimizerPasses optimizer_passes(workload::Optimizer o, workload::OptimizerImpl 
 // Parameter tensors per transformer layer: the projections (QKV as one, or Q, K, V and gate, up
 // apart for SwiGLU models as the Llama checkpoints store them), two norms, biases.
 double tensors_per_layer(const ModelShape& m) {
+  if (m.family == workload::Family::kResNet) {
+    return workload::resnet_param_tensors(m.resnet);  // its one layer holds them all
+  }
   const double matrices = m.ffn == FfnKind::kSwiglu ? 7.0 : 4.0;
   const double norms = m.norm == workload::NormKind::kLayerNorm ? 4.0 : 2.0;
   return matrices + norms + (m.bias ? matrices : 0.0);
@@ -483,8 +486,9 @@ Op optimizer_op(const ModelShape& m, const workload::Training& t, const workload
   const double shard = layout.zero >= 1 ? static_cast<double>(layout.data) : 1.0;
   const double elements = params_per_rank / shard;
   const double stage_layers = std::ceil(static_cast<double>(m.layers) / layout.pipeline);
-  const double tensors = t.adapters() ? roles.adapter_tensors / static_cast<double>(m.layers) * stage_layers
-                                      : tensors_per_layer(m) * stage_layers + 3.0;
+  const double tensors =
+      t.adapters() ? roles.adapter_tensors / static_cast<double>(m.layers) * stage_layers
+                   : tensors_per_layer(m) * stage_layers + (m.family == workload::Family::kResNet ? 0.0 : 3.0);
   // An fp32 model (fp32 training, or autocast over unsharded fp32 parameters) has no 16-bit copy to write back.
   const bool fp32_model = units::is_wide(t.precision) || (rt.autocast && layout.zero < 3);
   const OptimizerPasses passes = optimizer_passes(t.optimizer, rt.optimizer, fp32_model);
@@ -502,6 +506,9 @@ Op optimizer_op(const ModelShape& m, const workload::Training& t, const workload
 
 std::vector<Op> lower_training(const ModelShape& m, const workload::Training& tc, const workload::Layout& layout,
                                const workload::Runtime& rt) {
+  if (m.family == workload::Family::kResNet) {
+    return lower_resnet(m, tc.precision, static_cast<double>(layout.micro_batch), true, rt.autocast);
+  }
   std::vector<Op> ops;
   PassShape p;
   p.m = &m;
@@ -580,6 +587,9 @@ std::vector<Op> lower_training(const ModelShape& m, const workload::Training& tc
   if (!p.frozen()) {
     b.mem("embedding.bwd", Phase::kBackward, p.replicated(t * h * (p.e + 8.0)), 1);
   }
+  if (m.family == workload::Family::kVit) {
+    adapt_vit(ops, m, p.gemm_dtype, p.e, p.seqs, true);
+  }
   return ops;
 }
 
@@ -625,6 +635,9 @@ std::vector<Op> lower_forward(const ModelShape& m, const workload::Inference& ic
     if (op.kind == OpKind::kGemm) {
       op.inflight = rt.gemv_inflight;
     }
+  }
+  if (m.family == workload::Family::kVit) {
+    adapt_vit(ops, m, p.gemm_dtype, p.e, p.seqs, false);
   }
   // Weights stored below their compute width (int8/int4 and block formats) are unpacked inside the
   // GEMM: its weight stream runs at the runtime's dequantizing share of the bandwidth.

@@ -84,6 +84,8 @@ class Reader {
     return std::nullopt;
   }
   std::vector<std::string> string_list(std::string_view key);
+  // An array of whole numbers, each within [min, max]; empty (with a diagnostic if required) when absent.
+  std::vector<std::int64_t> integer_list(std::string_view key, Need need, std::int64_t min, std::int64_t max);
   // A latency given either in time units or in cycles; cycles are converted with `clock_hz`.
   std::optional<double> latency_seconds(std::string_view key, double clock_hz, Need need);
   // A nested table; nullopt (with a diagnostic if required) when absent.
@@ -138,6 +140,12 @@ void read_serving_engine(Reader& r, workload::ServingEngine& out, Need need);
 void read_comm(Reader& r, hardware::CommLibrary& out);
 // Cross-field checks (heads divide hidden, kv_heads divide heads).
 void check_model(Reader& r, const workload::ModelShape& m);
+// The keys of a ResNet model spec (family = "resnet"; specs/README.md), all required.
+void read_resnet_keys(Reader& r, workload::ModelShape& out);
+// A ViT model spec (family = "vit"): `image` and `patch` (required) next to the transformer keys,
+// and the rules that tie them: max_seq = (image / patch)² + 1, non-causal, learned positions.
+void read_vit_keys(Reader& r, workload::ModelShape& out);
+void check_vit(Reader& r, const workload::ModelShape& m);
 
 // --- Hugging Face config.json (hf_config.cpp; nlohmann/json stays inside it) ---
 // A dense decoder's transformers config.json (model types in kHfModelTypes) as model-shape keys.

@@ -392,6 +392,31 @@ std::vector<std::string> Reader::string_list(std::string_view key) {
   return out;
 }
 
+std::vector<std::int64_t> Reader::integer_list(std::string_view key, Need need, std::int64_t min, std::int64_t max) {
+  std::vector<std::int64_t> out;
+  const toml::node* n = get(key, need);
+  if (n == nullptr) {
+    return out;
+  }
+  const toml::array* arr = n->as_array();
+  if (arr == nullptr || arr->empty()) {
+    error(key, "expected a non-empty array of whole numbers, got " + show(*n));
+    return out;
+  }
+  for (const auto& e : *arr) {
+    std::optional<std::int64_t> v;
+    if (e.is_integer()) {
+      v = e.as_integer()->get();
+    }
+    if (const std::string problem = count_problem(v, min, max); !problem.empty()) {
+      diags_->add(pos_of(e), path(key), problem + ", got " + show(e));
+      continue;
+    }
+    out.push_back(*v);
+  }
+  return out;
+}
+
 std::optional<double> Reader::latency_seconds(std::string_view key, double clock_hz, Need need) {
   const toml::node* n = get(key, need);
   if (n == nullptr) {

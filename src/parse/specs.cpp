@@ -482,6 +482,63 @@ void read_runtime(Reader& r, workload::Runtime& rt) {
   r.finish();
 }
 
+void read_resnet_keys(Reader& r, workload::ModelShape& m) {
+  m.family = workload::Family::kResNet;
+  m.layers = 1;  // lowered as one layer holding every convolution
+  workload::ResNet& n = m.resnet;
+  auto count = [&](std::string_view key, std::int64_t& out, std::int64_t max) {
+    if (auto v = r.integer(key, Need::kRequired, 1, max)) {
+      out = *v;
+    }
+  };
+  count("image", n.image, limits::kPixels);
+  count("stem_width", n.stem_width, limits::kWidth);
+  n.blocks = r.integer_list("blocks", Need::kRequired, 1, limits::kLayers);
+  count("width", n.width, limits::kWidth);
+  count("expansion", n.expansion, limits::kWidth);
+  if (auto v = r.boolean("stride_in_3x3", Need::kRequired)) {
+    n.stride_in_3x3 = *v;
+  }
+  count("classes", n.classes, limits::kWidth);
+  // Each stage from the second halves the map: the image must survive the stem, the pool and them.
+  const std::int64_t halvings = 2 + static_cast<std::int64_t>(n.blocks.size() > 0 ? n.blocks.size() - 1 : 0);
+  if (halvings < 62 && n.image < (std::int64_t{1} << halvings)) {
+    r.error("image", "image (" + std::to_string(n.image) + " pixels) is smaller than the network's total stride (" +
+                         std::to_string(std::int64_t{1} << halvings) + ")");
+  }
+  if (n.blocks.size() > 16) {
+    r.error("blocks", "at most 16 stages (each doubles the width), got " + std::to_string(n.blocks.size()));
+  }
+}
+
+void read_vit_keys(Reader& r, workload::ModelShape& m) {
+  m.family = workload::Family::kVit;
+  if (auto v = r.integer("image", Need::kRequired, 1, limits::kPixels)) {
+    m.vit.image = *v;
+  }
+  if (auto v = r.integer("patch", Need::kRequired, 1, limits::kPixels)) {
+    m.vit.patch = *v;
+  }
+  if (m.vit.image % m.vit.patch != 0) {
+    r.error("patch",
+            "patch (" + std::to_string(m.vit.patch) + ") must divide image (" + std::to_string(m.vit.image) + ")");
+  }
+}
+
+void check_vit(Reader& r, const workload::ModelShape& m) {
+  const std::int64_t tokens = m.vit.patches() + 1;
+  if (m.max_seq != tokens) {
+    r.error("max_seq", "max_seq (" + std::to_string(m.max_seq) + ") must be the patches plus the class token, " +
+                           std::to_string(tokens));
+  }
+  if (m.causal) {
+    r.error("causal", "a ViT's encoder attends both ways: causal = false");
+  }
+  if (m.position != workload::PositionKind::kLearned) {
+    r.error("position", "a ViT adds learned positions: position = \"learned\"");
+  }
+}
+
 void check_model(Reader& r, const workload::ModelShape& m) {
   if (m.heads > 0 && m.hidden % m.heads != 0) {
     r.error("heads", "heads (" + std::to_string(m.heads) + ") must divide hidden (" + std::to_string(m.hidden) + ")");

@@ -146,7 +146,11 @@ MemoryBreakdown training_memory(const ModelShape& m, const workload::Training& t
     return act;
   };
   const Bytes logits(2.0 * e * s * b * static_cast<double>(m.vocab) / tp);
-  mb.activations = std::max(stage_activations(in_flight), stage_activations(1) + logits);
+  if (m.family == workload::Family::kResNet) {
+    mb.activations = Bytes(workload::resnet_saved_elements(m.resnet) * b * e);  // data-parallel only
+  } else {
+    mb.activations = std::max(stage_activations(in_flight), stage_activations(1) + logits);
+  }
   if (t.offload_activations) {
     // Saved activations go to host memory as each layer's forward ends and come back before its
     // backward: the GPU keeps the layer in flight and the one being copied [torchtune-activation-offload].

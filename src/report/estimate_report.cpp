@@ -37,6 +37,7 @@ std::string estimate_text(const answer::Estimate& e) {
              gib(m.capacity), units::to_teraflops(ev.peak), units::to_string(ev.dtype));
   line(out, "runtime", strfmt("%s (%s): %s", e.runtime_name.c_str(), e.runtime_id.c_str(), e.runtime_summary.c_str()));
   const step::StepBreakdown& s = ev.step;
+  const char* unit = e.images ? "images" : "tokens";
   if (ev.training) {
     std::string parts = strfmt("compute %s + exposed comm %s + overhead %s", duration(s.compute).c_str(),
                                duration(s.communication).c_str(), duration(s.overhead).c_str());
@@ -50,11 +51,22 @@ std::string estimate_text(const answer::Estimate& e) {
       parts += " + offload " + duration(s.offload);
     }
     line(out, "step",
-         strfmt("%s = %s   (%s tokens)", duration(s.time).c_str(), parts.c_str(), human(ev.tokens_per_step).c_str()));
+         strfmt("%s = %s   (%s %s)", duration(s.time).c_str(), parts.c_str(),
+                human(e.images ? ev.samples_per_s * s.time.value() : ev.tokens_per_step).c_str(), unit));
+    // An image model counts images, its samples (a ViT's tokens are its patches).
     line(out, "throughput",
-         strfmt("%s tokens/s (%s per GPU)   MFU %.0f %%   HFU %.0f %%   %.0f TFLOP/s per GPU",
-                human(ev.tokens_per_s).c_str(), human(ev.tokens_per_s_per_gpu).c_str(), pct(ev.mfu), pct(ev.hfu),
+         strfmt("%s %s/s (%s per GPU)   MFU %.0f %%   HFU %.0f %%   %.0f TFLOP/s per GPU",
+                human(e.images ? ev.samples_per_s : ev.tokens_per_s).c_str(), unit,
+                human(e.images ? ev.samples_per_s / e.gpus : ev.tokens_per_s_per_gpu).c_str(), pct(ev.mfu), pct(ev.hfu),
                 units::to_teraflops(ev.model_flops_per_gpu)));
+  } else if (e.images) {
+    const step::InferenceResult& r = *ev.inference;
+    line(out, "batch",
+         strfmt("%.0f images per pass on each of %d replicas: %s per pass", r.batch, r.replicas,
+                duration(s.time).c_str()));
+    line(out, "throughput",
+         strfmt("%s images/s (%s per GPU)   MFU %.0f %%   %.0f TFLOP/s per GPU", human(r.requests_per_s).c_str(),
+                human(ev.tokens_per_s_per_gpu).c_str(), pct(ev.mfu), units::to_teraflops(ev.model_flops_per_gpu)));
   } else {
     const step::InferenceResult& r = *ev.inference;
     line(out, "serving", e.serving_summary);
@@ -112,9 +124,12 @@ std::string estimate_text(const answer::Estimate& e) {
                 human(r.kv_capacity_tokens).c_str(), pct(r.kv_utilization), r.preemptions));
   }
   if (ev.training) {
-    line(out, "time",
-         strfmt("%s to train %s tokens   %s GPU-hours", duration(ev.job_time).c_str(), human(ev.tokens).c_str(),
-                human(units::to_hours(ev.gpu_time)).c_str()));
+    line(
+        out, "time",
+        strfmt(
+            "%s to train %s %s   %s GPU-hours", duration(ev.job_time).c_str(),
+            human(e.images && ev.tokens_per_s > 0 ? ev.tokens * ev.samples_per_s / ev.tokens_per_s : ev.tokens).c_str(),
+            unit, human(units::to_hours(ev.gpu_time)).c_str()));
   }
   line(out, "power",
        strfmt("%.0f W per GPU avg at %.0f MHz SM clock (%.0f %% of the rated boost)   %s · %s CO2e%s",
@@ -128,7 +143,7 @@ std::string estimate_text(const answer::Estimate& e) {
               money(units::to_usd(e.cost.cloud)).c_str(), units::to_usd_per_hour(e.cloud_rate), e.cloud_gpu.c_str(),
               money(units::to_usd(e.cost.owned())).c_str(), money(units::to_usd(e.cost.owned_electricity)).c_str(),
               money(units::to_usd(e.cost.owned_hardware)).c_str(), breakeven.c_str()));
-  if (ev.inference && ev.tokens > 0) {
+  if (ev.inference && ev.tokens > 0 && !e.images) {
     line(out, "", money(answer::usd_per_million_tokens(e)) + " per million output tokens in the cloud");
   }
   line(out, "bottleneck", strfmt("%s — %s", explain::to_string(e.diagnosis.bottleneck), bottleneck_reason(e).c_str()));

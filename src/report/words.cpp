@@ -34,9 +34,10 @@ std::string bottleneck_reason(const answer::Estimate& e) {
       return strfmt("%.0f %% of step time in compute-bound GEMM and attention kernels at %.0f %% of the %s peak",
                     pct(d.share), pct(d.peak_fraction), units::to_string(e.eval.dtype));
     case Bottleneck::kMemory:
-      return strfmt(
-          "%.0f %% of step time in bandwidth-bound kernels (%s)", pct(d.share),
-          e.eval.training ? "norms, activations, residuals, optimizer" : "weights and KV cache read every token");
+      return strfmt("%.0f %% of step time in bandwidth-bound kernels (%s)", pct(d.share),
+                    e.images          ? "batch norms, ReLUs, residual adds, pooling"
+                    : e.eval.training ? "norms, activations, residuals, optimizer"
+                                      : "weights and KV cache read every token");
     case Bottleneck::kCommunication:
       return strfmt("%.0f %% of step time waiting on data-parallel collectives over %s", pct(d.share),
                     e.fabric.c_str());

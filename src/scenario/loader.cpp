@@ -303,6 +303,18 @@ void read_model(Reader& r, const catalog::Catalog& cat, workload::ModelShape& m)
   if (auto v = r.string("name", Need::kOptional)) {
     m.name = *v;
   }
+  if (m.images()) {
+    // An image model's shape comes whole from its preset (specs/models); shape keys do not apply.
+    for (const char* key : {"layers", "hidden", "heads", "kv_heads", "ffn_hidden", "ffn", "vocab", "tied_embeddings",
+                            "causal", "norm", "bias", "position", "max_seq", "dropout"}) {
+      if (r.has(key)) {
+        r.error(key, "preset \"" + preset.value_or("") + "\" is an image model (" +
+                         base::name_in(workload::kFamilyNames, m.family) + "): its shape comes whole from the preset");
+      }
+    }
+    r.finish();
+    return;
+  }
   if (!have_base) {
     m.kv_heads = 0;
     m.ffn_hidden = 0;
@@ -372,10 +384,27 @@ void read_fine_tuning(Reader& r, const workload::ModelShape& m, workload::Traini
 
 void read_training(Reader& r, Scenario& sc, RuntimeOverrides& overrides) {
   workload::Training t;
-  if (auto v = r.number("tokens", Need::kRequired, Range::kPositive, limits::kTokens)) {
-    t.tokens = *v;
+  if (sc.job.model.images()) {
+    // An image is a sequence of one token (ResNet) or of its patch tokens and the class token (ViT).
+    const std::int64_t per_image = sc.job.model.family == workload::Family::kVit ? sc.job.model.max_seq : 1;
+    for (const char* key : {"tokens", "seq_len"}) {
+      if (r.has(key)) {
+        r.error(key, std::string("an image model trains on images: give images = ... instead of ") + key);
+      }
+    }
+    if (auto v = r.number("images", Need::kRequired, Range::kPositive, limits::kTokens)) {
+      t.tokens = *v * static_cast<double>(per_image);
+    }
+    t.seq_len = per_image;
+  } else {
+    if (r.has("images")) {
+      r.error("images", "images is for image models (a ResNet or ViT preset); a transformer trains on tokens");
+    }
+    if (auto v = r.number("tokens", Need::kRequired, Range::kPositive, limits::kTokens)) {
+      t.tokens = *v;
+    }
+    t.seq_len = r.integer("seq_len", Need::kRequired, 1, limits::kSequence).value_or(0);
   }
-  t.seq_len = r.integer("seq_len", Need::kRequired, 1, limits::kSequence).value_or(0);
   t.global_batch = r.integer("global_batch", Need::kRequired, 1, limits::kBatch).value_or(0);
   sc.layout.micro_batch = r.integer("micro_batch", Need::kOptional, 1, limits::kBatch).value_or(1);
   if (auto v = r.choice("precision", units::kDTypeNames, Need::kOptional,
@@ -407,10 +436,11 @@ void read_training(Reader& r, Scenario& sc, RuntimeOverrides& overrides) {
 
 // The software stack a job runs on when the scenario names none (docs/scenarios.md): Megatron-LM
 // with Transformer Engine for tensor- or pipeline-parallel layouts, PyTorch FSDP for ZeRO-3,
-// PyTorch DDP otherwise; Hugging Face transformers for inference.
+// PyTorch DDP otherwise; Hugging Face transformers for inference (plain PyTorch eager for an image
+// model).
 std::string default_runtime(const Scenario& sc) {
   if (!sc.job.training) {
-    return "hf-transformers";
+    return sc.job.model.images() ? "pytorch-eager" : "hf-transformers";
   }
   if (sc.layout.tensor > 1 || sc.layout.pipeline > 1) {
     return "megatron-te";
@@ -467,6 +497,15 @@ void read_runtime(Reader* r, Diagnostics& diags, const catalog::Catalog& cat, Sc
 // The constraints of a parallel layout, each with its failing numbers.
 void check_layout(Reader& r, const workload::ModelShape& m, const workload::Layout& p) {
   auto n = [](auto v) { return std::to_string(v); };
+  if (m.images()) {
+    for (const auto& [key, value] : {std::pair{"tensor", p.tensor}, std::pair{"pipeline", p.pipeline}}) {
+      if (value > 1) {
+        r.error(key, std::string(key) + " = " + n(value) +
+                         ": an image model runs data-parallel only (tensor = pipeline = 1)");
+      }
+    }
+    return;
+  }
   if (p.tensor > 1 && m.heads % p.tensor != 0) {
     r.error("tensor", "tensor (" + n(p.tensor) + ") must divide the attention heads (" + n(m.heads) + ")");
   }

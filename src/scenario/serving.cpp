@@ -125,7 +125,8 @@ void read_inference(Reader& r, Scenario& sc, RuntimeOverrides& overrides) {
   // A request's positions run to prompt + output; past the model's context (max_position_embeddings)
   // there are none to attend with, so no engine serves it as the model stands.
   const workload::ModelShape& m = sc.job.model;
-  if (m.max_seq > 0 && inf.prompt_tokens + inf.output_tokens > m.max_seq) {
+  // (An image model's inference is one pass over each image: it has no prompt or output.)
+  if (!m.images() && m.max_seq > 0 && inf.prompt_tokens + inf.output_tokens > m.max_seq) {
     r.error("prompt_tokens",
             strfmt("prompt_tokens + output_tokens = %lld exceeds the model's context of %lld tokens (model.max_seq); "
                    "set model.max_seq if the model was extended",

@@ -74,7 +74,9 @@ class Search {
   void search_gpus(int gpus) {
     const workload::ModelShape& m = sc_.job.model;
     const workload::Training& t = *sc_.job.training;
-    for (int tp = 1; tp <= std::min<std::int64_t>(m.heads, gpus); tp *= 2) {
+    // An image model runs data-parallel only: tensor = 1 (and a ResNet's one layer, pipeline = 1).
+    const std::int64_t max_tp = m.images() ? 1 : std::min<std::int64_t>(m.heads, gpus);
+    for (int tp = 1; tp <= max_tp; tp *= 2) {
       if (gpus % tp != 0) {
         continue;
       }

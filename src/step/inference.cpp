@@ -51,8 +51,99 @@ physics::MemoryBreakdown Evaluator::inference_memory(const Layout& layout) const
                                    static_cast<double>(inf.batch));
 }
 
+// An image model (ResNet, ViT) serves batches of images, each image a request: one forward pass of the batch
+// (kernels + gaps + launch stall) per batch on each data-parallel replica; images/s = batch ·
+// replicas / pass. No tokens are generated: time to first token and the latency are the pass.
+Evaluation Evaluator::evaluate_image_inference(const Layout& layout, const System& sys, const Options& options) const {
+  const workload::ModelShape& m = job_.model;
+  const workload::Inference& inf = *job_.inference;
+  const hardware::GpuSpec& g = sys.gpu;
+  const double batch = static_cast<double>(inf.batch);
+  const DType dtype = g.supports(inf.weight_precision) ? inf.weight_precision : DType::kFp16;
+  const bool resnet = m.family == workload::Family::kResNet;
+  const double seq = static_cast<double>(m.max_seq);  // a ViT's tokens per image
+  const auto ops = resnet ? lowering::lower_resnet(m, dtype, batch, false, false)
+                          : lowering::lower_forward(m, inf, runtime_, 1, batch, seq, seq);
+  const double layers = resnet ? 1.0 : static_cast<double>(m.layers);
+  auto pass_at = [&](double clock, StepKernels& k) {
+    k = stage_kernels(*time_pass(ops, g, clock), layers, true);
+    return pass_time(k, g, runtime_);
+  };
+  const double clock = settle_clock(g, sys.power_limit, [&](double c) {
+    StepKernels k;
+    const Seconds t = pass_at(c, k);
+    const double busy = 1.0 + runtime_.remainder;
+    return power_mix(k.compute_bound * busy, k.memory_bound * busy, k.dram, t, dtype);
+  });
+  StepKernels k;
+  const Seconds pass = pass_at(clock, k);
+  Evaluation e;
+  e.training = false;
+  e.gpus = sys.gpus;
+  e.memory = physics::inference_memory(m, inf, g, layout, runtime_.serving, batch);
+  if (resnet) {
+    // Without autograd only a few maps are alive at once: a block's input (kept for the residual),
+    // the convolution's input and its output, at most three of the largest map.
+    double largest = 0;
+    for (const workload::ConvLayer& c : workload::resnet_convs(m.resnet)) {
+      largest = std::max({largest, c.in_elements(), c.out_elements()});
+    }
+    e.memory.activations = Bytes(3.0 * largest * batch * units::bytes_per_element(dtype));
+  }
+  StepBreakdown& st = e.step;
+  st.time = pass;
+  st.gemm = k.compute_bound * (1.0 + runtime_.remainder);
+  st.memory_bound = k.memory_bound * (1.0 + runtime_.remainder);
+  st.compute = st.gemm + st.memory_bound;
+  st.kernels = k.kernels;
+  st.host_launch = physics::launch_cost(g, runtime_) * k.kernels;
+  st.launch_stall = physics::launch_stall(
+      st.host_launch, k.micro * (1.0 + runtime_.remainder) + g.efficiency.kernel_overhead * k.kernels);
+  st.overhead = pass > st.compute ? pass - st.compute : Seconds(0);
+  const int replicas = layout.data;
+  InferenceResult r;
+  r.replicas = replicas;
+  r.batch = batch;
+  r.requests = batch * replicas;
+  r.requests_per_s = batch * replicas / pass.value();
+  r.ttft = r.e2e = Percentiles{pass, pass, pass, pass};
+  r.time_to_first_token = r.request_latency = pass;
+  r.makespan = pass;
+  e.clock = clock;
+  e.dtype = dtype;
+  e.peak = g.peak_for(dtype);
+  e.tokens_per_step = batch * replicas;
+  e.tokens_per_s = r.requests_per_s;
+  e.tokens_per_s_per_gpu = r.requests_per_s / sys.gpus;
+  e.samples_per_s = r.requests_per_s;
+  // Model FLOPs per image: 2·MACs (ResNet); the blocks and patch projection on every token and
+  // attention over the whole sequence (ViT).
+  const double image_flops =
+      resnet ? 2.0 * workload::resnet_macs(m.resnet)
+             : 2.0 * workload::matmul_params(m) * seq +
+                   workload::attention_matmul_flops(1.0, seq, seq, static_cast<double>(m.hidden), 1.0).value() *
+                       static_cast<double>(m.layers);
+  e.model_flops_per_gpu = FlopPerSecond(image_flops * r.requests_per_s / sys.gpus);
+  e.hardware_flops_per_gpu = e.model_flops_per_gpu;
+  e.mfu = e.hfu = e.model_flops_per_gpu / e.peak;
+  e.tokens = r.requests;
+  e.job_time = pass;
+  e.gpu_time = pass * static_cast<double>(sys.gpus);
+  e.gpu_avg_power = std::min(sys.power_limit,
+                             physics::board_power(g, power_mix(st.gemm, st.memory_bound, k.dram, pass, dtype), clock));
+  e.inference = r;
+  if (options.op_shares) {
+    add_shares(*time_pass(ops, g, clock), layers, true, 1.0, e.ops);
+    sort_shares(e.ops);
+  }
+  return e;
+}
+
 Evaluation Evaluator::evaluate_inference(const Layout& layout, const System& sys, const physics::Fabric& fabric,
                                          const Options& options) const {
+  if (job_.model.images()) {
+    return evaluate_image_inference(layout, sys, options);
+  }
   const workload::ModelShape& m = job_.model;
   const hardware::GpuSpec& g = sys.gpu;
   const workload::ServingEngine& engine = runtime_.serving;

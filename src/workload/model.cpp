@@ -8,6 +8,11 @@
 namespace gpusim::workload {
 
 ParamCount count_params(const ModelShape& m) {
+  if (m.family == Family::kResNet) {
+    ParamCount p;
+    p.embedding = resnet_params(m.resnet);
+    return p;
+  }
   const double h = static_cast<double>(m.hidden);
   const double kv = static_cast<double>(m.kv_dim());
   const double f = static_cast<double>(m.ffn_hidden);
@@ -25,14 +30,24 @@ ParamCount count_params(const ModelShape& m) {
   p.output_head = m.tied_embeddings ? 0.0 : static_cast<double>(m.vocab) * h;
   p.position = m.position == PositionKind::kLearned ? static_cast<double>(m.max_seq) * h : 0.0;
   p.final_norm = norm;
+  if (m.family == Family::kVit) {
+    p.embedding = 3.0 * static_cast<double>(m.vit.patch * m.vit.patch) * h + 2.0 * h;  // projection, bias, class token
+    p.output_head = static_cast<double>(m.vocab) * (h + 1.0);                          // classifier with biases
+  }
   return p;
 }
 
 double matmul_params(const ModelShape& m) {
+  if (m.family == Family::kResNet) {
+    return resnet_macs(m.resnet);  // weights times the positions each one multiplies: MACs per image
+  }
   const double h = static_cast<double>(m.hidden);
   const double f = static_cast<double>(m.ffn_hidden);
   const double ffn_mats = m.ffn == FfnKind::kSwiglu ? 3.0 : 2.0;
   const double per_layer = h * (h + 2.0 * static_cast<double>(m.kv_dim())) + h * h + ffn_mats * h * f;
+  if (m.family == Family::kVit) {
+    return per_layer * static_cast<double>(m.layers) + 3.0 * static_cast<double>(m.vit.patch * m.vit.patch) * h;
+  }
   return per_layer * static_cast<double>(m.layers) + static_cast<double>(m.vocab) * h;
 }
 
