@@ -1,5 +1,7 @@
 // Mixtures of experts and multi-head latent attention: parameter counts against the published
 // totals, the MoE layer's kernels, expert parallelism's all-to-all and memory, and the checks.
+#include <set>
+
 #include "helpers.hpp"
 
 using namespace gpusim;
@@ -167,4 +169,21 @@ TEST_CASE("bad MoE layouts and shapes are refused with their numbers", "[moe][er
   CHECK_THAT(message({{"model.moe.top_k", "9"}}), Catch::Contains("exceeds the routed experts (8)"));
   CHECK_THAT(message({{"parallelism.expert", "2"}}, test::kSmallTraining),
              Catch::Contains("needs a mixture-of-experts"));
+}
+
+TEST_CASE("gpusim plan searches expert parallelism for a mixture of experts only", "[moe][plan]") {
+  // Mixtral's 8 experts on 8 GPUs: degrees 1, 2, 4, 8 of the data ranks that divide them.
+  const Scenario moe = test::scenario(kMixtral, {{"system.gpus", "8"}, {"parallelism.data", "8"}});
+  const search::PlanResult r = search::plan(moe, search::PlanOptions{});
+  std::set<int> degrees;
+  for (const search::PlanPoint& p : r.feasible) {
+    CHECK(p.layout.data % p.layout.expert == 0);
+    degrees.insert(p.layout.expert);
+  }
+  CHECK(degrees == std::set<int>{1, 2, 4, 8});
+  const search::PlanResult dense = search::plan(test::scenario(test::kSmallTraining), search::PlanOptions{});
+  REQUIRE(!dense.feasible.empty());
+  for (const search::PlanPoint& p : dense.feasible) {
+    CHECK(p.layout.expert == 1);
+  }
 }
