@@ -236,6 +236,9 @@ TEST_CASE("fine-tuning keys are checked against the method, precision and layout
   const Diagnostic host = first({{"system.host", "\"mainframe\""}});
   CHECK(host.key == "system.host");
   CHECK(host.message.find("desktop-ddr5") != std::string::npos);  // lists the known hosts
+  const Diagnostic moe = first({{"model.preset", "\"mixtral-8x7b\""}, {"training.method", "\"lora\""}});
+  CHECK(moe.key == "training.method");
+  CHECK(moe.message.find("dense transformers") != std::string::npos);
   const Diagnostic where = first({{"training.method", "\"lora-ish\""}});
   CHECK(where.key == "training.method");
   CHECK(where.pos.file == "--set training.method=\"lora-ish\"");

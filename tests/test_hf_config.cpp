@@ -53,6 +53,24 @@ void check_same_shape(const workload::ModelShape& a, const workload::ModelShape&
   CHECK(a.position == b.position);
   CHECK(a.max_seq == b.max_seq);
   CHECK(a.dropout == b.dropout);
+  REQUIRE(a.moe.has_value() == b.moe.has_value());
+  if (a.moe) {
+    CHECK(a.moe->experts == b.moe->experts);
+    CHECK(a.moe->top_k == b.moe->top_k);
+    CHECK(a.moe->expert_ffn_hidden == b.moe->expert_ffn_hidden);
+    CHECK(a.moe->shared_ffn_hidden == b.moe->shared_ffn_hidden);
+    CHECK(a.moe->dense_layers == b.moe->dense_layers);
+    CHECK(a.moe->every == b.moe->every);
+    CHECK(a.moe->capacity_factor == b.moe->capacity_factor);
+  }
+  REQUIRE(a.mla.has_value() == b.mla.has_value());
+  if (a.mla) {
+    CHECK(a.mla->q_lora_rank == b.mla->q_lora_rank);
+    CHECK(a.mla->kv_lora_rank == b.mla->kv_lora_rank);
+    CHECK(a.mla->qk_nope_head_dim == b.mla->qk_nope_head_dim);
+    CHECK(a.mla->qk_rope_head_dim == b.mla->qk_rope_head_dim);
+    CHECK(a.mla->v_head_dim == b.mla->v_head_dim);
+  }
 }
 
 // The preset and its config.json give the same model, step time and memory.
@@ -125,6 +143,36 @@ TEST_CASE("Llama 2 and Llama 3 configs give the llama presets and their estimate
   CHECK(seven.notes.empty());
 }
 
+TEST_CASE("mixture-of-experts configs give the MoE presets and their estimates", "[hf][moe]") {
+  check_same_estimate("mixtral-8x7b", "Mixtral-8x7B-v0.1.json");
+  check_import_round_trip("mixtral-8x7b", "Mixtral-8x7B-v0.1.json");
+  const scenario::ImportedModel mixtral = scenario::import_hf_config(fixture("Mixtral-8x7B-v0.1.json"));
+  REQUIRE(mixtral.shape.moe);
+  CHECK(mixtral.shape.moe->experts == 8);  // num_local_experts
+  CHECK(mixtral.model_type == "mixtral");
+  // DeepSeek-V3's fields [deepseek-v3-config] give the deepseek-v3 preset, MLA included.
+  const std::string deepseek = test::write_temp("DeepSeek-V3.json", R"({"model_type": "deepseek_v3",
+    "hidden_size": 7168, "intermediate_size": 18432, "moe_intermediate_size": 2048, "num_hidden_layers": 61,
+    "num_attention_heads": 128, "num_key_value_heads": 128, "n_shared_experts": 1, "n_routed_experts": 256,
+    "num_experts_per_tok": 8, "first_k_dense_replace": 3, "moe_layer_freq": 1, "q_lora_rank": 1536,
+    "kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128,
+    "vocab_size": 129280, "max_position_embeddings": 163840, "tie_word_embeddings": false,
+    "num_nextn_predict_layers": 1, "hidden_act": "silu"})");
+  const scenario::ImportedModel v3 = scenario::import_hf_config(deepseek);
+  check_same_shape(v3.shape, test::catalog().model("deepseek-v3"));
+  CHECK(workload::total_params(v3.shape) == Approx(workload::total_params(test::catalog().model("deepseek-v3"))));
+  REQUIRE(v3.notes.size() == 1);
+  CHECK(v3.notes[0].find("num_nextn_predict_layers = 1") != std::string::npos);
+  // Qwen1.5-MoE-A2.7B's fields [hf-qwen-moe-config].
+  const std::string qwen = test::write_temp("Qwen1.5-MoE-A2.7B.json", R"({"model_type": "qwen2_moe",
+    "hidden_size": 2048, "intermediate_size": 5632, "moe_intermediate_size": 1408,
+    "shared_expert_intermediate_size": 5632, "num_experts": 60, "num_experts_per_tok": 4,
+    "decoder_sparse_step": 1, "mlp_only_layers": [], "num_hidden_layers": 24, "num_attention_heads": 16,
+    "num_key_value_heads": 16, "vocab_size": 151936, "max_position_embeddings": 8192,
+    "tie_word_embeddings": false})");
+  check_same_shape(scenario::import_hf_config(qwen).shape, test::catalog().model("qwen1.5-moe-a2.7b"));
+}
+
 TEST_CASE("gpusim model import writes spec files that --specs loads as the presets", "[hf][cli]") {
   for (const auto& pairs : {kGpt2, kLlama}) {
     for (const auto& [preset, config] : pairs) {
@@ -150,11 +198,11 @@ TEST_CASE("gpusim model has help and refuses a missing or unknown subcommand", "
   CHECK(test::run("model").code == 2);
   CHECK(test::run("model export x.json").code == 2);
   CHECK(test::run("model import").code == 2);
-  const test::Run bad = test::run("model import " + fixture("Mixtral-8x7B-v0.1.json"));
+  const std::string dbrx = test::write_temp("dbrx.json", R"({"model_type": "dbrx", "hidden_size": 6144})");
+  const test::Run bad = test::run("model import " + dbrx);
   CHECK(bad.code == 2);
   CHECK(bad.out.empty());
-  CHECK(bad.err.find("num_local_experts: mixture-of-experts models are not modelled yet (num_local_experts = 8)") !=
-        std::string::npos);
+  CHECK(bad.err.find("mixture-of-experts models are not modelled yet (model_type = \"dbrx\")") != std::string::npos);
   CHECK(test::run("model import " + (test::scratch() / "no-such-config.json").string()).code == 2);
 }
 
@@ -218,11 +266,12 @@ TEST_CASE("a scenario's hf_config is a third way beside preset and params", "[hf
   REQUIRE(missing.size() == 1);
   CHECK(missing[0].key == "model.hf_config");
   CHECK(missing[0].message == "no file \"no/such/config.json\" (looked for no/such/config.json)");
-  const auto moe = test::diagnostics_of(
-      [] { test::scenario(training("hf_config = " + toml_path(fixture("Mixtral-8x7B-v0.1.json")))); });
+  const std::string olmoe =
+      test::write_temp("olmoe.json", R"({"model_type": "llama", "hidden_size": 2048, "num_experts": 64})");
+  const auto moe = test::diagnostics_of([&] { test::scenario(training("hf_config = " + toml_path(olmoe))); });
   REQUIRE(moe.size() == 1);
-  CHECK(moe[0].pos.file == fixture("Mixtral-8x7B-v0.1.json"));
-  CHECK(moe[0].key == "num_local_experts");
+  CHECK(moe[0].pos.file == olmoe);
+  CHECK(moe[0].key == "num_experts");
 }
 
 TEST_CASE("hf_config paths are relative to the scenario file or with --set to the working directory",
@@ -244,18 +293,30 @@ TEST_CASE("hf_config paths are relative to the scenario file or with --set to th
 }
 
 TEST_CASE("configs gpusim cannot model are refused with the field and its position", "[hf][errors]") {
-  SECTION("mixture of experts") {
-    const auto ds = test::diagnostics_of([] { (void)scenario::import_hf_config(fixture("Mixtral-8x7B-v0.1.json")); });
-    REQUIRE(ds.size() == 1);
-    CHECK(ds[0].format() == fixture("Mixtral-8x7B-v0.1.json") +
-                                ":18:5: num_local_experts: mixture-of-experts models are not modelled yet "
-                                "(num_local_experts = 8)");
-    const auto by_type = import_errors("qwen-moe.json", R"({"model_type": "qwen2_moe", "hidden_size": 2048})");
+  SECTION("mixture of experts of a type gpusim does not map") {
+    const auto by_field =
+        import_errors("llama-moe.json", "{\n  \"model_type\": \"llama\",\n  \"num_local_experts\": 8\n}\n");
+    REQUIRE(by_field.size() == 1);
+    CHECK(by_field[0].pos.line == 3);
+    CHECK(by_field[0].message == "mixture-of-experts models are not modelled yet (num_local_experts = 8)");
+    const auto by_type = import_errors("qwen3-moe.json", R"({"model_type": "qwen3_moe", "hidden_size": 2048})");
     REQUIRE(by_type.size() == 1);
-    CHECK(by_type[0].message == "mixture-of-experts models are not modelled yet (model_type = \"qwen2_moe\")");
-    const auto deepseek = import_errors("deepseek.json", R"({"model_type": "deepseek_v3", "n_routed_experts": 256})");
-    REQUIRE(deepseek.size() == 1);
-    CHECK(deepseek[0].key == "n_routed_experts");
+    CHECK(by_type[0].message == "mixture-of-experts models are not modelled yet (model_type = \"qwen3_moe\")");
+  }
+  SECTION("a mapped mixture of experts with a field it cannot hold") {
+    const auto listed = import_errors("qwen-moe.json", R"({"model_type": "qwen2_moe", "hidden_size": 2048,
+      "intermediate_size": 5632, "max_position_embeddings": 8192, "num_attention_heads": 16,
+      "num_hidden_layers": 24, "vocab_size": 151936, "num_experts": 60, "num_experts_per_tok": 4,
+      "moe_intermediate_size": 1408, "mlp_only_layers": [0, 5]})");
+    REQUIRE(listed.size() == 1);
+    CHECK(listed[0].key == "mlp_only_layers");
+    const auto missing = import_errors("deepseek.json", R"({"model_type": "deepseek_v3", "hidden_size": 7168,
+      "intermediate_size": 18432, "max_position_embeddings": 4096, "num_attention_heads": 128,
+      "num_hidden_layers": 61, "vocab_size": 129280, "n_routed_experts": 256, "num_experts_per_tok": 8,
+      "moe_intermediate_size": 2048, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128})");
+    REQUIRE(missing.size() == 1);
+    CHECK(missing[0].key == "kv_lora_rank");
+    CHECK(missing[0].message == "missing required key");
   }
   SECTION("unknown model types list the known ones") {
     const auto ds = import_errors("bert.json", "{\n  \"model_type\": \"bert\"\n}\n");
@@ -263,7 +324,8 @@ TEST_CASE("configs gpusim cannot model are refused with the field and its positi
     CHECK(ds[0].pos.line == 2);
     CHECK(ds[0].pos.column == 3);
     CHECK(ds[0].message ==
-          "unknown model type \"bert\" (known: \"llama\", \"mistral\", \"qwen2\", \"gemma\", \"phi3\", \"gpt2\")");
+          "unknown model type \"bert\" (known: \"llama\", \"mistral\", \"qwen2\", \"gemma\", \"phi3\", \"gpt2\", "
+          "\"mixtral\", \"qwen2_moe\", \"deepseek_v2\", \"deepseek_v3\")");
     const auto arch = import_errors("arch.json", R"({"architectures": ["BertForMaskedLM"]})");
     REQUIRE(arch.size() == 1);
     CHECK(arch[0].key == "architectures");

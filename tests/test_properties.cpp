@@ -124,7 +124,8 @@ void check_plan_equals_estimate(const Scenario& sc, int top) {
   CHECK(r.timed <= r.sized);
   for (const search::PlanRow& row : r.best) {
     INFO("gpus " << row.gpus << " tensor " << row.layout.tensor << " pipeline " << row.layout.pipeline << " data "
-                 << row.layout.data << " zero " << row.layout.zero << " micro " << row.layout.micro_batch);
+                 << row.layout.data << " zero " << row.layout.zero << " micro " << row.layout.micro_batch << " expert "
+                 << row.layout.expert);
     const Estimate e = answer::estimate(scenario::with_layout(sc, row.layout, row.gpus), answer::Options{false});
     CHECK(e.eval.step.time.value() == Approx(row.eval.step.time.value()).epsilon(1e-9));
     CHECK(e.eval.step.input_stall.value() == Approx(row.eval.step.input_stall.value()).epsilon(1e-9));

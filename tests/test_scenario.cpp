@@ -241,6 +241,20 @@ bias = false
 position = "rope"
 max_seq = 4096
 dropout = 0.1
+[model.moe]
+experts = 8
+top_k = 2
+expert_ffn_hidden = 2048
+shared_ffn_hidden = 1024
+dense_layers = 1
+every = 2
+capacity_factor = 1.25
+[model.mla]
+q_lora_rank = 512
+kv_lora_rank = 256
+qk_nope_head_dim = 64
+qk_rope_head_dim = 32
+v_head_dim = 64
 [training]
 tokens = 1e9
 seq_len = 2048
@@ -251,9 +265,6 @@ optimizer = "adamw"
 recompute = "selective"
 flash_attention = true
 cuda_graphs = true
-method = "lora"
-lora_rank = 8
-lora_targets = "attention"
 offload_optimizer = "cpu"
 offload_params = "none"
 offload_activations = true
@@ -265,6 +276,8 @@ zero = 1
 sequence = true
 virtual_stages = 2
 uneven_stages = false
+expert = 2
+expert_imbalance = 1.1
 [runtime]
 name = "megatron-te"
 launch = "cuda-graphs"
@@ -286,6 +299,7 @@ data_parallel = 0.5
 parameter_gather = 0.5
 tensor_parallel = 0.5
 pipeline = 0.5
+expert_parallel = 0.5
 [runtime.efficiency]
 quantized = 1.0
 remainder = 0.1
@@ -314,15 +328,20 @@ carbon_intensity = "0.3 kg/kWh"
   CHECK(sc.runtime.remainder == Approx(0.1));
   CHECK(sc.runtime.gemv_inflight.value() == Approx(32.0 * 1024));
   CHECK(sc.runtime.overlap.pipeline == Approx(0.5));
+  CHECK(sc.runtime.overlap.expert_parallel == Approx(0.5));
+  REQUIRE(sc.job.model.moe);
+  CHECK(sc.job.model.moe->capacity_factor == Approx(1.25));
+  CHECK(sc.job.model.moe_layers() == 16);  // layers 1, 3, ..., 31
+  REQUIRE(sc.job.model.mla);
+  CHECK(sc.job.model.mla->kv_lora_rank == 256);
+  CHECK(sc.layout.expert == 2);
+  CHECK(sc.layout.expert_imbalance == Approx(1.1));
   // megatron-te's own values are sequence-major and both fused: the scenario's keys win
   CHECK(sc.runtime.activation_layout == workload::ActivationLayout::kBatchMajor);
   CHECK_FALSE(sc.runtime.fusion.bias_grad);
   CHECK_FALSE(sc.runtime.fusion.norm_backward);
   CHECK(sc.job.model.dropout == Approx(0.1));
   CHECK(sc.system.host.id == "server-ddr4");
-  CHECK(sc.job.training->method == workload::Method::kLora);
-  CHECK(sc.job.training->lora_rank == 8);
-  CHECK(sc.job.training->lora_targets == workload::LoraTargets::kAttention);
   CHECK(sc.job.training->offload_optimizer == workload::Offload::kCpu);
   CHECK(sc.job.training->offload_activations);
   // x8 halves the host link: bandwidth x lanes / 16
@@ -429,14 +448,21 @@ global_batch = 64
 micro_batch = 64
 )");
   CHECK(images.job.training->tokens == Approx(1e6));
+  // LoRA's keys (a dense model: adapters on a mixture of experts are refused).
+  const Scenario lora = test::scenario(
+      test::kSmallTraining,
+      {{"training.method", "\"lora\""}, {"training.lora_rank", "8"}, {"training.lora_targets", "\"attention\""}});
+  CHECK(lora.job.training->method == workload::Method::kLora);
+  CHECK(lora.job.training->lora_rank == 8);
+  CHECK(lora.job.training->lora_targets == workload::LoraTargets::kAttention);
   // The scenarios cover the schema, table by table.
   std::size_t covered = 0;
   for (const auto& t : scenario::schema()) {
     covered += t.keys.size();
   }
-  // top level, system, model, training, inference, serving, slo, parallelism, runtime and its
-  // three tables, input, cost
-  CHECK(covered == 11 + 11 + 18 + 16 + 6 + 19 + 4 + 7 + 11 + 6 + 4 + 3 + 5 + 9);
+  // top level, system, model and its two tables, training, inference, serving, slo, parallelism,
+  // runtime and its three tables, input, cost
+  CHECK(covered == 11 + 11 + 20 + 7 + 5 + 16 + 6 + 19 + 4 + 9 + 11 + 6 + 5 + 3 + 5 + 9);
 }
 
 TEST_CASE("a model given by an absurd parameter count is refused, not overflowed (a fuzz finding)",

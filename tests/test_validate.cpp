@@ -82,7 +82,7 @@ value = 3.0
         f + ":8:13: measurement[0].benchmark: expected one of \"stream_copy\", \"stream_triad\", "
             "\"stream_read\", \"l2_bandwidth\", \"latency_l1\", \"latency_l2\", \"latency_dram\", \"gemm\", "
             "\"attention\", \"launch_overhead\", \"h2d\", \"d2h\", \"p2p\", \"allreduce\", \"reduce_scatter\", "
-            "\"all_gather\", \"power\", \"power_limit\", \"scenario\", got \"stream_cpy\"");
+            "\"all_gather\", \"all_to_all\", \"power\", \"power_limit\", \"scenario\", got \"stream_cpy\"");
   CHECK(ds[1].pos.line == 13);
   CHECK(ds[1].key == "measurement[1].gpu");
   CHECK(ds[2].pos.line == 15);

@@ -174,7 +174,8 @@ Seconds collective_time(const Fabric& fabric, Collective c, Bytes size, int rank
 //   two-shot  2α + 2(n−1)/n · S / B_p2p       reduce-scatter, then all-gather, through peer memory
 Seconds serving_allreduce_time(const Fabric& fabric, const workload::ServingEngine& engine, Bytes size, int ranks);
 // All-to-all of `size` bytes per rank: node peers over the intra-node bus and other nodes over the
-// NICs at once.
+// NICs at once:  max((local−1)/n · S / B_intra + (local−1)·α_intra, (n−local)/n · S / B_inter +
+// (n−local)·α_inter), with `local` ranks per node (a rank keeps its own 1/n).
 Seconds all_to_all_time(const Fabric& fabric, Bytes size, int ranks);
 // Pipelined broadcast: S / B of the slowest link + ⌈log2 n⌉·α.
 Seconds broadcast_time(const Fabric& fabric, Bytes size, int ranks);
@@ -190,6 +191,7 @@ BytesPerSecond host_copy_bandwidth(const hardware::System& sys, bool pinned);
 struct ParallelComm {
   Seconds tensor_per_microbatch;    // exposed
   Seconds pipeline_per_microbatch;  // exposed
+  Seconds expert_per_microbatch;    // MoE all-to-all dispatch and combine (the runtime may overlap it)
   Seconds data_total;               // per step
   Seconds data_overlappable;        // the part that may hide behind backward (or all compute, ZeRO-3)
   bool data_hides_behind_all = false;
@@ -203,6 +205,14 @@ double parameter_bytes(const workload::Training& t, const workload::Layout& layo
 // The fabric a data-parallel group sees: its members inside one node share the intra-node bus;
 // across nodes each GPU uses its share of the NICs.
 Fabric data_parallel_fabric(const Fabric& node, int gpus_per_node, const workload::Layout& layout);
+// The fabric of `ranks` data-parallel ranks `stride` apart (an expert-parallel group: stride 1;
+// the ranks holding the same experts: stride ep).
+Fabric strided_fabric(const Fabric& node, int gpus_per_node, const workload::Layout& layout, int ranks, int stride);
+// Expert parallelism's all-to-all per micro-batch on one rank: dispatch and combine of each MoE
+// layer of the stage, forward and backward (and a recomputed forward's), of b·s·k·load rows of h
+// elements each over the `expert` ranks [megatron-core-moe].
+Seconds expert_alltoall(const Fabric& node, int gpus_per_node, const workload::ModelShape& m,
+                        const workload::Training& t, const workload::Layout& layout);
 
 // ---------------------------------------------------------------- power.cpp
 

@@ -137,6 +137,36 @@ double resnet_param_tensors(const ResNet& r);
 // in-place ReLU overwrites the batch norm's output), the input image, and the max pool's output.
 double resnet_saved_elements(const ResNet& r);
 
+// A mixture-of-experts FFN [shazeer-2017, fedus-2022]: a router (h x experts) picks top_k of
+// `experts` routed experts per token, each a FFN of expert_ffn_hidden (the model's ffn kind); the
+// shared experts (DeepSeekMoE [dai-2024], Qwen-MoE) run on every token, shared_ffn_hidden wide in
+// all. The first dense_layers layers keep the dense FFN of ffn_hidden; after them every `every`-th
+// layer is MoE and the others dense (DeepSeek's first_k_dense_replace and moe_layer_freq
+// [deepseek-v3-config]). capacity_factor > 0: each expert computes a fixed c·tokens·top_k/experts
+// rows (GShard/Switch padding [lepikhin-2020]); 0: dropless (Mixtral, DeepSeek-V3).
+struct MoeShape {
+  std::int64_t experts = 0;
+  std::int64_t top_k = 0;
+  std::int64_t expert_ffn_hidden = 0;
+  std::int64_t shared_ffn_hidden = 0;
+  std::int64_t dense_layers = 0;
+  std::int64_t every = 1;
+  double capacity_factor = 0;
+};
+
+// Multi-head latent attention (DeepSeek-V2/V3 [deepseek-v2-2024]): queries through a rank
+// q_lora_rank bottleneck (0: projected directly), keys and values from a shared kv_lora_rank
+// latent plus one rotary key of qk_rope_head_dim shared by all heads; per head qk_nope_head_dim +
+// qk_rope_head_dim for Q·Kᵀ and v_head_dim for P·V. The KV cache holds the latent and the rotary
+// key: kv_lora_rank + qk_rope_head_dim elements per token and layer.
+struct MlaShape {
+  std::int64_t q_lora_rank = 0;
+  std::int64_t kv_lora_rank = 0;
+  std::int64_t qk_nope_head_dim = 0;
+  std::int64_t qk_rope_head_dim = 0;
+  std::int64_t v_head_dim = 0;
+};
+
 struct ModelShape {
   std::string name;
   Family family = Family::kTransformer;
@@ -157,12 +187,26 @@ struct ModelShape {
   bool bias = false;
   PositionKind position = PositionKind::kRope;
   std::int64_t max_seq = 0;
-  double dropout = 0;  // training dropout probability (hidden, attention probabilities, embeddings)
+  double dropout = 0;           // training dropout probability (hidden, attention probabilities, embeddings)
+  std::optional<MoeShape> moe;  // absent: every layer has the dense FFN
+  std::optional<MlaShape> mla;  // absent: multi-head (or grouped-query) attention
 
   [[nodiscard]] std::int64_t head_dim() const { return heads > 0 ? hidden / heads : 0; }
   [[nodiscard]] std::int64_t kv_dim() const { return kv_heads * head_dim(); }
   // Width of the FFN's first projection: gate and up for swiglu, up alone for gelu.
   [[nodiscard]] std::int64_t ffn_in() const { return ffn == FfnKind::kSwiglu ? 2 * ffn_hidden : ffn_hidden; }
+  // Layers whose FFN is a mixture of experts (0 for a dense model) and the share of all layers they are.
+  [[nodiscard]] std::int64_t moe_layers() const;
+  [[nodiscard]] double moe_share() const {
+    return layers > 0 ? static_cast<double>(moe_layers()) / static_cast<double>(layers) : 0.0;
+  }
+  // Width of Q (all heads) in Q·Kᵀ and of O in P·V, averaged: what attention's matmuls scale with
+  // (hidden for multi-head attention; heads·(qk_nope + qk_rope + v)/2 under MLA).
+  [[nodiscard]] std::int64_t attention_width() const;
+  // Width of K and of V together, halved (kv_dim; under MLA the per-head K and V it decompresses).
+  [[nodiscard]] std::int64_t attention_kv_width() const;
+  // KV-cache elements per token and layer: 2·kv_dim, or MLA's latent and rotary key.
+  [[nodiscard]] std::int64_t kv_cache_width() const;
 };
 
 struct ParamCount {
@@ -181,10 +225,19 @@ struct ParamCount {
 // patch projection (3·patch²·h weights, h biases) and the class token; its output head the
 // classifier's weights and biases (ViT-B/16: 86,567,656 [torchvision-vit]).
 ParamCount count_params(const ModelShape& m);
+// Parameters of the routed experts (all MoE layers): what expert parallelism splits; 0 when dense.
+double expert_params(const ModelShape& m);
+// Attention parameters per layer: QKV and output projections (MLA: its down and up projections
+// and latent norms), with biases.
+double attention_params(const ModelShape& m);
 inline double total_params(const ModelShape& m) { return count_params(m).total(m.layers); }
 // Parameters that take part in matrix multiplies per token: every block, plus the logits
-// projection (the tied or untied V x h matrix) — not the embedding lookup or positions.
+// projection (the tied or untied V x h matrix) — not the embedding lookup or positions. A mixture
+// of experts counts the router, the shared experts and top_k routed experts (the active ones).
 double matmul_params(const ModelShape& m);
+// Parameters one token touches (the "active" count published for MoE models): total_params less
+// the routed experts it is not sent to; total_params for a dense model.
+double active_params(const ModelShape& m);
 
 // A standard shape for the quick `params = N` form: Llama-style (swiglu, rmsnorm, rope, untied,
 // head_dim 128, hidden ≈ 128 × layers as in Llama-2 7B/13B) so that total_params ≈ N; nullopt
@@ -304,8 +357,19 @@ struct Layout {
   bool uneven_stages = false;    // allow stages with different layer counts (the slowest holds ⌈L/p⌉)
   std::int64_t micro_batch = 1;  // sequences per GPU per forward/backward
   Recompute recompute = Recompute::kNone;
+  // Expert parallelism: each MoE layer's routed experts spread over `expert` ranks carved out of
+  // the data-parallel ones (it divides data and the experts); tokens reach them by all-to-all.
+  int expert = 1;
+  // Tokens of the busiest expert-parallel rank over the mean (1: a balanced router): the rank
+  // every other one waits for in the grouped GEMMs and the all-to-all.
+  double expert_imbalance = 1.0;
   [[nodiscard]] int gpus() const { return tensor * pipeline * data; }
 };
+
+// Parameters one rank holds before any ZeRO sharding: N/(t·p), the routed experts' further split
+// over the expert ranks (N − N_experts)/(t·p) + N_experts/(t·p·ep). ZeRO shards the rest over the
+// data ranks and the experts over the data/ep ranks holding the same experts: N/(t·p·d) either way.
+double rank_params(const ModelShape& m, const Layout& layout);
 
 // The software stack running the job (specs/runtimes/<id>.toml; format in specs/README.md): which
 // kernels it fuses, how it launches them, how much host time each costs, how it overlaps
@@ -350,6 +414,7 @@ struct Overlap {
   double parameter_gather = 0;  // ZeRO-3 / FSDP all-gathers behind compute
   double tensor_parallel = 0;   // tensor-parallel collectives behind GEMMs
   double pipeline = 0;          // pipeline sends behind compute
+  double expert_parallel = 0;   // MoE all-to-all dispatch and combine behind compute (DualPipe: all)
 };
 
 // How a serving engine batches requests (an inference runtime's [serving] table): static batches

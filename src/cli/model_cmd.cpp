@@ -59,15 +59,36 @@ std::string model_toml(const std::string& source, const scenario::ImportedModel&
                     ", imported by `gpusim model import` from the Hugging Face config.json\n" + "# " +
                     one_line(source) + " (model_type \"" + one_line(imported.model_type) + "\").\n" +
                     "# Save it as DIR/models/ID.toml: --specs DIR then loads it as preset ID (specs/README.md).\n";
-  for (const auto& [key, value] : values) {
-    std::string line = key + " = " + value;
-    for (const auto& [k, field] : imported.fields) {
-      if (k == key) {
-        line.resize(std::max<std::size_t>(line.size() + 1, 30), ' ');
-        line += "# " + one_line(field);
+  // `prefix`: the table a key sits in, as the importer's field list names it ("moe." for [moe]).
+  auto emit = [&](const std::string& prefix, const std::vector<std::pair<std::string, std::string>>& kv) {
+    for (const auto& [key, value] : kv) {
+      std::string line = key + " = " + value;
+      for (const auto& [k, field] : imported.fields) {
+        if (k == prefix + key) {
+          line.resize(std::max<std::size_t>(line.size() + 1, 30), ' ');
+          line += "# " + one_line(field);
+        }
       }
+      out += line + "\n";
     }
-    out += line + "\n";
+  };
+  emit("", values);
+  if (m.moe) {
+    out += "[moe]\n";
+    emit("moe.", {{"experts", n(m.moe->experts)},
+                  {"top_k", n(m.moe->top_k)},
+                  {"expert_ffn_hidden", n(m.moe->expert_ffn_hidden)},
+                  {"shared_ffn_hidden", n(m.moe->shared_ffn_hidden)},
+                  {"dense_layers", n(m.moe->dense_layers)},
+                  {"every", n(m.moe->every)}});
+  }
+  if (m.mla) {
+    out += "[mla]\n";
+    emit("mla.", {{"q_lora_rank", n(m.mla->q_lora_rank)},
+                  {"kv_lora_rank", n(m.mla->kv_lora_rank)},
+                  {"qk_nope_head_dim", n(m.mla->qk_nope_head_dim)},
+                  {"qk_rope_head_dim", n(m.mla->qk_rope_head_dim)},
+                  {"v_head_dim", n(m.mla->v_head_dim)}});
   }
   out += "[meta]\nsources = [" + toml_string("Hugging Face config.json: " + source) + "]\n";
   if (!imported.notes.empty()) {
@@ -94,8 +115,9 @@ int run_model(const std::vector<std::string>& args) {
   po::variables_map vm;
   if (!parse(args, d, pos, vm,
              "usage: gpusim model import CONFIG.json [-o FILE]\n"
-             "  import CONFIG.json  a Hugging Face transformers config.json (dense decoders: llama,\n"
-             "                      mistral, qwen2, gemma, phi3, gpt2) as a model spec file with every\n"
+             "  import CONFIG.json  a Hugging Face transformers config.json (llama, mistral, qwen2, gemma,\n"
+             "                      phi3, gpt2; mixtures of experts: mixtral, qwen2_moe, deepseek_v2/v3)\n"
+             "                      as a model spec file with every\n"
              "                      key specs/README.md requires; save it as DIR/models/ID.toml and\n"
              "                      --specs DIR loads it as preset ID. Scenarios can also name the\n"
              "                      file directly: [model] hf_config = \"config.json\".")) {

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "gpusim/lowering.hpp"
+#include "lowering/builder.hpp"
 
 namespace gpusim::lowering {
 namespace {
@@ -13,222 +14,6 @@ using workload::ModelShape;
 using workload::NormKind;
 using workload::PositionKind;
 using workload::Recompute;
-
-// What one pass over a layer needs to know.
-struct PassShape {
-  const ModelShape* m = nullptr;
-  DType gemm_dtype = DType::kBf16;
-  DType attn_dtype = DType::kBf16;
-  double e = 2;         // bytes per activation element
-  double w = 2;         // bytes per weight element as read by the GEMM
-  double kv_bytes = 2;  // bytes per cached K/V element
-  double seqs = 1;      // sequences in the micro-batch
-  double q_len = 1;     // query positions per sequence in this pass
-  double kv_len = 1;    // key/value positions each query attends over
-  bool flash = true;
-  bool flash3 = false;
-  workload::Fusion fusion;
-  bool causal_square = true;  // training/prefill with causal mask: half the score matrix
-  double tp = 1;              // tensor-parallel degree: heads, FFN columns and vocabulary are split
-  bool sp = false;            // sequence parallelism: norms, residuals and dropout split too
-  bool dropout = false;       // training with dropout: a mask kernel after each branch and on the scores
-  double e_norm = 2;          // bytes per element of a norm's output and of the loss (4 under autocast)
-  double e_res = 2;           // bytes per element of the residual stream (4 under autocast with fp32 weights)
-  double weight_cast = 0;     // parameters per layer cast fp32 -> 16-bit per micro-batch (autocast, fp32 weights)
-  bool composite = false;     // RMSNorm, RoPE and SwiGLU as chains of primitive ops (Hugging Face eager code)
-  bool relayout = false;      // sequence-parallel gathers and scatters copy their batch-major tensor
-  const workload::Training* tuning = nullptr;  // LoRA / QLoRA: frozen weights with adapters (null: all trained)
-  [[nodiscard]] bool frozen() const { return tuning != nullptr && tuning->adapters(); }
-  [[nodiscard]] double tokens() const { return seqs * q_len; }
-  // Bytes of an activation that tensor parallelism replicates (split only with sequence parallelism).
-  [[nodiscard]] double replicated(double bytes) const { return sp ? bytes / tp : bytes; }
-};
-
-enum class Split { kNone, kColumn, kRow };
-
-class Builder {
- public:
-  explicit Builder(std::vector<Op>& ops) : ops_(ops) {}
-  // Ops added from now on belong to `s`.
-  void scope(Scope s) { scope_ = s; }
-
-  void add(Op op, double count) {
-    op.count = count;
-    op.scope = scope_;
-    ops_.push_back(std::move(op));
-  }
-  void gemm(const std::string& name, Phase ph, DType dt, double m, double n, double k, double count, double ea,
-            double eb, double ec) {
-    add(gemm_op(name, ph, dt, m, n, k, ea, eb, ec), count);
-  }
-  // Forward GEMM y[T,n] = x[T,k] · W[k,n] and, for backward, dgrad dx = dy · Wᵀ and wgrad
-  // dW = xᵀ · dy (fp32 accumulation of dW is written once per micro-batch in the weight dtype).
-  void linear(const std::string& name, const PassShape& p, Phase ph, double n, double k, double count,
-              Split split = Split::kNone) {
-    if (split == Split::kColumn) {
-      n /= p.tp;
-    } else if (split == Split::kRow) {
-      k /= p.tp;
-    }
-    const double t = p.tokens();
-    if (p.frozen()) {
-      frozen_linear(name, p, ph, n, k, count, split);
-      return;
-    }
-    if (ph == Phase::kBackward) {
-      if (p.gemm_dtype == DType::kFp8) {
-        // Hopper fp8 GEMMs take only the "TN" layout (K-major operands), so backward needs the
-        // 16-bit dy and x cast and transposed into fp8 (Transformer Engine's fused cast-transpose:
-        // read 16-bit, write fp8).
-        mem(name + ".fp8_transpose", ph, (t * n + t * k) * (p.e + 1.0), count);
-      }
-      gemm(name + ".dgrad", ph, p.gemm_dtype, t, k, n, count, p.e, p.w, p.e);
-      gemm(name + ".wgrad", ph, p.gemm_dtype, k, n, t, count, p.e, p.e, p.w);
-    } else {
-      gemm(name, ph, p.gemm_dtype, t, n, k, count, p.e, p.w, p.e);
-    }
-  }
-  // A frozen weight (LoRA [hu-lora-2021]): forward, and backward only its input gradient. QLoRA's
-  // NF4 block matrices are dequantized to 16 bits before every GEMM that reads them (bitsandbytes
-  // dequantize_4bit, then a 16-bit GEMM [dettmers-qlora-2023]): read 4.127 bits, write 16 per weight.
-  // Targeted matrices add the adapter path y += s·B(A(x)): two thin GEMMs, the scaling and the add.
-  void frozen_linear(const std::string& name, const PassShape& p, Phase ph, double n, double k, double count,
-                     Split split) {
-    const double t = p.tokens();
-    const bool quantized = p.tuning->method == workload::Method::kQlora && name != "logits";
-    if (quantized) {
-      mem(name + ".dequant", ph, k * n * (workload::kNf4BytesPerParam + p.e), count);
-    }
-    if (ph == Phase::kBackward) {
-      gemm(name + ".dgrad", ph, p.gemm_dtype, t, k, n, count, p.e, p.w, p.e);
-    } else {
-      gemm(name, ph, p.gemm_dtype, t, n, k, count, p.e, p.w, p.e);
-    }
-    const double r = static_cast<double>(p.tuning->lora_rank);
-    for (auto [in, out] : adapter_shapes(*p.m, *p.tuning, name)) {
-      // Column-parallel layers split B's outputs, row-parallel ones A's inputs.
-      (split == Split::kRow ? in : out) /= p.tp;
-      if (ph == Phase::kBackward) {
-        mem(name + ".lora.scale", ph, 2.0 * t * out * p.e, count);
-        gemm(name + ".lora_b.dgrad", ph, p.gemm_dtype, t, r, out, count, p.e, p.e, p.e);
-        gemm(name + ".lora_b.wgrad", ph, p.gemm_dtype, r, out, t, count, p.e, p.e, p.e);
-        gemm(name + ".lora_a.dgrad", ph, p.gemm_dtype, t, in, r, count, p.e, p.e, p.e);
-        gemm(name + ".lora_a.wgrad", ph, p.gemm_dtype, in, r, t, count, p.e, p.e, p.e);
-        mem(name + ".lora.dx_add", ph, 3.0 * t * in * p.e, count);
-      } else {
-        gemm(name + ".lora_a", ph, p.gemm_dtype, t, r, in, count, p.e, p.e, p.e);
-        gemm(name + ".lora_b", ph, p.gemm_dtype, t, out, r, count, p.e, p.e, p.e);
-        mem_kernels(name + ".lora.scale_add", ph, 5.0 * t * out * p.e, count, 2);  // y·s, then the add
-      }
-    }
-  }
-  // (in, out) of each adapter on the fused matrix `name` (qkv, attn.out, ffn.up, ffn.down).
-  static std::vector<std::pair<double, double>> adapter_shapes(const ModelShape& m, const workload::Training& t,
-                                                               const std::string& name) {
-    const double h = static_cast<double>(m.hidden);
-    const double kv = static_cast<double>(m.kv_dim());
-    const double f = static_cast<double>(m.ffn_hidden);
-    const bool attention = t.lora_targets != workload::LoraTargets::kQv;
-    const bool ffn = t.lora_targets == workload::LoraTargets::kAllLinear;
-    if (name == "qkv") {
-      return attention ? std::vector<std::pair<double, double>>{{h, h}, {h, kv}, {h, kv}}
-                       : std::vector<std::pair<double, double>>{{h, h}, {h, kv}};
-    }
-    if (name == "attn.out" && attention) {
-      return {{h, h}};
-    }
-    if (name == "ffn.up" && ffn) {
-      return m.ffn == FfnKind::kSwiglu ? std::vector<std::pair<double, double>>{{h, f}, {h, f}}
-                                       : std::vector<std::pair<double, double>>{{h, f}};
-    }
-    if (name == "ffn.down" && ffn) {
-      return {{f, h}};
-    }
-    return {};
-  }
-  void mem(const std::string& name, Phase ph, double bytes, double count) {
-    Op op;
-    op.name = name;
-    op.kind = OpKind::kMemoryBound;
-    op.phase = ph;
-    op.bytes = Bytes(bytes);
-    add(std::move(op), count);
-  }
-  // `bytes` per instance spread over `kernels` kernels (count × kernels launches).
-  void mem_kernels(const std::string& name, Phase ph, double bytes, double count, double kernels) {
-    mem(name, ph, bytes / kernels, count * kernels);
-  }
-  void attention(const PassShape& p, Phase ph, double count) {
-    const ModelShape& m = *p.m;
-    // Each tensor-parallel rank holds heads / tp query heads and its share of K/V heads (a K/V
-    // head is replicated when there are fewer K/V heads than ranks).
-    const double h = static_cast<double>(m.hidden) / p.tp;
-    const double kv = std::max(static_cast<double>(m.kv_dim()) / p.tp, static_cast<double>(m.head_dim()));
-    const double heads = static_cast<double>(m.heads) / p.tp;
-    const double hd = static_cast<double>(m.head_dim());
-    const double mask = (m.causal && p.causal_square) ? 0.5 : 1.0;
-    const bool bwd = ph == Phase::kBackward;
-    if (p.flash) {
-      Op op = flash_attention_op({p.seqs, p.q_len, p.kv_len, h, kv, mask, p.e, p.kv_bytes}, ph, p.attn_dtype);
-      op.flash3 = p.flash3;
-      add(std::move(op), count);
-      if (bwd) {
-        // FlashAttention's backward runs two passes of its own [flash-attention-bwd-preprocess]:
-        // dot(dO, O) per row (read dO and O, write the fp32 row sums, zero the fp32 dQ accumulator)
-        // before, and the fp32 dQ accumulator converted to the activation dtype after.
-        const double t = p.tokens();
-        mem("attention.flash.bwd.prep", ph, t * h * (2.0 * p.e + 4.0) + t * heads * 4.0, count);
-        mem("attention.flash.bwd.dq", ph, t * h * (4.0 + p.e), count);
-      }
-      return;
-    }
-    // Unfused: scores = Q·Kᵀ (batched over sequences x heads), softmax, O = P·V. The mask does not
-    // save work here: the full score matrix is computed and stored.
-    const double kv_read = p.seqs * p.kv_len * 2.0 * kv * p.kv_bytes;
-    const double scores = p.seqs * heads * p.q_len * p.kv_len;
-    const double b = p.seqs * heads;
-    const double gemm_bytes = p.tokens() * h * p.e + kv_read / 2.0 + scores * p.e;
-    auto batched = [&](const std::string& name, double factor) {
-      Op op;
-      op.name = name;
-      op.kind = OpKind::kGemm;
-      op.phase = ph;
-      op.dtype = p.attn_dtype;
-      op.m = p.q_len;
-      op.n = p.kv_len;
-      op.k = hd;
-      op.batch = b;
-      op.flops = Flop(factor * 2.0 * p.q_len * p.kv_len * hd * b);
-      op.bytes = Bytes(factor * gemm_bytes);
-      add(std::move(op), count);
-    };
-    batched(bwd ? "attention.scores.bwd" : "attention.scores", bwd ? 2.0 : 1.0);
-    // Softmax reads the scores and writes the probabilities (fp32 under autocast, cast back for P·V).
-    mem(bwd ? "attention.softmax.bwd" : "attention.softmax", ph,
-        bwd ? 3.0 * scores * p.e_norm : scores * (p.e + p.e_norm) + (p.e_norm != p.e ? scores * (p.e_norm + p.e) : 0.0),
-        count);
-    if (p.dropout) {
-      // On the probabilities: read p (or dp), write the result and a one-byte mask (or read it).
-      mem(bwd ? "attention.dropout.bwd" : "attention.dropout", ph, scores * (2.0 * p.e + 1.0), count);
-    }
-    batched(bwd ? "attention.context.bwd" : "attention.context", bwd ? 2.0 : 1.0);
-  }
-
- private:
-  std::vector<Op>& ops_;
-  Scope scope_ = Scope::kLayer;
-};
-
-// The widths one layer's kernels are sized by, and the tokens of the pass.
-struct LayerDims {
-  explicit LayerDims(const PassShape& p)
-      : h(static_cast<double>(p.m->hidden)),
-        kv(static_cast<double>(p.m->kv_dim())),
-        f(static_cast<double>(p.m->ffn_hidden)),
-        f_in(static_cast<double>(p.m->ffn_in())),
-        t(p.tokens()) {}
-  double h, kv, f, f_in, t;
-};
 
 // Sequence parallelism on batch-major [b, s, h] activations gathers and scatters along the
 // sequence dimension, while NCCL concatenates along dimension 0: PyTorch's functional collectives
@@ -267,7 +52,7 @@ void layer_forward(Builder& b, const PassShape& p, Phase ph, double gemm_share =
     }
   }
   relayout(b, p, ph, gemm_share);  // all-gather before the QKV projection
-  b.linear("qkv", p, ph, h + 2.0 * kv, h, gemm_share, Split::kColumn);
+  attention_in(b, p, ph, gemm_share);
   if (m.position == PositionKind::kRope && !fu.rope) {
     if (p.composite) {
       // q·cos + rotate_half(q)·sin for q and k: neg (1 pass), cat (2), two muls (3 each), add (3)
@@ -280,7 +65,7 @@ void layer_forward(Builder& b, const PassShape& p, Phase ph, double gemm_share =
   if (with_attention) {
     b.attention(p, ph, 1);
   }
-  b.linear("attn.out", p, ph, h, h, gemm_share, Split::kRow);
+  attention_out(b, p, ph, gemm_share);
   relayout(b, p, ph, gemm_share);  // reduce-scatter after the output projection
   if (p.dropout) {
     // After each branch (attention output, FFN output): read x, write y and a one-byte mask.
@@ -291,15 +76,7 @@ void layer_forward(Builder& b, const PassShape& p, Phase ph, double gemm_share =
           2);  // two adds: read the stream and the branch, write the stream
   }
   relayout(b, p, ph, gemm_share);  // all-gather before the FFN
-  b.linear("ffn.up", p, ph, f_in, h, gemm_share, Split::kColumn);
-  // GELU can run in the up-projection's epilogue; SwiGLU combines two GEMM outputs in a pass (as
-  // composite ops: silu(gate), then its product with up, 5 f passes over two kernels).
-  if (m.ffn == FfnKind::kSwiglu && p.composite) {
-    b.mem_kernels("swiglu", ph, 5.0 * f * t * p.e / p.tp, 1, 2);
-  } else if (m.ffn == FfnKind::kSwiglu || !fu.bias_activation) {
-    b.mem(m.ffn == FfnKind::kSwiglu ? "swiglu" : "gelu", ph, (f_in + f) * t * p.e / p.tp, 1);
-  }
-  b.linear("ffn.down", p, ph, h, f, gemm_share, Split::kRow);
+  ffn_forward(b, p, ph, gemm_share);
   relayout(b, p, ph, gemm_share);  // reduce-scatter after the FFN
 }
 
@@ -340,18 +117,10 @@ void layer_backward(Builder& b, const PassShape& p) {
     b.mem("dropout.bwd", ph, p.replicated(t * h * (2.0 * p.e + 1.0)), 2);  // read dy and the mask, write dx
   }
   relayout(b, p, ph, 1.0);  // the FFN's reduce-scatter: an all-gather of its gradient
-  b.linear("ffn.down", p, ph, h, f, 1, Split::kRow);
-  // Activation backward reads its input and dy, writes dx (GELU's can run in the dgrad epilogue);
-  // composite SwiGLU: the product's backward (5 f) and silu's (3 f) over three kernels.
-  if (m.ffn == FfnKind::kSwiglu && p.composite) {
-    b.mem_kernels("swiglu.bwd", ph, 8.0 * f * t * p.e / p.tp, 1, 3);
-  } else if (m.ffn == FfnKind::kSwiglu || !fu.bias_activation) {
-    b.mem(m.ffn == FfnKind::kSwiglu ? "swiglu.bwd" : "gelu.bwd", ph, (2.0 * f_in + f) * t * p.e / p.tp, 1);
-  }
-  b.linear("ffn.up", p, ph, f_in, h, 1, Split::kColumn);
+  ffn_backward(b, p);
   relayout(b, p, ph, 1.0);  // the FFN's all-gather: a reduce-scatter of its gradient
   relayout(b, p, ph, 1.0);  // the attention's reduce-scatter: an all-gather
-  b.linear("attn.out", p, ph, h, h, 1, Split::kRow);
+  attention_out(b, p, ph, 1);
   b.attention(p, ph, 1);
   if (m.position == PositionKind::kRope && !fu.rope) {
     if (p.composite) {
@@ -360,7 +129,7 @@ void layer_backward(Builder& b, const PassShape& p) {
       b.mem("rope.bwd", ph, 2.0 * t * (h + kv) * p.e / p.tp, 1);
     }
   }
-  b.linear("qkv", p, ph, h + 2.0 * kv, h, 1, Split::kColumn);
+  attention_in(b, p, ph, 1);
   relayout(b, p, ph, 1.0);  // the attention's all-gather: a reduce-scatter
   if (fu.norm_residual) {
     // norm backward with the residual gradient sum: read x, dy and the branch gradient, write dx
@@ -431,6 +200,35 @@ double multi_tensor_launches(double elements, double tensors, bool fused) {
 
 }  // namespace
 
+// The dense FFN: GELU can run in the up-projection's epilogue; SwiGLU combines two GEMM outputs
+// in a pass (as composite ops: silu(gate), then its product with up, 5 f passes over two kernels).
+void dense_ffn_forward(Builder& b, const PassShape& p, Phase ph, double gemm_share, double weight) {
+  const ModelShape& m = *p.m;
+  const auto [h, kv, f, f_in, t] = LayerDims(p);
+  b.linear("ffn.up", p, ph, f_in, h, gemm_share * weight, Split::kColumn);
+  if (m.ffn == FfnKind::kSwiglu && p.composite) {
+    b.mem_kernels("swiglu", ph, 5.0 * f * t * p.e / p.tp, weight, 2);
+  } else if (m.ffn == FfnKind::kSwiglu || !p.fusion.bias_activation) {
+    b.mem(m.ffn == FfnKind::kSwiglu ? "swiglu" : "gelu", ph, (f_in + f) * t * p.e / p.tp, weight);
+  }
+  b.linear("ffn.down", p, ph, h, f, gemm_share * weight, Split::kRow);
+}
+
+// Activation backward reads its input and dy, writes dx (GELU's can run in the dgrad epilogue);
+// composite SwiGLU: the product's backward (5 f) and silu's (3 f) over three kernels.
+void dense_ffn_backward(Builder& b, const PassShape& p, double weight) {
+  const ModelShape& m = *p.m;
+  const auto [h, kv, f, f_in, t] = LayerDims(p);
+  const Phase ph = Phase::kBackward;
+  b.linear("ffn.down", p, ph, h, f, weight, Split::kRow);
+  if (m.ffn == FfnKind::kSwiglu && p.composite) {
+    b.mem_kernels("swiglu.bwd", ph, 8.0 * f * t * p.e / p.tp, weight, 3);
+  } else if (m.ffn == FfnKind::kSwiglu || !p.fusion.bias_activation) {
+    b.mem(m.ffn == FfnKind::kSwiglu ? "swiglu.bwd" : "gelu.bwd", ph, (2.0 * f_in + f) * t * p.e / p.tp, weight);
+  }
+  b.linear("ffn.up", p, ph, f_in, h, weight, Split::kColumn);
+}
+
 Op gemm_op(const std::string& name, Phase phase, DType dtype, double m, double n, double k, double ea, double eb,
            double ec) {
   Op op;
@@ -482,7 +280,11 @@ Op optimizer_op(const ModelShape& m, const workload::Training& t, const workload
     return op;
   }
   const workload::ParamRoles roles = workload::param_roles(m, t);
-  const double params_per_rank = roles.trainable / (static_cast<double>(layout.tensor) * layout.pipeline);
+  // ZeRO >= 1 shards the optimizer over the data ranks: N/(t·p·d) with or without experts; without
+  // it each rank updates its own 1/ep of the routed experts.
+  const double params_per_rank = layout.zero >= 1 || t.adapters()
+                                     ? roles.trainable / (static_cast<double>(layout.tensor) * layout.pipeline)
+                                     : workload::rank_params(m, layout);
   const double shard = layout.zero >= 1 ? static_cast<double>(layout.data) : 1.0;
   const double elements = params_per_rank / shard;
   const double stage_layers = std::ceil(static_cast<double>(m.layers) / layout.pipeline);
@@ -530,6 +332,10 @@ std::vector<Op> lower_training(const ModelShape& m, const workload::Training& tc
   p.dropout = m.dropout > 0;
   p.composite = rt.composite_ops;
   p.tuning = &tc;
+  p.ep = layout.expert;
+  if (m.moe) {
+    p.expert_load = m.moe->capacity_factor > 0 ? m.moe->capacity_factor : layout.expert_imbalance;
+  }
   if (rt.autocast && !units::is_wide(tc.precision)) {
     p.e_norm = 4.0;
     // ZeRO-3 / FSDP gather 16-bit parameters, and LoRA's frozen base is loaded in 16 bits: the
@@ -625,7 +431,9 @@ std::vector<Op> lower_forward(const ModelShape& m, const workload::Inference& ic
   b.scope(Scope::kLayer);
   layer_forward(b, p, Phase::kForward);
   // Each rank writes its KV heads (a head is replicated when tensor > kv_heads).
-  const double kv_width = std::max(static_cast<double>(m.kv_dim()) / p.tp, static_cast<double>(m.head_dim()));
+  // MLA caches its latent and rotary key on every rank.
+  const double kv_width = m.mla ? static_cast<double>(m.kv_cache_width()) / 2.0
+                                : std::max(static_cast<double>(m.kv_dim()) / p.tp, static_cast<double>(m.head_dim()));
   b.mem("kv_cache.write", Phase::kForward, t * 2.0 * kv_width * p.kv_bytes, 1);
   b.scope(Scope::kHead);
   b.mem("final_norm", Phase::kForward, 2.0 * p.seqs * h * p.e, 1);

@@ -1,7 +1,8 @@
 // Hugging Face transformers config.json -> gpusim model-shape keys (the mapping, field by field and
 // per model type, is documented in docs/scenarios.md under [model] hf_config). nlohmann/json is used
-// here only. What gpusim's shape cannot express is refused with the field that says so: mixture of
-// experts, a head dimension other than hidden / heads, an unknown model type.
+// here only. What gpusim's shape cannot express is refused with the field that says so: mixtures of
+// experts other than Mixtral, Qwen2-MoE and DeepSeek-V2/V3 (hf_moe.cpp), a head dimension other
+// than hidden / heads, an unknown model type.
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -117,8 +118,17 @@ constexpr std::pair<const char*, const char*> kArchitectures[] = {
 // Fields that give a mixture-of-experts model its expert count (Mixtral, DeepSeek-V2/V3, Qwen2-MoE
 // and OLMoE, DBRX), and model types that are mixtures whatever their fields say.
 constexpr const char* kExpertFields[] = {"num_local_experts", "n_routed_experts", "num_experts", "moe_num_experts"};
-constexpr const char* kMoeTypes[] = {"mixtral", "qwen2_moe", "qwen3_moe",  "deepseek_v2", "deepseek_v3", "dbrx",
-                                     "olmoe",   "jamba",     "granitemoe", "phimoe",      "minimax",     "llama4"};
+constexpr const char* kMoeTypes[] = {"qwen3_moe",  "dbrx",   "olmoe",   "jamba",
+                                     "granitemoe", "phimoe", "minimax", "llama4"};
+
+bool is_moe_type(const std::string& type) {
+  for (const char* t : kHfMoeTypes) {
+    if (type == t) {
+      return true;
+    }
+  }
+  return false;
+}
 
 std::string known_types() {
   std::string out;
@@ -234,6 +244,9 @@ std::string model_type_of(Importer& in) {
 
 // Refuses mixtures of experts: by an expert count above one, or by a model type that is one.
 bool refuse_moe(Importer& in, const std::string& type) {
+  if (is_moe_type(type)) {
+    return false;
+  }
   for (const char* f : kExpertFields) {
     const json* v = in.value(f);
     if (v != nullptr && v->is_number() && v->get<double>() > 1) {
@@ -272,7 +285,10 @@ void read_llama_family(Importer& in, const std::string& type, HfConfig& out) {
 
   // gpusim's head dimension is hidden / heads; a config that states another one (Gemma-7B: 256
   // against 3072 / 16 = 192, Mistral-Nemo) describes projections gpusim's shape cannot hold.
-  if (const auto hd = in.count("head_dim", false, 1, limits::kWidth); hd && m.heads > 0 && m.hidden > 0) {
+  // DeepSeek's MLA has head widths of its own (hf_moe.cpp); transformers may store one as head_dim.
+  const bool mla = type.rfind("deepseek", 0) == 0;
+  if (const auto hd = mla ? std::nullopt : in.count("head_dim", false, 1, limits::kWidth);
+      hd && m.heads > 0 && m.hidden > 0) {
     if (m.hidden % m.heads != 0 || *hd != m.hidden / m.heads) {
       in.error("head_dim",
                strfmt("head_dim = %lld differs from hidden_size / num_attention_heads = %lld / %lld = %g: "
@@ -317,7 +333,7 @@ void read_llama_family(Importer& in, const std::string& type, HfConfig& out) {
           "attention_bias = true: biases on the attention projections only are not modelled "
           "(bias = false)");
     }
-  } else if (type == "qwen2") {
+  } else if (type == "qwen2" || type == "qwen2_moe") {
     // transformers' Qwen2Attention builds q_proj, k_proj and v_proj with bias=True, o_proj and the
     // MLP without: there is no config field for it.
     bias_field = "Qwen2 has q/k/v biases only (no config field)";
@@ -333,7 +349,7 @@ void read_llama_family(Importer& in, const std::string& type, HfConfig& out) {
 
   // Sliding-window attention is not modelled: attention spans the whole causal context, which is
   // exact for sequences up to the window.
-  const bool sliding = type == "qwen2" ? in.flag("use_sliding_window").value_or(false) : true;
+  const bool sliding = type == "qwen2" || type == "qwen2_moe" ? in.flag("use_sliding_window").value_or(false) : true;
   if (const auto w = in.count("sliding_window", false, 1, limits::kSequence); sliding && w && *w < m.max_seq) {
     out.notes.push_back(
         strfmt("sliding_window = %lld is not modelled: attention is counted over the whole causal "
@@ -442,6 +458,16 @@ HfConfig read_hf_config(std::string_view text, const std::string& path) {
       read_gpt2(in, out);
     } else {
       read_llama_family(in, type, out);
+      if (is_moe_type(type)) {
+        const HfFields fields{
+            [&in](std::string_view k, bool req, std::int64_t lo, std::int64_t hi) { return in.count(k, req, lo, hi); },
+            [&in](std::string_view k) {
+              const json* v = in.value(k);
+              return v != nullptr && v->is_array() && !v->empty();
+            },
+            [&in](std::string_view k, const std::string& msg) { in.error(k, msg); }};
+        read_hf_moe(fields, type, out);
+      }
     }
   }
   in.diagnostics().throw_if_any();

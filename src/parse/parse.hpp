@@ -148,10 +148,13 @@ void read_vit_keys(Reader& r, workload::ModelShape& out);
 void check_vit(Reader& r, const workload::ModelShape& m);
 
 // --- Hugging Face config.json (hf_config.cpp; nlohmann/json stays inside it) ---
-// A dense decoder's transformers config.json (model types in kHfModelTypes) as model-shape keys.
-// Throws InputError naming `path`, line:col, the JSON key and its value; mixture-of-experts
-// configs, unknown model types and shapes gpusim cannot express are refused, never approximated.
-inline constexpr const char* kHfModelTypes[] = {"llama", "mistral", "qwen2", "gemma", "phi3", "gpt2"};
+// A decoder's transformers config.json (model types in kHfModelTypes) as model-shape keys.
+// Throws InputError naming `path`, line:col, the JSON key and its value; unknown model types,
+// mixtures of experts of other types and shapes gpusim cannot express are refused, never approximated.
+inline constexpr const char* kHfModelTypes[] = {"llama", "mistral", "qwen2",     "gemma",       "phi3",
+                                                "gpt2",  "mixtral", "qwen2_moe", "deepseek_v2", "deepseek_v3"};
+// The mixtures of experts among them (hf_moe.cpp reads their expert and MLA fields).
+inline constexpr const char* kHfMoeTypes[] = {"mixtral", "qwen2_moe", "deepseek_v2", "deepseek_v3"};
 struct HfConfig {
   workload::ModelShape shape;  // every key set, name from _name_or_path (else model_type)
   std::string model_type;
@@ -159,5 +162,16 @@ struct HfConfig {
   std::vector<std::string> notes;                           // choices the mapping made, one sentence each
 };
 HfConfig read_hf_config(std::string_view text, const std::string& path);
+// What hf_moe.cpp needs of the JSON reader: a whole number in [min, max] (nullopt when absent,
+// null or bad, with a diagnostic when required or bad), whether a list field is a non-empty
+// list, and an error on a key.
+struct HfFields {
+  std::function<std::optional<std::int64_t>(std::string_view key, bool required, std::int64_t min, std::int64_t max)>
+      count;
+  std::function<bool(std::string_view key)> nonempty_list;
+  std::function<void(std::string_view key, const std::string& message)> error;
+};
+// The [moe] (and for DeepSeek the [mla]) table of a mixture-of-experts config of `type`.
+void read_hf_moe(const HfFields& in, const std::string& type, HfConfig& out);
 
 }  // namespace gpusim::parse

@@ -300,6 +300,44 @@ void read_model_keys(Reader& r, workload::ModelShape& m, Need need) {
       r.error("dropout", "a dropout probability is below 1");
     }
   }
+  // [moe] and [mla]: optional in both spec files and scenarios (a scenario's table edits the
+  // preset's key by key; a model without one is dense / multi-head).
+  if (auto t = r.table("moe", Need::kOptional)) {
+    const bool had = m.moe.has_value();
+    workload::MoeShape& e = m.moe ? *m.moe : m.moe.emplace();
+    const Need first = had ? Need::kOptional : Need::kRequired;
+    auto moe_count = [&](std::string_view key, std::int64_t& out, Need n, std::int64_t min, std::int64_t max) {
+      if (auto v = t->integer(key, n, min, max)) {
+        out = *v;
+      }
+    };
+    moe_count("experts", e.experts, first, 1, limits::kWidth);
+    moe_count("top_k", e.top_k, first, 1, limits::kWidth);
+    moe_count("expert_ffn_hidden", e.expert_ffn_hidden, first, 1, limits::kWidth);
+    moe_count("shared_ffn_hidden", e.shared_ffn_hidden, Need::kOptional, 0, limits::kWidth);
+    moe_count("dense_layers", e.dense_layers, Need::kOptional, 0, limits::kLayers);
+    moe_count("every", e.every, Need::kOptional, 1, limits::kLayers);
+    if (auto v = t->number("capacity_factor", Need::kOptional, Range::kNonNegative, limits::kRatio)) {
+      e.capacity_factor = *v;
+    }
+    t->finish();
+  }
+  if (auto t = r.table("mla", Need::kOptional)) {
+    const bool had = m.mla.has_value();
+    workload::MlaShape& a = m.mla ? *m.mla : m.mla.emplace();
+    const Need first = had ? Need::kOptional : Need::kRequired;
+    auto mla_count = [&](std::string_view key, std::int64_t& out, Need n, std::int64_t min) {
+      if (auto v = t->integer(key, n, min, limits::kWidth)) {
+        out = *v;
+      }
+    };
+    mla_count("q_lora_rank", a.q_lora_rank, Need::kOptional, 0);
+    mla_count("kv_lora_rank", a.kv_lora_rank, first, 1);
+    mla_count("qk_nope_head_dim", a.qk_nope_head_dim, first, 1);
+    mla_count("qk_rope_head_dim", a.qk_rope_head_dim, first, 1);
+    mla_count("v_head_dim", a.v_head_dim, first, 1);
+    t->finish();
+  }
 }
 
 void read_comm(Reader& r, hardware::CommLibrary& c) {
@@ -405,6 +443,13 @@ void read_runtime_settings(Reader& r, workload::Runtime& rt, Need need) {
         if (*v > 1) {
           o->error(key, "a share of communication hidden behind compute is at most 1");
         }
+      }
+    }
+    // Optional in spec files too: only runtimes that run expert parallelism state it.
+    if (auto v = o->number("expert_parallel", Need::kOptional, Range::kNonNegative)) {
+      rt.overlap.expert_parallel = *v;
+      if (*v > 1) {
+        o->error("expert_parallel", "a share of communication hidden behind compute is at most 1");
       }
     }
     o->finish();
@@ -540,6 +585,14 @@ void check_vit(Reader& r, const workload::ModelShape& m) {
 }
 
 void check_model(Reader& r, const workload::ModelShape& m) {
+  if (m.moe && m.moe->top_k > m.moe->experts) {
+    r.error("moe", "top_k (" + std::to_string(m.moe->top_k) + ") exceeds the routed experts (" +
+                       std::to_string(m.moe->experts) + ")");
+  }
+  if (m.moe && m.moe->dense_layers >= m.layers) {
+    r.error("moe", "dense_layers (" + std::to_string(m.moe->dense_layers) +
+                       ") leaves no mixture-of-experts layer of the " + std::to_string(m.layers));
+  }
   if (m.heads > 0 && m.hidden % m.heads != 0) {
     r.error("heads", "heads (" + std::to_string(m.heads) + ") must divide hidden (" + std::to_string(m.hidden) + ")");
   }

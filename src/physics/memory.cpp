@@ -14,7 +14,10 @@
 // stores the frozen block matrices in NF4 [dettmers-qlora-2023]; 8-bit Adam keeps its moments in a
 // byte each [dettmers-8bit-optim-2022]; offload moves states, gradients, parameters or saved
 // activations to the host [ren-zero-offload-2021, rajbhandari-zero-infinity-2021].
-// Inference: weights N·w, KV cache 2·L·kv_dim·(prompt + output)·batch·kv_bytes.
+// Mixtures of experts: a MoE layer's FFN activations are its tokens' k permuted copies and the
+// experts' widths for them; each rank holds its 1/ep of the routed experts (workload::rank_params).
+// Inference: weights N·w (all experts), KV cache 2·L·kv_dim·(prompt + output)·batch·kv_bytes (MLA:
+// L·(kv_lora_rank + qk_rope_head_dim) per token).
 // Plus the CUDA context/workspace reserve and allocator fragmentation from the spec.
 #include <algorithm>
 #include <cmath>
@@ -54,7 +57,21 @@ Bytes layer_activation_bytes(const ModelShape& m, double seq, double micro_batch
   // Replicated under tensor parallelism: the two norms' inputs and outputs (4h). Split across the
   // tensor ranks: Q/K/V (h + 2 kv), the attention output (h) and the FFN input and output.
   const double replicated = 4.0 * h;
-  const double split = 2.0 * h + 2.0 * static_cast<double>(m.kv_dim()) + f_in + f;
+  double ffn = f_in + f;
+  if (m.moe_share() > 0) {
+    // The mean layer: a MoE layer keeps each token's k permuted copies in and out (2h each) and the
+    // experts' f_in + f for them (times the capacity factor when experts compute padded rows), and
+    // the shared experts' f_in + f.
+    const workload::MoeShape& x = *m.moe;
+    const double share = m.moe_share();
+    const double fe = static_cast<double>(x.expert_ffn_hidden);
+    const double fs = static_cast<double>(x.shared_ffn_hidden);
+    const double swiglu = m.ffn == FfnKind::kSwiglu ? 2.0 : 1.0;
+    const double rows = static_cast<double>(x.top_k) * (x.capacity_factor > 0 ? x.capacity_factor : 1.0);
+    const double moe = rows * (2.0 * h + (swiglu + 1.0) * fe) + (swiglu + 1.0) * fs;
+    ffn = (1.0 - share) * ffn + share * moe;
+  }
+  const double split = 2.0 * h + 2.0 * static_cast<double>(m.attention_kv_width()) + ffn;
   double bytes = e * sb * (replicated / replicated_split + split / tp);
   const double heads = static_cast<double>(m.heads) / tp;
   if (flash) {
@@ -86,6 +103,8 @@ MemoryBreakdown training_memory(const ModelShape& m, const workload::Training& t
   const double pp = par.pipeline;
   const workload::ParamRoles roles = workload::param_roles(m, t);
   const double n = roles.trainable / (tp * pp);  // updated parameters of one rank's shard
+  // The routed experts split over the expert-parallel ranks (full training of a mixture of experts).
+  const double n_rank = t.adapters() ? n : workload::rank_params(m, par);
   const bool wide = units::is_wide(t.precision);
   // Under autocast with fp32 parameters the model itself is the fp32 master copy: weights and
   // gradients take 4 bytes and the optimizer keeps only its moments.
@@ -102,11 +121,11 @@ MemoryBreakdown training_memory(const ModelShape& m, const workload::Training& t
   const int zero = par.zero;
   MemoryBreakdown mb;
   mb.capacity = g.memory_capacity;
-  const Bytes shard_weights((n * w_bytes + frozen) / (zero >= 3 ? dp : 1.0));
+  const Bytes shard_weights(((zero >= 3 ? n : n_rank) * w_bytes + frozen) / (zero >= 3 ? dp : 1.0));
   const Bytes gathered(2.0 * (workload::count_params(m).per_layer / tp) *
                        (t.adapters() ? frozen_linear_bytes : w_bytes));  // the layer computed and the one prefetched
-  const Bytes grads(n * g_bytes / (zero >= 2 ? dp : 1.0));
-  const Bytes states(n * o_bytes / (zero >= 1 ? dp : 1.0));
+  const Bytes grads((zero >= 2 ? n : n_rank) * g_bytes / (zero >= 2 ? dp : 1.0));
+  const Bytes states((zero >= 1 ? n : n_rank) * o_bytes / (zero >= 1 ? dp : 1.0));
   mb.weights = shard_weights;
   mb.gradients = grads;
   mb.optimizer = states;
@@ -168,6 +187,9 @@ MemoryBreakdown training_memory(const ModelShape& m, const workload::Training& t
 
 Bytes kv_bytes_per_token(const ModelShape& m, const workload::Inference& inf, const workload::Layout& layout) {
   const double stage_layers = std::ceil(static_cast<double>(m.layers) / layout.pipeline);
+  if (m.mla) {  // the latent and the rotary key, on every tensor-parallel rank
+    return Bytes(stage_layers * static_cast<double>(m.kv_cache_width()) * inf.kv_bytes);
+  }
   const double per_rank = std::max(static_cast<double>(m.kv_dim()) / layout.tensor, static_cast<double>(m.head_dim()));
   return Bytes(2.0 * stage_layers * per_rank * inf.kv_bytes);
 }

@@ -10,7 +10,12 @@
 //   data:     gradients of the rank's N/(t·p) parameters (fp32 under autocast with fp32
 //             parameters), all-reduced (ZeRO-1/2: reduce-scatter
 //             + all-gather; ZeRO-3: also parameter all-gathers per micro-batch) [rajbhandari-2020]
-//             over the d ranks of the same shard, d_node of them per node.
+//             over the d ranks of the same shard, d_node of them per node. With expert
+//             parallelism the routed experts' gradients (N_experts/(t·p·ep)) reduce over the d/ep
+//             ranks holding the same experts, the rest over all d.
+//   expert:   per MoE layer and micro-batch, an all-to-all dispatch and combine of b·s·k rows of h
+//             elements forward, the same backward [megatron-core-moe], over the ep ranks
+//             (consecutive data-parallel ranks: inside a node first).
 #include <algorithm>
 #include <cmath>
 
@@ -31,6 +36,28 @@ Fabric data_parallel_fabric(const Fabric& node, int gpus_per_node, const workloa
   f.gpus_per_node = std::min(per_node, p.data);
   f.nodes = (p.data + f.gpus_per_node - 1) / f.gpus_per_node;
   return f;
+}
+
+Fabric strided_fabric(const Fabric& node, int gpus_per_node, const workload::Layout& p, int ranks, int stride) {
+  Fabric f = node;
+  const int per_node = std::max(1, gpus_per_node / p.tensor);
+  f.gpus_per_node = std::max(1, std::min(per_node / stride, ranks));
+  f.nodes = (ranks + f.gpus_per_node - 1) / f.gpus_per_node;
+  return f;
+}
+
+Seconds expert_alltoall(const Fabric& node, int gpus_per_node, const workload::ModelShape& m,
+                        const workload::Training& t, const workload::Layout& p) {
+  if (p.expert <= 1 || m.moe_share() <= 0) {
+    return Seconds(0);
+  }
+  const double e = units::is_wide(t.precision) ? 4.0 : 2.0;
+  const double load = m.moe->capacity_factor > 0 ? m.moe->capacity_factor : p.expert_imbalance;
+  const Bytes rows(static_cast<double>(p.micro_batch) * static_cast<double>(t.seq_len) *
+                   static_cast<double>(m.moe->top_k) * load * static_cast<double>(m.hidden) * e);
+  const double layers = std::ceil(static_cast<double>(m.layers) / p.pipeline) * m.moe_share();
+  const double per_layer = 4.0 + (p.recompute == workload::Recompute::kFull ? 2.0 : 0.0);
+  return all_to_all_time(strided_fabric(node, gpus_per_node, p, p.expert, 1), rows, p.expert) * (per_layer * layers);
 }
 
 ParallelComm parallel_comm(const Fabric& node, int gpus_per_node, const workload::ModelShape& m,
@@ -63,38 +90,50 @@ ParallelComm parallel_comm(const Fabric& node, int gpus_per_node, const workload
     const Bytes send(activation / p.tensor);
     c.pipeline_per_microbatch = p2p_time(send, bw, alpha) * (2.0 * p.virtual_stages);
   }
+  c.expert_per_microbatch = expert_alltoall(node, gpus_per_node, m, t, p);
   if (p.data > 1) {
     const Fabric f = data_parallel_fabric(node, gpus_per_node, p);
     c.overlap_cap = f.overlap_cap;
     // Only updated parameters have gradients (LoRA: the adapters); ZeRO-3 gathers every parameter,
-    // frozen ones in their stored width.
+    // frozen ones in their stored width. The routed experts' gradients reduce over the data / ep
+    // ranks that hold the same experts.
     const double split = static_cast<double>(p.tensor) * p.pipeline;
     const workload::ParamRoles roles = workload::param_roles(m, t);
     const double pbytes = parameter_bytes(t, p, rt);
-    const Bytes grads(roles.trainable / split * pbytes);
+    const double experts = p.expert > 1 && !t.adapters() ? workload::expert_params(m) : 0.0;
+    const Bytes grads((roles.trainable - experts) / split * pbytes);
     const double frozen_linear = t.method == workload::Method::kQlora ? workload::kNf4BytesPerParam : 2.0;
     const Bytes params(
         t.adapters()
             ? (roles.trainable * pbytes + roles.frozen_linear * frozen_linear + roles.frozen_other * 2.0) / split
             : grads.value());
+    const int expert_data = p.data / p.expert;
+    const Fabric fe = strided_fabric(node, gpus_per_node, p, expert_data, p.expert);
+    const Bytes expert_grads(experts / (split * p.expert) * pbytes);
+    auto reduce = [&](Collective kind, Bytes bytes) {
+      Seconds time = collective_time(f, kind, bytes, p.data);
+      if (experts > 0 && expert_data > 1) {
+        time += collective_time(fe, kind, expert_grads, expert_data);
+      }
+      return time;
+    };
     switch (p.zero) {
       case 0:
-        c.data_total = collective_time(f, Collective::kAllReduce, grads, p.data);
+        c.data_total = reduce(Collective::kAllReduce, grads);
         c.data_overlappable = c.data_total;
         break;
       case 1:
       case 2:
         // Reduce-scatter overlaps the last backward; the all-gather of updated weights follows the
         // optimizer step and is exposed (DeepSpeed ZeRO-1/2 schedule).
-        c.data_overlappable = collective_time(f, Collective::kReduceScatter, grads, p.data);
-        c.data_total = c.data_overlappable + collective_time(f, Collective::kAllGather, grads, p.data);
+        c.data_overlappable = reduce(Collective::kReduceScatter, grads);
+        c.data_total = c.data_overlappable + reduce(Collective::kAllGather, grads);
         break;
       default: {
         // ZeRO-3 / FSDP: gather weights for forward and backward, reduce-scatter gradients, per micro-batch.
         const double micro = static_cast<double>(t.global_batch) / (static_cast<double>(p.micro_batch) * p.data);
-        c.data_total = (collective_time(f, Collective::kAllGather, params, p.data) * 2.0 +
-                        collective_time(f, Collective::kReduceScatter, grads, p.data)) *
-                       micro;
+        c.data_total =
+            (reduce(Collective::kAllGather, params) * 2.0 + reduce(Collective::kReduceScatter, grads)) * micro;
         c.data_overlappable = c.data_total;
         c.data_hides_behind_all = true;
         break;

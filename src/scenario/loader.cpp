@@ -351,6 +351,11 @@ void read_fine_tuning(Reader& r, const workload::ModelShape& m, workload::Traini
   if (auto v = r.choice("method", workload::kMethodNames, Need::kOptional)) {
     t.method = *v;
   }
+  if (t.adapters() && (m.moe || m.mla || m.images())) {
+    // Adapter shapes (workload/lora.cpp) follow a dense block's q, k, v, o and FFN matrices.
+    r.error("method", std::string("LoRA and QLoRA are modelled on dense transformers; ") + m.name + " is " +
+                          (m.images() ? "an image model" : "a mixture of experts or uses latent attention"));
+  }
   const std::int64_t widest = std::max<std::int64_t>(1, std::min(m.hidden, m.ffn_hidden));
   if (auto v = r.integer("lora_rank", Need::kOptional, 1, limits::kWidth)) {
     t.lora_rank = *v;
@@ -532,6 +537,16 @@ void check_layout(Reader& r, const workload::ModelShape& m, const workload::Layo
   if (p.virtual_stages > 1 && p.pipeline == 1) {
     r.error("virtual_stages", "virtual stages interleave pipeline stages: they need pipeline > 1");
   }
+  if (p.expert > 1) {
+    if (!m.moe) {
+      r.error("expert", "expert parallelism (" + n(p.expert) + ") needs a mixture-of-experts model ([model.moe])");
+    } else if (m.moe->experts % p.expert != 0) {
+      r.error("expert", "expert (" + n(p.expert) + ") must divide the routed experts (" + n(m.moe->experts) + ")");
+    } else if (p.data % p.expert != 0) {
+      r.error("expert", "expert (" + n(p.expert) + ") must divide data (" + n(p.data) +
+                            "): expert-parallel ranks are data-parallel ranks holding different experts");
+    }
+  }
 }
 
 void read_parallel(Reader* r, Scenario& sc) {
@@ -547,6 +562,12 @@ void read_parallel(Reader* r, Scenario& sc) {
   p.sequence = r->boolean("sequence", Need::kOptional).value_or(false);
   p.virtual_stages = count(*r, "virtual_stages", Need::kOptional, 1, limits::kLayers).value_or(1);
   p.uneven_stages = r->boolean("uneven_stages", Need::kOptional).value_or(false);
+  p.expert = count(*r, "expert", Need::kOptional, 1, limits::kDevices).value_or(1);
+  p.expert_imbalance = r->number("expert_imbalance", Need::kOptional, Range::kPositive).value_or(1.0);
+  if (p.expert_imbalance < 1.0) {
+    r->error("expert_imbalance",
+             "the busiest rank's tokens over the mean are at least 1 (got " + std::to_string(p.expert_imbalance) + ")");
+  }
   const std::int64_t model_parallel = static_cast<std::int64_t>(p.tensor) * p.pipeline;
   p.data = count(*r, "data", Need::kOptional, 1, limits::kDevices)
                .value_or(static_cast<int>(gpus / std::max<std::int64_t>(1, model_parallel)));

@@ -121,16 +121,26 @@ class Search {
             continue;
           }
           for (int zero = 0; zero <= (dp > 1 ? 3 : 0); ++zero) {
-            Layout l;
-            l.tensor = tp;
-            l.pipeline = pp;
-            l.data = dp;
-            l.zero = zero;
-            l.sequence = sp;
-            l.virtual_stages = v;
-            l.micro_batch = mb;
-            l.recompute = rc;
-            consider(gpus, l);
+            // Expert parallelism over powers of two of the data ranks that divide the experts
+            // (a mixture of experts only); the scenario's imbalance holds for every layout.
+            const std::int64_t experts = m.moe ? m.moe->experts : 1;
+            for (int ep = 1; ep <= dp && experts % ep == 0; ep *= 2) {
+              if (dp % ep != 0) {
+                break;
+              }
+              Layout l;
+              l.tensor = tp;
+              l.pipeline = pp;
+              l.data = dp;
+              l.zero = zero;
+              l.sequence = sp;
+              l.virtual_stages = v;
+              l.micro_batch = mb;
+              l.recompute = rc;
+              l.expert = ep;
+              l.expert_imbalance = sc_.layout.expert_imbalance;
+              consider(gpus, l);
+            }
           }
         }
       }

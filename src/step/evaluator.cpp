@@ -15,9 +15,11 @@ Evaluator::Evaluator(System system, workload::Job job, workload::Runtime runtime
 
 const Evaluator::Kernels& Evaluator::kernels(const Layout& layout, double clock) {
   // Everything of the layout the lowering reads: ZeRO-3 shards the parameters, which changes what
-  // autocast casts (physics::parameter_bytes).
-  const auto key = std::make_tuple(layout.tensor, layout.sequence, layout.micro_batch,
-                                   static_cast<int>(layout.recompute), layout.zero >= 3, clock);
+  // autocast casts (physics::parameter_bytes); expert parallelism sets the grouped GEMMs' experts
+  // and, with the imbalance, their rows.
+  const auto key =
+      std::make_tuple(layout.tensor, layout.sequence, layout.micro_batch, static_cast<int>(layout.recompute),
+                      layout.zero >= 3, layout.expert, layout.expert_imbalance, clock);
   auto it = kernels_.find(key);
   if (it == kernels_.end()) {
     auto ops = lowering::lower_training(job_.model, *job_.training, layout, runtime_);

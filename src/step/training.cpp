@@ -137,8 +137,11 @@ StepBreakdown combine_training_step(const StepKernels& k, double micro, const ph
   const Seconds gaps = g.efficiency.kernel_overhead * k.kernels + k.micro * rt.remainder;
   // Tensor- and pipeline-parallel traffic sits on the critical path of each micro-batch, but for
   // the share the runtime overlaps with its GEMMs (async TP, userbuffers) or compute (async p2p).
+  // The MoE all-to-all likewise, for the share the runtime overlaps with compute (DualPipe's
+  // paired forward and backward chunks [deepseek-v3-2024]).
   const Seconds exposed_micro = comm.tensor_per_microbatch * (1.0 - rt.overlap.tensor_parallel) +
-                                comm.pipeline_per_microbatch * (1.0 - rt.overlap.pipeline);
+                                comm.pipeline_per_microbatch * (1.0 - rt.overlap.pipeline) +
+                                comm.expert_per_microbatch * (1.0 - rt.overlap.expert_parallel);
   const Seconds stage = k.micro + gaps + exposed_micro;
   const double fill = static_cast<double>(par.pipeline - 1) / par.virtual_stages;
   s.compute = k.micro * micro + k.optimizer;
@@ -162,7 +165,9 @@ StepBreakdown combine_training_step(const StepKernels& k, double micro, const ph
   const double overlap =
       std::min(comm.overlap_cap, comm.data_hides_behind_all ? rt.overlap.parameter_gather : rt.overlap.data_parallel);
   const Seconds hidden = std::min(comm.data_overlappable, window * overlap);
-  s.communication_total = comm.data_total + (comm.tensor_per_microbatch + comm.pipeline_per_microbatch) * micro;
+  s.communication_total =
+      comm.data_total +
+      (comm.tensor_per_microbatch + comm.pipeline_per_microbatch + comm.expert_per_microbatch) * micro;
   s.communication = comm.data_total - hidden + exposed_micro * micro;
   s.overhead += s.launch_stall;
   s.offload = exposed_offload(k, micro, offload);

@@ -32,6 +32,7 @@ const char* category_of(Benchmark b) {
     case Benchmark::kAllreduce:
     case Benchmark::kReduceScatter:
     case Benchmark::kAllGather:
+    case Benchmark::kAllToAll:
       return "communication";
     case Benchmark::kPower:
     case Benchmark::kPowerLimit:
@@ -69,6 +70,7 @@ std::optional<Dim> value_dim(Benchmark b) {
     case Benchmark::kAllreduce:
     case Benchmark::kReduceScatter:
     case Benchmark::kAllGather:
+    case Benchmark::kAllToAll:
       return Dim::kBandwidth;
     case Benchmark::kGemm:
     case Benchmark::kAttention:
@@ -209,6 +211,8 @@ void read_row(Reader& r, const catalog::Catalog& cat, const std::string& file, c
       if (m.algorithm != "ring" && m.algorithm != "tree" && m.algorithm != "nvls" && m.algorithm != "auto") {
         r.error("algorithm", "expected one of \"ring\", \"tree\", \"nvls\", \"auto\", got \"" + m.algorithm + "\"");
       }
+      break;
+    case Benchmark::kAllToAll:  // the bottleneck link's bandwidth; without `bytes` its plateau
       break;
     case Benchmark::kPower:
       m.intensity = r.number("intensity", Need::kOptional, Range::kPositive);

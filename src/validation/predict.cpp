@@ -10,6 +10,7 @@
 //   power:            physics::board_power of a compute- or bandwidth-bound kernel (by ridge point)
 //   launch overhead:  physics::launch_cost, eager or from a CUDA graph
 //   scenario:         the estimate of the named scenario, the named report key
+#include <algorithm>
 #include <cmath>
 
 #include "validation/internal.hpp"
@@ -107,6 +108,21 @@ Prediction collective(const Measurement& m, const System& sys) {
   const physics::Collective c = collective_of(m.benchmark);
   const Seconds t = physics::collective_cost(f, c, *m.bytes, m.gpus, algorithm_of(m)).time;
   return value(m.bytes->value() * physics::ring_cost(c, m.gpus).bytes_factor / t.value());
+}
+
+// An all-to-all's bandwidth as DeepEP reports it [deepseek-deepep]: the bytes each rank sends over
+// its bottleneck link (NVLink inside one node, its NIC share across nodes) over the time, from
+// physics::all_to_all_time; without a message size, that link's achievable bandwidth.
+Prediction all_to_all(const Measurement& m, const System& sys) {
+  const physics::Fabric f = physics::make_fabric(sys);
+  const int local = std::min(m.gpus, f.gpus_per_node);
+  const bool across = m.gpus > local;
+  if (!m.bytes) {
+    return value((across ? f.inter_bus : f.intra_bus).value());
+  }
+  const double n = m.gpus;
+  const double share = across ? (n - local) / n : (local - 1.0) / n;
+  return value(m.bytes->value() * share / physics::all_to_all_time(f, *m.bytes, m.gpus).value());
 }
 
 Prediction power(const Measurement& m, const System& sys) {
@@ -228,6 +244,11 @@ Prediction predict(const Subject& s) {
           return none("a collective needs at least 2 GPUs");
         }
         return collective(m, sys);
+      case Benchmark::kAllToAll:
+        if (m.gpus < 2) {
+          return none("an all-to-all needs at least 2 GPUs");
+        }
+        return all_to_all(m, sys);
       case Benchmark::kPower:
         return power(m, sys);
       case Benchmark::kScenario:

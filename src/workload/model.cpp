@@ -7,6 +7,62 @@
 
 namespace gpusim::workload {
 
+namespace {
+
+double ffn_matrices(const ModelShape& m) { return m.ffn == FfnKind::kSwiglu ? 3.0 : 2.0; }
+
+// One FFN of width f: its matrices (and biases).
+double ffn_params(const ModelShape& m, double f) {
+  const double h = static_cast<double>(m.hidden);
+  const double mats = ffn_matrices(m);
+  return mats * h * f + (m.bias ? (mats - 1.0) * f + h : 0.0);
+}
+
+}  // namespace
+
+std::int64_t ModelShape::moe_layers() const {
+  if (!moe || moe->experts <= 0 || layers <= moe->dense_layers) {
+    return 0;
+  }
+  // Layers dense_layers, dense_layers + every, ... (DeepSeek: layer_idx % moe_layer_freq == 0
+  // after first_k_dense_replace, with freq 1 [deepseek-v3-config]).
+  const std::int64_t every = std::max<std::int64_t>(1, moe->every);
+  return (layers - moe->dense_layers + every - 1) / every;
+}
+
+std::int64_t ModelShape::attention_width() const {
+  if (mla) {
+    return heads * (mla->qk_nope_head_dim + mla->qk_rope_head_dim + mla->v_head_dim) / 2;
+  }
+  return hidden;
+}
+
+std::int64_t ModelShape::attention_kv_width() const { return mla ? attention_width() : kv_dim(); }
+
+std::int64_t ModelShape::kv_cache_width() const {
+  return mla ? mla->kv_lora_rank + mla->qk_rope_head_dim : 2 * kv_dim();
+}
+
+double attention_params(const ModelShape& m) {
+  const double h = static_cast<double>(m.hidden);
+  if (m.mla) {
+    // DeepSeek-V3's modelling code [deepseek-v3-config]: q_a (h x q_lora) + its norm + q_b
+    // (q_lora x heads·qk), or q_proj (h x heads·qk); kv_a (h x (kv_lora + rope)) + its norm; kv_b
+    // (kv_lora x heads·(nope + v)); o_proj (heads·v x h). No biases.
+    const MlaShape& a = *m.mla;
+    const double heads = static_cast<double>(m.heads);
+    const double qk = static_cast<double>(a.qk_nope_head_dim + a.qk_rope_head_dim);
+    const double q_lora = static_cast<double>(a.q_lora_rank);
+    const double kv_lora = static_cast<double>(a.kv_lora_rank);
+    const double q = a.q_lora_rank > 0 ? h * q_lora + q_lora + q_lora * heads * qk : h * heads * qk;
+    const double kv = h * (kv_lora + static_cast<double>(a.qk_rope_head_dim)) + kv_lora +
+                      kv_lora * heads * static_cast<double>(a.qk_nope_head_dim + a.v_head_dim);
+    return q + kv + heads * static_cast<double>(a.v_head_dim) * h;
+  }
+  const double qkv_out = h + 2.0 * static_cast<double>(m.kv_dim());
+  return h * qkv_out + h * h + (m.bias ? qkv_out + h : 0.0);
+}
+
 ParamCount count_params(const ModelShape& m) {
   if (m.family == Family::kResNet) {
     ParamCount p;
@@ -17,14 +73,30 @@ ParamCount count_params(const ModelShape& m) {
   const double kv = static_cast<double>(m.kv_dim());
   const double f = static_cast<double>(m.ffn_hidden);
   const double qkv_out = h + 2.0 * kv;
-  const double ffn_mats = m.ffn == FfnKind::kSwiglu ? 3.0 : 2.0;
+  const double ffn_mats = ffn_matrices(m);
   const double norm = m.norm == NormKind::kLayerNorm ? 2.0 * h : h;
 
   ParamCount p;
-  p.per_layer = h * qkv_out + h * h + ffn_mats * h * f + 2.0 * norm;
-  if (m.bias) {
-    // QKV and output projection biases; FFN up (gate+up for swiglu) and down biases.
-    p.per_layer += qkv_out + h + (ffn_mats - 1.0) * f + h;
+  if (!m.moe && !m.mla) {
+    p.per_layer = h * qkv_out + h * h + ffn_mats * h * f + 2.0 * norm;
+    if (m.bias) {
+      // QKV and output projection biases; FFN up (gate+up for swiglu) and down biases.
+      p.per_layer += qkv_out + h + (ffn_mats - 1.0) * f + h;
+    }
+  } else {
+    // Layers differ: per_layer is their mean, so that per_layer x layers is the blocks' total.
+    const double layers = static_cast<double>(m.layers);
+    const double moe = static_cast<double>(m.moe_layers());
+    double ffn = ffn_params(m, f) * (layers - moe);
+    if (m.moe) {
+      // Per MoE layer: the router (h x experts, no bias), the routed and the shared experts.
+      const MoeShape& e = *m.moe;
+      const double per_moe = h * static_cast<double>(e.experts) +
+                             static_cast<double>(e.experts) * ffn_params(m, static_cast<double>(e.expert_ffn_hidden)) +
+                             (e.shared_ffn_hidden > 0 ? ffn_params(m, static_cast<double>(e.shared_ffn_hidden)) : 0.0);
+      ffn += per_moe * moe;
+    }
+    p.per_layer = attention_params(m) + 2.0 * norm + (layers > 0 ? ffn / layers : 0.0);
   }
   p.embedding = static_cast<double>(m.vocab) * h;
   p.output_head = m.tied_embeddings ? 0.0 : static_cast<double>(m.vocab) * h;
@@ -37,18 +109,53 @@ ParamCount count_params(const ModelShape& m) {
   return p;
 }
 
+double expert_params(const ModelShape& m) {
+  if (!m.moe) {
+    return 0.0;
+  }
+  return static_cast<double>(m.moe_layers()) * static_cast<double>(m.moe->experts) *
+         ffn_params(m, static_cast<double>(m.moe->expert_ffn_hidden));
+}
+
+double active_params(const ModelShape& m) {
+  if (!m.moe || m.moe->experts <= 0) {
+    return total_params(m);
+  }
+  const double idle = static_cast<double>(m.moe->experts - m.moe->top_k) / static_cast<double>(m.moe->experts);
+  return total_params(m) - expert_params(m) * idle;
+}
+
+double rank_params(const ModelShape& m, const Layout& layout) {
+  const double split = static_cast<double>(layout.tensor) * layout.pipeline;
+  const double experts = expert_params(m);
+  return (total_params(m) - experts) / split + experts / (split * layout.expert);
+}
+
 double matmul_params(const ModelShape& m) {
   if (m.family == Family::kResNet) {
     return resnet_macs(m.resnet);  // weights times the positions each one multiplies: MACs per image
   }
   const double h = static_cast<double>(m.hidden);
   const double f = static_cast<double>(m.ffn_hidden);
-  const double ffn_mats = m.ffn == FfnKind::kSwiglu ? 3.0 : 2.0;
-  const double per_layer = h * (h + 2.0 * static_cast<double>(m.kv_dim())) + h * h + ffn_mats * h * f;
-  if (m.family == Family::kVit) {
-    return per_layer * static_cast<double>(m.layers) + 3.0 * static_cast<double>(m.vit.patch * m.vit.patch) * h;
+  const double ffn_mats = ffn_matrices(m);
+  if (!m.moe && !m.mla) {
+    const double per_layer = h * (h + 2.0 * static_cast<double>(m.kv_dim())) + h * h + ffn_mats * h * f;
+    if (m.family == Family::kVit) {
+      return per_layer * static_cast<double>(m.layers) + 3.0 * static_cast<double>(m.vit.patch * m.vit.patch) * h;
+    }
+    return per_layer * static_cast<double>(m.layers) + static_cast<double>(m.vocab) * h;
   }
-  return per_layer * static_cast<double>(m.layers) + static_cast<double>(m.vocab) * h;
+  const double layers = static_cast<double>(m.layers);
+  const double moe = static_cast<double>(m.moe_layers());
+  double blocks = ffn_mats * h * f * (layers - moe);
+  if (m.moe) {
+    const MoeShape& e = *m.moe;
+    const double active_width = static_cast<double>(e.top_k * e.expert_ffn_hidden + e.shared_ffn_hidden);
+    blocks += (h * static_cast<double>(e.experts) + ffn_mats * h * active_width) * moe;
+  }
+  // The attention projections' matrices (MLA's two latent norms are no matmul: a rounding error).
+  blocks += attention_params(m) * layers;
+  return blocks + static_cast<double>(m.vocab) * h;
 }
 
 std::optional<ModelShape> shape_from_params(double params, std::int64_t vocab) {
@@ -99,7 +206,7 @@ Flop attention_matmul_flops(double seqs, double queries, double keys, double hid
 Flop training_flops_per_token(const ModelShape& m, double seq_len) {
   // Attention per token and layer over the full s x s matrix (no causal saving, as PaLM counts
   // it): forward 4·s·h, forward and backward 3 x that.
-  const Flop attention = attention_matmul_flops(1.0, 1.0, seq_len, static_cast<double>(m.hidden), 1.0) * 3.0;
+  const Flop attention = attention_matmul_flops(1.0, 1.0, seq_len, static_cast<double>(m.attention_width()), 1.0) * 3.0;
   return Flop(6.0 * matmul_params(m)) + attention * static_cast<double>(m.layers);
 }
 
