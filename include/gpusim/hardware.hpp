@@ -91,9 +91,9 @@ struct GpuSpec {
   int pcie_gen = 4;
   int pcie_lanes = 16;
   std::string host = "server-ddr5";  // specs/hosts id of the platform this GPU usually sits in
-  std::string peer_link;          // specs/links id or "none"
-  BytesPerSecond peer_bandwidth;  // per direction
-  int peer_domain = 0;            // GPUs one peer-link domain joins (GB200 NVL72: 72); 0 = the form factor's default
+  std::string peer_link;             // specs/links id or "none"
+  BytesPerSecond peer_bandwidth;     // per direction
+  int peer_domain = 0;               // GPUs one peer-link domain joins (GB200 NVL72: 72); 0 = the form factor's default
   bool p2p_over_pcie = false;
 
   Watts tdp;

@@ -20,6 +20,8 @@ struct RuntimeOverrides {
 // A count that must fit the `int` the model holds it in.
 std::optional<int> count(parse::Reader& r, std::string_view key, parse::Need need, std::int64_t min, std::int64_t max);
 
+// [training] (training.cpp).
+void read_training(parse::Reader& r, Scenario& sc, RuntimeOverrides& overrides);
 // [inference] (serving.cpp).
 void read_inference(parse::Reader& r, Scenario& sc, RuntimeOverrides& overrides);
 // [serving]: the load and the engine settings that override the runtime's (serving.cpp). Runs
