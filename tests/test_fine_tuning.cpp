@@ -260,3 +260,21 @@ TEST_CASE("every host spec loads and a GPU names a host that exists", "[catalog]
   CHECK(c.host("desktop-ddr5").memory_bandwidth.value() == Approx(2 * 5200e6 * 8));
   CHECK(c.host("server-ddr5").memory_bandwidth.value() == Approx(2 * 8 * 4800e6 * 8));
 }
+
+TEST_CASE("plan searches parameter offload under ZeRO-3 only", "[offload][plan]") {
+  const Scenario sc = test::scenario(kFineTune, {{"model.preset", "\"llama3-70b\""},
+                                                 {"system.gpus", "2"},
+                                                 {"system.host", "\"workstation-ddr5\""},
+                                                 {"training.method", "\"lora\""},
+                                                 {"training.offload_params", "\"cpu\""},
+                                                 {"parallelism.zero", "3"}});
+  search::PlanOptions o;
+  o.top = 50;
+  const search::PlanResult r = search::plan(sc, o);
+  REQUIRE_FALSE(r.best.empty());
+  for (const auto& row : r.best) {
+    CHECK(row.layout.zero == 3);
+  }
+  // One data rank is searched too: ZeRO-Infinity offloads a single GPU's parameters.
+  CHECK(std::any_of(r.best.begin(), r.best.end(), [](const search::PlanRow& row) { return row.layout.data == 1; }));
+}

@@ -73,9 +73,16 @@ std::string region_text(const scenario::Scenario& sc, const search::PlanResult& 
   const workload::ModelShape& m = sc.job.model;
   const auto n = static_cast<unsigned long long>(g.count);
   switch (g.why) {
-    case search::Infeasible::kNoFit:
-      return strfmt("%llu layouts do not fit in %.1f GiB per GPU (the smallest of them needs %.2f GiB)", n,
-                    gib(sc.system.gpu.memory_capacity), gib(r.closest_memory));
+    case search::Infeasible::kNoFit: {
+      const workload::Training* t = sc.job.training ? &*sc.job.training : nullptr;
+      const bool offload = t != nullptr && (t->offload_optimizer != workload::Offload::kNone ||
+                                            t->offload_params != workload::Offload::kNone || t->offload_activations);
+      return strfmt(
+          "%llu layouts do not fit in %.1f GiB per GPU%s (the smallest of them needs %.2f GiB on the GPU)", n,
+          gib(sc.system.gpu.memory_capacity),
+          offload ? strfmt(" or their offload in the host's %.0f GiB", gib(sc.system.host.memory)).c_str() : "",
+          gib(r.closest_memory));
+    }
     case search::Infeasible::kTensorDivides:
       return strfmt("%llu x tensor degrees that do not divide the %lld heads and ffn_hidden %lld", n,
                     static_cast<long long>(m.heads), static_cast<long long>(m.ffn_hidden));

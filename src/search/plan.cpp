@@ -120,7 +120,9 @@ class Search {
           if (m.layers % (static_cast<std::int64_t>(pp) * v) != 0) {
             continue;
           }
-          for (int zero = 0; zero <= (dp > 1 ? 3 : 0); ++zero) {
+          // Parameter offload (ZeRO-Infinity) exists only under ZeRO-3, on any number of ranks.
+          const bool param_offload = sc_.job.training->offload_params != workload::Offload::kNone;
+          for (int zero = param_offload ? 3 : 0; zero <= (dp > 1 || param_offload ? 3 : 0); ++zero) {
             // Expert parallelism over powers of two of the data ranks that divide the experts
             // (a mixture of experts only); the scenario's imbalance holds for every layout.
             const std::int64_t experts = m.moe ? m.moe->experts : 1;
