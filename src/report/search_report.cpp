@@ -78,10 +78,10 @@ std::string region_text(const scenario::Scenario& sc, const search::PlanResult& 
       const bool offload = t != nullptr && (t->offload_optimizer != workload::Offload::kNone ||
                                             t->offload_params != workload::Offload::kNone || t->offload_activations);
       return strfmt(
-          "%llu layouts do not fit in %.1f GiB per GPU%s (the smallest of them needs %.2f GiB on the GPU)", n,
+          "%llu layouts do not fit in %.1f GiB per GPU%s (the smallest of them needs %.2f GiB%s)", n,
           gib(sc.system.gpu.memory_capacity),
           offload ? strfmt(" or their offload in the host's %.0f GiB", gib(sc.system.host.memory)).c_str() : "",
-          gib(r.closest_memory));
+          gib(r.closest_memory), offload ? " on the GPU" : "");
     }
     case search::Infeasible::kTensorDivides:
       return strfmt("%llu x tensor degrees that do not divide the %lld heads and ffn_hidden %lld", n,
