@@ -278,3 +278,85 @@ TEST_CASE("plan searches parameter offload under ZeRO-3 only", "[offload][plan]"
   // One data rank is searched too: ZeRO-Infinity offloads a single GPU's parameters.
   CHECK(std::any_of(r.best.begin(), r.best.end(), [](const search::PlanRow& row) { return row.layout.data == 1; }));
 }
+
+// Context parallelism [megatron-context-parallel] (kept with the other memory savers of long or
+// large jobs).
+namespace {
+const char* kLongContext = R"(name = "long"
+[system]
+gpu = "h100-sxm5-80gb"
+gpus = 8
+[model]
+preset = "llama3-8b"
+[training]
+tokens = 1e9
+seq_len = 32768
+global_batch = 8
+recompute = "full"
+[runtime]
+name = "megatron-te"
+)";
+}  // namespace
+
+TEST_CASE("context parallelism gives each rank 1/c of every sequence", "[context]") {
+  const Scenario one = test::scenario(kLongContext, {});
+  const Scenario ring = test::scenario(kLongContext, {{"parallelism.context", "4"}});
+  REQUIRE(ring.layout.data == 2);
+  const auto ops1 = lowering::lower_training(one.job.model, *one.job.training, one.layout, one.runtime);
+  const auto ops4 = lowering::lower_training(ring.job.model, *ring.job.training, ring.layout, ring.runtime);
+  auto flops_of = [](const std::vector<lowering::Op>& ops, const std::string& name) {
+    const auto it = std::find_if(ops.begin(), ops.end(), [&](const lowering::Op& o) { return o.name == name; });
+    REQUIRE(it != ops.end());
+    return it->flops.value();
+  };
+  // Causal attention of s/c queries over s keys, balanced: 1/c of the full square's work.
+  CHECK(flops_of(ops4, "attention.flash") == Approx(flops_of(ops1, "attention.flash") / 4));
+  CHECK(flops_of(ops4, "qkv") == Approx(flops_of(ops1, "qkv") / 4));
+  // Activations follow the tokens a rank holds.
+  const auto m1 = physics::training_memory(one.job.model, *one.job.training, one.layout, one.runtime, one.system.gpu);
+  const auto m4 =
+      physics::training_memory(ring.job.model, *ring.job.training, ring.layout, ring.runtime, ring.system.gpu);
+  CHECK(m4.activations < m1.activations * 0.3);
+}
+
+TEST_CASE("ring attention passes 3 (c - 1) K/V chunks per layer, 4 with a recomputed forward", "[context]") {
+  const Scenario ring = test::scenario(kLongContext, {{"parallelism.context", "4"}});
+  const physics::Fabric f = physics::make_fabric(ring.system);
+  const physics::ParallelComm c = physics::parallel_comm(f, ring.system.gpus_per_node, ring.job.model,
+                                                         *ring.job.training, ring.layout, ring.runtime);
+  const double kv = 1024, s = 32768, e = 2, layers = 32, cp = 4;  // Llama-3-8B: 8 KV heads x 128
+  const Bytes chunk(s / cp * 2 * kv * e);
+  const Seconds hop = physics::p2p_time(chunk, f.intra_p2p, f.intra_alpha);
+  CHECK(c.context_per_microbatch.value() == Approx(hop.value() * 4 * (cp - 1) * layers));
+  // Inside the node the passes hide behind the attention kernels.
+  const step::Evaluation e4 = step::evaluate(ring);
+  CHECK(e4.step.communication.value() < c.context_per_microbatch.value());
+}
+
+TEST_CASE("context parallelism is refused where it cannot split", "[context][errors]") {
+  auto first = [](const std::vector<Override>& o) {
+    const auto ds = diagnostics_of([&] { (void)test::scenario(kLongContext, o); });
+    REQUIRE(!ds.empty());
+    return ds.front();
+  };
+  const Diagnostic odd = first({{"parallelism.context", "4"}, {"training.seq_len", "32772"}});
+  CHECK(odd.key == "parallelism.context");
+  CHECK(odd.message.find("2 x context = 8 must divide seq_len (32772)") != std::string::npos);
+  const Diagnostic unfused = first({{"parallelism.context", "2"}, {"training.flash_attention", "false"}});
+  CHECK(unfused.key == "parallelism.context");
+  const Diagnostic product = first({{"parallelism.context", "2"}, {"parallelism.data", "8"}});
+  CHECK(product.key == "parallelism.data");
+  CHECK(product.message == "tensor x pipeline x context x data = 1 x 1 x 2 x 8 = 16, but system.gpus = 8");
+}
+
+TEST_CASE("plan searches context parallelism for long sequences", "[context][plan]") {
+  const Scenario sc = test::scenario(kLongContext, {{"training.seq_len", "131072"}});
+  search::PlanOptions o;
+  o.top = 20;
+  const search::PlanResult r = search::plan(sc, o);
+  REQUIRE_FALSE(r.best.empty());
+  CHECK(r.best.front().layout.context > 1);  // one 128k sequence's activations fit no single GPU
+  // and short sequences keep the search as it was
+  const search::PlanResult s = search::plan(test::scenario(kLongContext, {{"training.seq_len", "4096"}}), o);
+  CHECK(std::none_of(s.best.begin(), s.best.end(), [](const search::PlanRow& row) { return row.layout.context > 1; }));
+}

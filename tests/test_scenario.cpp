@@ -455,6 +455,9 @@ micro_batch = 64
   CHECK(lora.job.training->method == workload::Method::kLora);
   CHECK(lora.job.training->lora_rank == 8);
   CHECK(lora.job.training->lora_targets == workload::LoraTargets::kAttention);
+  const Scenario ring = test::scenario(test::kSmallTraining, {{"parallelism.context", "2"}});
+  CHECK(ring.layout.context == 2);
+  CHECK(ring.layout.data == 4);
   // The scenarios cover the schema, table by table.
   std::size_t covered = 0;
   for (const auto& t : scenario::schema()) {
@@ -462,7 +465,7 @@ micro_batch = 64
   }
   // top level, system, model and its two tables, training, inference, serving, slo, parallelism,
   // runtime and its three tables, input, cost
-  CHECK(covered == 11 + 11 + 20 + 7 + 5 + 16 + 6 + 19 + 4 + 9 + 11 + 6 + 5 + 3 + 5 + 9);
+  CHECK(covered == 11 + 11 + 20 + 7 + 5 + 16 + 6 + 19 + 4 + 10 + 11 + 6 + 5 + 3 + 5 + 9);
 }
 
 TEST_CASE("a model given by an absurd parameter count is refused, not overflowed (a fuzz finding)",

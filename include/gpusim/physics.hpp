@@ -192,6 +192,7 @@ struct ParallelComm {
   Seconds tensor_per_microbatch;    // exposed
   Seconds pipeline_per_microbatch;  // exposed
   Seconds expert_per_microbatch;    // MoE all-to-all dispatch and combine (the runtime may overlap it)
+  Seconds context_per_microbatch;   // ring attention's K/V passes, hidden behind the attention kernels
   Seconds data_total;               // per step
   Seconds data_overlappable;        // the part that may hide behind backward (or all compute, ZeRO-3)
   bool data_hides_behind_all = false;

@@ -239,7 +239,7 @@ class Evaluator {
   hardware::System system_;
   workload::Job job_;
   workload::Runtime runtime_;
-  std::map<std::tuple<int, bool, std::int64_t, int, bool, int, double, double>, std::shared_ptr<const Kernels>>
+  std::map<std::tuple<int, bool, std::int64_t, int, bool, int, double, int, double>, std::shared_ptr<const Kernels>>
       kernels_;
   std::map<int, std::pair<hardware::System, physics::Fabric>> systems_;
 };

@@ -363,7 +363,13 @@ struct Layout {
   // Tokens of the busiest expert-parallel rank over the mean (1: a balanced router): the rank
   // every other one waits for in the grouped GEMMs and the all-to-all.
   double expert_imbalance = 1.0;
-  [[nodiscard]] int gpus() const { return tensor * pipeline * data; }
+  // Context parallelism: each sequence split over `context` ranks (ring attention passes the K/V
+  // chunks around them); they hold the same weights, so gradients reduce, and ZeRO shards, over
+  // data x context ranks [megatron-context-parallel].
+  int context = 1;
+  [[nodiscard]] int gpus() const { return tensor * pipeline * data * context; }
+  // Ranks holding the same weights: the data-parallel group of the gradients and of ZeRO.
+  [[nodiscard]] int replicas() const { return data * context; }
 };
 
 // Parameters one rank holds before any ZeRO sharding: N/(t·p), the routed experts' further split

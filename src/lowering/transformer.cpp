@@ -285,7 +285,7 @@ Op optimizer_op(const ModelShape& m, const workload::Training& t, const workload
   const double params_per_rank = layout.zero >= 1 || t.adapters()
                                      ? roles.trainable / (static_cast<double>(layout.tensor) * layout.pipeline)
                                      : workload::rank_params(m, layout);
-  const double shard = layout.zero >= 1 ? static_cast<double>(layout.data) : 1.0;
+  const double shard = layout.zero >= 1 ? static_cast<double>(layout.replicas()) : 1.0;
   const double elements = params_per_rank / shard;
   const double stage_layers = std::ceil(static_cast<double>(m.layers) / layout.pipeline);
   const double tensors =
@@ -320,8 +320,11 @@ std::vector<Op> lower_training(const ModelShape& m, const workload::Training& tc
   p.attn_dtype = tc.precision == DType::kFp8 ? DType::kBf16 : tc.precision;
   p.kv_bytes = p.e;
   p.seqs = static_cast<double>(layout.micro_batch);
-  p.q_len = static_cast<double>(tc.seq_len);
-  p.kv_len = p.q_len;
+  // Context parallelism: a rank's queries are 1/c of each sequence (two chunks, one from each end,
+  // so that causal work balances) attending over all of its keys as the ring brings them
+  // [megatron-context-parallel].
+  p.kv_len = static_cast<double>(tc.seq_len);
+  p.q_len = p.kv_len / layout.context;
   p.flash = rt.flash_attention();
   p.flash3 = rt.attention == workload::AttentionKernel::kFlash3;
   p.fusion = rt.fusion;

@@ -117,7 +117,7 @@ MemoryBreakdown training_memory(const ModelShape& m, const workload::Training& t
   const double frozen_e = wide ? 4.0 : 2.0;
   const double frozen_linear_bytes = t.method == workload::Method::kQlora ? workload::kNf4BytesPerParam : frozen_e;
   const double frozen = (roles.frozen_linear * frozen_linear_bytes + roles.frozen_other * frozen_e) / (tp * pp);
-  const double dp = par.data;
+  const double dp = par.replicas();  // ranks holding the same weights (data x context)
   const int zero = par.zero;
   MemoryBreakdown mb;
   mb.capacity = g.memory_capacity;
@@ -149,10 +149,10 @@ MemoryBreakdown training_memory(const ModelShape& m, const workload::Training& t
   }
 
   const double e = wide ? 4.0 : 2.0;
-  const double s = static_cast<double>(t.seq_len);
+  const double s = static_cast<double>(t.seq_len) / par.context;  // a rank's share of each sequence
   const double b = static_cast<double>(par.micro_batch);
   const double layers = std::ceil(static_cast<double>(m.layers) / pp);
-  const double micro = static_cast<double>(t.global_batch) / (b * dp);
+  const double micro = static_cast<double>(t.global_batch) / (b * static_cast<double>(par.data));
   // 1F1B: the first stage holds the activations of up to p micro-batches; the last stage one,
   // plus the logits and their gradient at the loss. The larger of the two is the GPU's need.
   const double in_flight = std::min(pp, micro);

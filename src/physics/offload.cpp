@@ -25,7 +25,7 @@ OffloadCost offload_cost(const hardware::System& sys, const workload::ModelShape
                          const workload::Layout& layout, const workload::Runtime& rt) {
   OffloadCost c;
   const double split = static_cast<double>(layout.tensor) * layout.pipeline;
-  const double dp = layout.data;
+  const double dp = layout.replicas();
   const workload::ParamRoles roles = workload::param_roles(m, t);
   const BytesPerSecond pcie = host_copy_bandwidth(sys, true);
   const double sharing = std::max(1, sys.gpus_per_node);
@@ -55,9 +55,9 @@ OffloadCost offload_cost(const hardware::System& sys, const workload::ModelShape
   if (t.offload_activations) {
     const double e = units::is_wide(t.precision) ? 4.0 : 2.0;
     const double layers = std::ceil(static_cast<double>(m.layers) / layout.pipeline);
-    const Bytes per_layer =
-        layer_activation_bytes(m, static_cast<double>(t.seq_len), static_cast<double>(layout.micro_batch), e,
-                               rt.flash_attention(), layout.recompute, layout.tensor, layout.sequence);
+    const Bytes per_layer = layer_activation_bytes(m, static_cast<double>(t.seq_len) / layout.context,
+                                                   static_cast<double>(layout.micro_batch), e, rt.flash_attention(),
+                                                   layout.recompute, layout.tensor, layout.sequence);
     c.activations_each_way = per_layer * std::max(0.0, layers - 2.0) / pcie;
   }
   return c;

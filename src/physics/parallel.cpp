@@ -33,8 +33,8 @@ double parameter_bytes(const workload::Training& t, const workload::Layout& layo
 Fabric data_parallel_fabric(const Fabric& node, int gpus_per_node, const workload::Layout& p) {
   Fabric f = node;
   const int per_node = std::max(1, gpus_per_node / p.tensor);
-  f.gpus_per_node = std::min(per_node, p.data);
-  f.nodes = (p.data + f.gpus_per_node - 1) / f.gpus_per_node;
+  f.gpus_per_node = std::min(per_node, p.replicas());
+  f.nodes = (p.replicas() + f.gpus_per_node - 1) / f.gpus_per_node;
   return f;
 }
 
@@ -64,8 +64,9 @@ ParallelComm parallel_comm(const Fabric& node, int gpus_per_node, const workload
                            const workload::Training& t, const workload::Layout& p, const workload::Runtime& rt) {
   ParallelComm c;
   const double e = units::is_wide(t.precision) ? 4.0 : 2.0;
-  const double activation =
-      static_cast<double>(p.micro_batch) * static_cast<double>(t.seq_len) * static_cast<double>(m.hidden) * e;
+  // A rank's share of a micro-batch's activations: context parallelism splits the sequence.
+  const double activation = static_cast<double>(p.micro_batch) * static_cast<double>(t.seq_len) / p.context *
+                            static_cast<double>(m.hidden) * e;
   const double layers = std::ceil(static_cast<double>(m.layers) / p.pipeline);
 
   if (p.tensor > 1) {
@@ -84,14 +85,28 @@ ParallelComm parallel_comm(const Fabric& node, int gpus_per_node, const workload
   }
   if (p.pipeline > 1) {
     // Neighbouring stages sit in different nodes once a stage fills a node (pipeline outermost).
-    const bool across_nodes = p.tensor * p.data >= gpus_per_node;
+    const bool across_nodes = p.tensor * p.data * p.context >= gpus_per_node;
     const BytesPerSecond bw = across_nodes ? node.inter_bus : node.intra_p2p;
     const Seconds alpha = across_nodes ? node.inter_alpha : node.intra_alpha;
     const Bytes send(activation / p.tensor);
     c.pipeline_per_microbatch = p2p_time(send, bw, alpha) * (2.0 * p.virtual_stages);
   }
   c.expert_per_microbatch = expert_alltoall(node, gpus_per_node, m, t, p);
-  if (p.data > 1) {
+  if (p.context > 1) {
+    // Ring attention [megatron-context-parallel]: each layer's forward passes every rank's K/V
+    // chunk (b·s/c tokens of 2·kv_dim/t) around the c ranks of the context group, c − 1 hops; the
+    // backward passes K/V again and their gradients back: 3·(c − 1) hops per layer, recomputed
+    // forwards once more. The group sits next to the tensor ranks, inside a node while t·c fits.
+    const double kv = std::max(static_cast<double>(m.kv_dim()) / p.tensor, static_cast<double>(m.head_dim()));
+    const Bytes chunk(static_cast<double>(p.micro_batch) * static_cast<double>(t.seq_len) / p.context * 2.0 * kv * e);
+    const bool across_nodes = p.tensor * p.context > gpus_per_node;
+    const BytesPerSecond bw = across_nodes ? node.inter_bus : node.intra_p2p;
+    const Seconds alpha = across_nodes ? node.inter_alpha : node.intra_alpha;
+    const double passes = 3.0 + (p.recompute == workload::Recompute::kFull ? 1.0 : 0.0);
+    c.context_per_microbatch = p2p_time(chunk, bw, alpha) * (passes * (p.context - 1) * layers);
+  }
+  const int dp_ranks = p.replicas();
+  if (dp_ranks > 1) {
     const Fabric f = data_parallel_fabric(node, gpus_per_node, p);
     c.overlap_cap = f.overlap_cap;
     // Only updated parameters have gradients (LoRA: the adapters); ZeRO-3 gathers every parameter,
@@ -111,7 +126,7 @@ ParallelComm parallel_comm(const Fabric& node, int gpus_per_node, const workload
     const Fabric fe = strided_fabric(node, gpus_per_node, p, expert_data, p.expert);
     const Bytes expert_grads(experts / (split * p.expert) * pbytes);
     auto reduce = [&](Collective kind, Bytes bytes) {
-      Seconds time = collective_time(f, kind, bytes, p.data);
+      Seconds time = collective_time(f, kind, bytes, dp_ranks);
       if (experts > 0 && expert_data > 1) {
         time += collective_time(fe, kind, expert_grads, expert_data);
       }

@@ -1,5 +1,7 @@
 // Reports of the searches: plan (ranked layouts, why the best wins, what was infeasible), compare
 // (GPUs ranked for one job) and sweep (one row per grid point).
+#include <algorithm>
+
 #include "gpusim/report.hpp"
 #include "report/format.hpp"
 #include "report/json_writer.hpp"
@@ -11,11 +13,12 @@ using search::PlanRow;
 using workload::Layout;
 
 std::string describe(int gpus, const Layout& l) {
-  return strfmt("gpus %d, tensor %d, pipeline %d, data %d, zero %d, micro_batch %lld, recompute %s%s%s%s", gpus,
+  return strfmt("gpus %d, tensor %d, pipeline %d, data %d, zero %d, micro_batch %lld, recompute %s%s%s%s%s", gpus,
                 l.tensor, l.pipeline, l.data, l.zero, static_cast<long long>(l.micro_batch),
                 workload::to_string(l.recompute), l.sequence ? ", sequence" : "",
                 l.virtual_stages > 1 ? strfmt(", virtual_stages %d", l.virtual_stages).c_str() : "",
-                l.expert > 1 ? strfmt(", expert %d", l.expert).c_str() : "");
+                l.expert > 1 ? strfmt(", expert %d", l.expert).c_str() : "",
+                l.context > 1 ? strfmt(", context %d", l.context).c_str() : "");
 }
 
 // What separates the winner from the runner-up, in words.
@@ -56,6 +59,9 @@ std::string why_best(const search::PlanResult& r, search::Objective obj) {
   }
   if (x.expert != y.expert) {
     add(strfmt("expert %d vs %d", x.expert, y.expert));
+  }
+  if (x.context != y.context) {
+    add(strfmt("context %d vs %d", x.context, y.context));
   }
   const double gain = 1.0 - a.objective(obj) / b.objective(obj);
   const step::StepBreakdown& s = a.eval.step;
@@ -107,20 +113,23 @@ std::string plan_text(const scenario::Scenario& sc, const search::PlanOptions& o
       sc.name.c_str(), sc.system.gpu.id.c_str(), counts.c_str(), static_cast<unsigned long long>(r.sized),
       static_cast<unsigned long long>(r.timed), r.seconds,
       r.seconds > 0 ? static_cast<double>(r.timed) / r.seconds / units::kMega : 0.0, peak_rss_mb);
-  // A mixture of experts adds the expert-parallel degree as a last column.
+  // A mixture of experts adds the expert-parallel degree as a last column; a long-sequence job,
+  // whose search includes context parallelism, its degree.
   const bool moe = sc.job.model.moe.has_value();
-  text += strfmt("  %-4s %5s %6s %5s %5s %4s %5s %-9s %3s %4s %9s %5s %9s %10s %11s%s\n", "rank", "gpus", "tensor",
+  const bool ring =
+      std::any_of(r.best.begin(), r.best.end(), [](const PlanRow& row) { return row.layout.context > 1; });
+  text += strfmt("  %-4s %5s %6s %5s %5s %4s %5s %-9s %3s %4s %9s %5s %9s %10s %11s%s%s\n", "rank", "gpus", "tensor",
                  "pipe", "data", "zero", "micro", "recompute", "sp", "virt", "step", "MFU", "mem GiB", "time", "cloud",
-                 moe ? "  expert" : "");
+                 moe ? "  expert" : "", ring ? "  context" : "");
   int rank = 0;
   for (const PlanRow& row : r.best) {
     const Layout& l = row.layout;
-    text += strfmt("  %-4d %5d %6d %5d %5d %4d %5lld %-9s %3s %4d %8.3fs %4.0f%% %9.1f %10s %11s%s\n", ++rank, row.gpus,
+    text += strfmt("  %-4d %5d %6d %5d %5d %4d %5lld %-9s %3s %4d %8.3fs %4.0f%% %9.1f %10s %11s%s%s\n", ++rank, row.gpus,
                    l.tensor, l.pipeline, l.data, l.zero, static_cast<long long>(l.micro_batch),
                    workload::to_string(l.recompute), l.sequence ? "yes" : "no", l.virtual_stages,
                    units::to_seconds(row.eval.step.time), pct(row.eval.mfu), gib(row.eval.memory.total()),
                    duration(row.eval.job_time).c_str(), money(units::to_usd(row.cloud)).c_str(),
-                   moe ? strfmt("  %6d", l.expert).c_str() : "");
+                   moe ? strfmt("  %6d", l.expert).c_str() : "", ring ? strfmt("  %7d", l.context).c_str() : "");
   }
   if (!r.best.empty()) {
     text += "  best: " + why_best(r, o.objective) + "\n";
@@ -150,6 +159,9 @@ void layout_fields(JsonWriter& w, int gpus, const workload::Layout& l) {
   w.value("data", l.data);
   w.value("zero", l.zero);
   w.value("expert", l.expert);
+  if (l.context > 1) {
+    w.value("context", l.context);
+  }
   w.value("micro_batch", static_cast<double>(l.micro_batch));
 }
 

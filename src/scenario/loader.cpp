@@ -455,6 +455,26 @@ void check_layout(Reader& r, const workload::ModelShape& m, const workload::Layo
   }
 }
 
+// Context parallelism splits each training sequence into 2·c chunks (two per rank, one from each
+// end, as Megatron balances causal work [megatron-context-parallel]) of a dense transformer.
+void check_context(Reader& r, const Scenario& sc, const workload::Layout& p) {
+  if (p.context == 1) {
+    return;
+  }
+  const auto n = [](auto v) { return std::to_string(v); };
+  if (!sc.job.training) {
+    r.error("context",
+            "context parallelism splits training sequences; a serving scenario splits with tensor and "
+            "pipeline");
+  } else if (sc.job.training->seq_len % (2 * p.context) != 0) {
+    r.error("context", "2 x context = " + n(2 * p.context) + " must divide seq_len (" + n(sc.job.training->seq_len) +
+                           "): each rank takes two chunks of every sequence");
+  }
+  if (sc.job.model.moe || sc.job.model.images()) {
+    r.error("context", "context parallelism is modelled for dense transformers");
+  }
+}
+
 void read_parallel(Reader* r, Scenario& sc) {
   workload::Layout& p = sc.layout;
   const int gpus = sc.system.gpus;
@@ -474,15 +494,19 @@ void read_parallel(Reader* r, Scenario& sc) {
     r->error("expert_imbalance",
              "the busiest rank's tokens over the mean are at least 1 (got " + std::to_string(p.expert_imbalance) + ")");
   }
-  const std::int64_t model_parallel = static_cast<std::int64_t>(p.tensor) * p.pipeline;
+  p.context = count(*r, "context", Need::kOptional, 1, limits::kDevices).value_or(1);
+  const std::int64_t model_parallel = static_cast<std::int64_t>(p.tensor) * p.pipeline * p.context;
   p.data = count(*r, "data", Need::kOptional, 1, limits::kDevices)
                .value_or(static_cast<int>(gpus / std::max<std::int64_t>(1, model_parallel)));
   check_layout(*r, sc.job.model, p);
+  check_context(*r, sc, p);
   const std::int64_t product = model_parallel * p.data;
   if (product != gpus) {
-    r->error("data", "tensor x pipeline x data = " + std::to_string(p.tensor) + " x " + std::to_string(p.pipeline) +
-                         " x " + std::to_string(p.data) + " = " + std::to_string(product) +
-                         ", but system.gpus = " + std::to_string(gpus));
+    const std::string context = p.context > 1 ? " x context" : "";
+    const std::string context_n = p.context > 1 ? " x " + std::to_string(p.context) : "";
+    r->error("data", "tensor x pipeline" + context + " x data = " + std::to_string(p.tensor) + " x " +
+                         std::to_string(p.pipeline) + context_n + " x " + std::to_string(p.data) + " = " +
+                         std::to_string(product) + ", but system.gpus = " + std::to_string(gpus));
   }
   r->finish();
 }
@@ -659,6 +683,14 @@ Scenario resolve_tree(const catalog::Catalog& catalog, const std::string& path, 
               "head dimension " + std::to_string(m.head_dim()) +
                   " (hidden / heads) is above the 256 that flash attention covers; set flash_attention = false");
   }
+  if (sc.layout.context > 1 && !sc.runtime.flash_attention()) {
+    // Ring attention is a flash-attention kernel over the chunks as they arrive.
+    r.table("parallelism", Need::kRequired)
+        ->error("context",
+                "context parallelism runs ring attention over flash-attention kernels; this runtime's attention is "
+                "unfused");
+  }
+
   if (sc.job.training && diags.empty()) {
     const workload::Training& t = *sc.job.training;
     if (t.offload_params != workload::Offload::kNone && sc.layout.zero < 3) {

@@ -32,7 +32,7 @@ const std::vector<TableKeys>& schema() {
       {"slo", {"ttft", "tpot", "e2e", "percentile"}},
       {"parallelism",
        {"tensor", "pipeline", "data", "zero", "sequence", "virtual_stages", "uneven_stages", "expert",
-        "expert_imbalance"}},
+        "expert_imbalance", "context"}},
       {"runtime",
        {"name", "launch", "dispatch", "autocast", "composite_ops", "activation_layout", "attention", "optimizer",
         "fusion", "overlap", "efficiency"}},

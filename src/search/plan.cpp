@@ -92,21 +92,37 @@ class Search {
           note(Infeasible::kPipelineDivides);
           continue;
         }
-        const int dp = gpus / (tp * pp);
-        if (t.global_batch % dp != 0) {
-          note(Infeasible::kDataDivides);
-          continue;
-        }
-        for (std::int64_t mb = 1; mb * dp <= t.global_batch; mb *= 2) {
-          if (t.global_batch % (mb * dp) == 0) {
-            search_micro_batch(gpus, tp, pp, dp, mb);
+        const int rest = gpus / (tp * pp);
+        for (int cp = 1; cp <= rest && rest % cp == 0; cp *= 2) {
+          if (cp > 1 && !context_searched(cp)) {
+            continue;
+          }
+          const int dp = rest / cp;
+          if (t.global_batch % dp != 0) {
+            note(Infeasible::kDataDivides);
+            continue;
+          }
+          for (std::int64_t mb = 1; mb * dp <= t.global_batch; mb *= 2) {
+            if (t.global_batch % (mb * dp) == 0) {
+              search_micro_batch(gpus, tp, pp, dp, mb, cp);
+            }
           }
         }
       }
     }
   }
 
-  void search_micro_batch(int gpus, int tp, int pp, int dp, std::int64_t mb) {
+  // Context parallelism is searched for long sequences only (from kLongSequence tokens, where a
+  // sequence's activations start to dominate), over powers of two that split every sequence into
+  // two chunks per rank, for dense transformers with flash attention (ring attention).
+  static constexpr std::int64_t kLongSequence = 8192;
+  [[nodiscard]] bool context_searched(int cp) const {
+    const workload::Training& t = *sc_.job.training;
+    return t.seq_len >= kLongSequence && t.seq_len % (2 * cp) == 0 && !sc_.job.model.moe && !sc_.job.model.images() &&
+           sc_.runtime.flash_attention();
+  }
+
+  void search_micro_batch(int gpus, int tp, int pp, int dp, std::int64_t mb, int cp) {
     const workload::ModelShape& m = sc_.job.model;
     for (const Recompute rc : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
       if (rc == Recompute::kSelective && sc_.runtime.flash_attention()) {
@@ -122,7 +138,7 @@ class Search {
           }
           // Parameter offload (ZeRO-Infinity) exists only under ZeRO-3, on any number of ranks.
           const bool param_offload = sc_.job.training->offload_params != workload::Offload::kNone;
-          for (int zero = param_offload ? 3 : 0; zero <= (dp > 1 || param_offload ? 3 : 0); ++zero) {
+          for (int zero = param_offload ? 3 : 0; zero <= (dp * cp > 1 || param_offload ? 3 : 0); ++zero) {
             // Expert parallelism over powers of two of the data ranks that divide the experts
             // (a mixture of experts only); the scenario's imbalance holds for every layout.
             const std::int64_t experts = m.moe ? m.moe->experts : 1;
@@ -134,6 +150,7 @@ class Search {
               l.tensor = tp;
               l.pipeline = pp;
               l.data = dp;
+              l.context = cp;
               l.zero = zero;
               l.sequence = sp;
               l.virtual_stages = v;

@@ -16,10 +16,10 @@ Evaluator::Evaluator(System system, workload::Job job, workload::Runtime runtime
 const Evaluator::Kernels& Evaluator::kernels(const Layout& layout, double clock) {
   // Everything of the layout the lowering reads: ZeRO-3 shards the parameters, which changes what
   // autocast casts (physics::parameter_bytes); expert parallelism sets the grouped GEMMs' experts
-  // and, with the imbalance, their rows.
+  // and, with the imbalance, their rows; context parallelism a rank's share of each sequence.
   const auto key =
       std::make_tuple(layout.tensor, layout.sequence, layout.micro_batch, static_cast<int>(layout.recompute),
-                      layout.zero >= 3, layout.expert, layout.expert_imbalance, clock);
+                      layout.zero >= 3, layout.expert, layout.expert_imbalance, layout.context, clock);
   auto it = kernels_.find(key);
   if (it == kernels_.end()) {
     auto ops = lowering::lower_training(job_.model, *job_.training, layout, runtime_);

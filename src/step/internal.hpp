@@ -17,6 +17,7 @@ struct StepKernels {
   Flop compute_bound_flops;
   Seconds memory_bound;  // of `micro`
   Seconds backward;      // backward and recompute of one micro-batch
+  Seconds attention;     // attention kernels of one micro-batch (ring attention hides its passes behind them)
   Flop recompute_flops;  // of one micro-batch
   double kernels = 0;    // per micro-batch
   Bytes dram;            // DRAM traffic of one micro-batch

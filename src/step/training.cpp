@@ -16,6 +16,7 @@ StepKernels& StepKernels::operator+=(const StepKernels& o) {
   compute_bound_flops += o.compute_bound_flops;
   memory_bound += o.memory_bound;
   backward += o.backward;
+  attention += o.attention;
   recompute_flops += o.recompute_flops;
   kernels += o.kernels;
   dram += o.dram;
@@ -32,6 +33,7 @@ StepKernels StepKernels::scaled(double k) const {
   s.compute_bound_flops = compute_bound_flops * k;
   s.memory_bound = memory_bound * k;
   s.backward = backward * k;
+  s.attention = attention * k;
   s.recompute_flops = recompute_flops * k;
   s.kernels = kernels * k;
   s.dram = dram * k;
@@ -56,6 +58,9 @@ std::shared_ptr<const Evaluator::Kernels> time_pass(std::vector<Op> ops, const h
     }
     if (op.phase == Phase::kBackward || op.phase == Phase::kRecompute) {
       into->backward += t;
+    }
+    if (op.kind == lowering::OpKind::kAttention) {
+      into->attention += t;
     }
     if (op.phase == Phase::kRecompute) {
       into->recompute_flops += op.flops * op.count;
@@ -139,9 +144,14 @@ StepBreakdown combine_training_step(const StepKernels& k, double micro, const ph
   // the share the runtime overlaps with its GEMMs (async TP, userbuffers) or compute (async p2p).
   // The MoE all-to-all likewise, for the share the runtime overlaps with compute (DualPipe's
   // paired forward and backward chunks [deepseek-v3-2024]).
-  const Seconds exposed_micro = comm.tensor_per_microbatch * (1.0 - rt.overlap.tensor_parallel) +
-                                comm.pipeline_per_microbatch * (1.0 - rt.overlap.pipeline) +
-                                comm.expert_per_microbatch * (1.0 - rt.overlap.expert_parallel);
+  const Seconds exposed_micro =
+      comm.tensor_per_microbatch * (1.0 - rt.overlap.tensor_parallel) +
+      comm.pipeline_per_microbatch * (1.0 - rt.overlap.pipeline) +
+      comm.expert_per_microbatch * (1.0 - rt.overlap.expert_parallel) +
+      // Ring attention sends the next K/V chunk while it attends over the
+      // current one [megatron-context-parallel]: only what outlasts the
+      // attention kernels waits.
+      (comm.context_per_microbatch > k.attention ? comm.context_per_microbatch - k.attention : Seconds(0));
   const Seconds stage = k.micro + gaps + exposed_micro;
   const double fill = static_cast<double>(par.pipeline - 1) / par.virtual_stages;
   s.compute = k.micro * micro + k.optimizer;
@@ -165,9 +175,9 @@ StepBreakdown combine_training_step(const StepKernels& k, double micro, const ph
   const double overlap =
       std::min(comm.overlap_cap, comm.data_hides_behind_all ? rt.overlap.parameter_gather : rt.overlap.data_parallel);
   const Seconds hidden = std::min(comm.data_overlappable, window * overlap);
-  s.communication_total =
-      comm.data_total +
-      (comm.tensor_per_microbatch + comm.pipeline_per_microbatch + comm.expert_per_microbatch) * micro;
+  s.communication_total = comm.data_total + (comm.tensor_per_microbatch + comm.pipeline_per_microbatch +
+                                             comm.expert_per_microbatch + comm.context_per_microbatch) *
+                                                micro;
   s.communication = comm.data_total - hidden + exposed_micro * micro;
   s.overhead += s.launch_stall;
   s.offload = exposed_offload(k, micro, offload);
