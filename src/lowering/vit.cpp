@@ -13,7 +13,7 @@
 // probabilities; backward the reverse).
 #include <algorithm>
 
-#include "gpusim/lowering.hpp"
+#include "lowering/builder.hpp"
 
 namespace gpusim::lowering {
 
@@ -29,31 +29,23 @@ void adapt_vit(std::vector<Op>& ops, const workload::ModelShape& m, DType dtype,
            op.name.rfind("cross_entropy", 0) == 0;
   };
   ops.erase(std::remove_if(ops.begin(), ops.end(), replaced), ops.end());
-  auto add = [&ops](Op op, Scope scope) {
-    op.scope = scope;
-    ops.push_back(std::move(op));
-  };
-  auto mem = [&](const std::string& name, Phase ph, double bytes, Scope scope) {
-    Op op;
-    op.name = name;
-    op.kind = OpKind::kMemoryBound;
-    op.phase = ph;
-    op.bytes = Bytes(bytes);
-    add(std::move(op), scope);
-  };
-  add(gemm_op("patch_embed", Phase::kForward, dtype, images * patches, h, k, e, e, e), Scope::kEmbedding);
-  mem("patch_embed.position", Phase::kForward, 4.0 * t * h * e, Scope::kEmbedding);
-  add(gemm_op("classifier", Phase::kForward, dtype, images, classes, h, e, e, e), Scope::kHead);
+  Builder b(ops);
+  b.scope(Scope::kEmbedding);
+  b.add(gemm_op("patch_embed", Phase::kForward, dtype, images * patches, h, k, e, e, e), 1);
+  b.mem("patch_embed.position", Phase::kForward, 4.0 * t * h * e, 1);
+  b.scope(Scope::kHead);
+  b.add(gemm_op("classifier", Phase::kForward, dtype, images, classes, h, e, e, e), 1);
   if (!training) {
     return;
   }
-  mem("cross_entropy", Phase::kForward, images * classes * (e + 4.0), Scope::kHead);
-  mem("cross_entropy.bwd", Phase::kBackward, images * classes * (4.0 + e), Scope::kHead);
-  add(gemm_op("classifier.dgrad", Phase::kBackward, dtype, images, h, classes, e, e, e), Scope::kHead);
-  add(gemm_op("classifier.wgrad", Phase::kBackward, dtype, h, classes, images, e, e, e), Scope::kHead);
-  mem("class_token.bwd", Phase::kBackward, t * h * e, Scope::kHead);
-  mem("position.bwd", Phase::kBackward, t * h * e, Scope::kEmbedding);
-  add(gemm_op("patch_embed.wgrad", Phase::kBackward, dtype, k, h, images * patches, e, e, e), Scope::kEmbedding);
+  b.mem("cross_entropy", Phase::kForward, images * classes * (e + 4.0), 1);
+  b.mem("cross_entropy.bwd", Phase::kBackward, images * classes * (4.0 + e), 1);
+  b.gemm("classifier.dgrad", Phase::kBackward, dtype, images, h, classes, 1, e, e, e);
+  b.gemm("classifier.wgrad", Phase::kBackward, dtype, h, classes, images, 1, e, e, e);
+  b.mem("class_token.bwd", Phase::kBackward, t * h * e, 1);
+  b.scope(Scope::kEmbedding);
+  b.mem("position.bwd", Phase::kBackward, t * h * e, 1);
+  b.gemm("patch_embed.wgrad", Phase::kBackward, dtype, k, h, images * patches, 1, e, e, e);
 }
 
 }  // namespace gpusim::lowering
