@@ -1,7 +1,7 @@
 // Ranges at the boundary (docs/scenarios.md#ranges): every count is checked in its own 64-bit type
 // against its documented bound before any narrowing, and every quantity against the magnitudes of
 // its dimension, so that no typo reaches the model as 0, a negative count or infinity. The
-// reproducers of issue 12 are here, each refused with its position, key, value and range.
+// reproducers of out-of-range input are here, each refused with its position, key, value and range.
 #include <algorithm>
 #include <cmath>
 

@@ -75,7 +75,7 @@ TEST_CASE("tensor parallelism splits weights and KV heads, 70B fp8 fits on 4 H10
   const double kv =
       2.0 * static_cast<double>(m.layers) * (static_cast<double>(m.kv_dim()) / 4) * 1.0 * 8 * (1024 + 256);
   CHECK(e.memory.kv_cache.value() == Approx(kv));
-  // The done-when of issue 10: memory per GPU within 5 % of weights/4 + KV + workspace
+  // The serving memory target: memory per GPU within 5 % of weights/4 + KV + workspace
   const double workspace = e.memory.activations.value() + e.memory.other.value();
   CHECK(e.memory.total().value() == Approx(weights + kv + workspace).epsilon(0.05));
   CHECK(e.inference->replicas == 1);

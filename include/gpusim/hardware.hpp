@@ -24,6 +24,12 @@ constexpr bool is_amd(Arch a) { return a == Arch::kCdna2 || a == Arch::kCdna3; }
 
 enum class FormFactor { kSxm, kPcie };
 inline constexpr base::Named<FormFactor> kFormFactorNames[] = {{FormFactor::kSxm, "sxm"}, {FormFactor::kPcie, "pcie"}};
+// The market a GPU is sold into, as its vendor places it (GeForce, professional workstation, data
+// centre): the class accuracy is reported per, since the three differ in memory (GDDR or HBM),
+// links (PCIe or NVLink/Infinity Fabric) and the software people run on them.
+enum class Segment { kConsumer, kWorkstation, kDatacenter };
+inline constexpr base::Named<Segment> kSegmentNames[] = {
+    {Segment::kConsumer, "consumer"}, {Segment::kWorkstation, "workstation"}, {Segment::kDatacenter, "datacenter"}};
 
 // kXgmi: AMD Infinity Fabric (xGMI) peer links wired as a full mesh, one link to each peer and no
 // switch, so a GPU reaches one peer at one link's bandwidth and all peers at once at the sum.
@@ -72,6 +78,7 @@ struct GpuSpec {
   std::string name;
   Arch arch = Arch::kAmpere;
   FormFactor form_factor = FormFactor::kPcie;
+  Segment segment = Segment::kDatacenter;
   int sm_count = 0;
   Hertz boost_clock;
   std::array<std::optional<FlopPerSecond>, units::kDTypeCount> peak{};  // dense; nullopt = unsupported

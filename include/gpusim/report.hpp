@@ -88,6 +88,11 @@ std::string catalog_text(const catalog::Catalog& c);
 std::string validation_text(const validation::ValidationReport& r);
 std::string validation_json(const validation::ValidationReport& r);
 std::string validation_csv(const validation::ValidationReport& r);
+// `gpusim validate --cross-validate`: every row held out from its own publication, beside its
+// prediction under the shipped specs, and what each publication's leaving out took back.
+std::string cross_validation_text(const validation::CrossValidation& cv);
+std::string cross_validation_json(const validation::CrossValidation& cv);
+std::string cross_validation_csv(const validation::CrossValidation& cv);
 std::string calibration_text(const validation::CalibrationResult& fit, const validation::ValidationReport& before,
                              const validation::ValidationReport& after, const std::string& out_dir);
 

@@ -9,11 +9,13 @@
 
 #include <algorithm>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "gpusim/answer.hpp"
 #include "gpusim/catalog.hpp"
+#include "gpusim/hardware.hpp"
 #include "gpusim/scenario.hpp"
 
 namespace gpusim::validation {
@@ -99,6 +101,10 @@ struct Measurement {
   std::optional<Watts> power_limit;  // power_limit rows: the cap of the point
   std::string conditions;
   std::string source;
+  // The publication the row belongs to (a docs/sources.md key in the shipped files): the unit that
+  // cross-validation leaves out. Its file's [meta] publication unless the row names its own; a
+  // file without one makes each row's source its publication.
+  std::string publication;
   std::string note;
   bool scored = true;
 };
@@ -137,11 +143,26 @@ struct Prediction {
 // says why.
 Prediction predict(const Subject& s);
 
+// What a row measures, for the summaries: a microbenchmark (a kernel, a copy, a collective, a power
+// draw), a training job or a serving (inference) job.
+enum class RowKind { kMicrobenchmark, kTraining, kServing };
+inline constexpr base::Named<RowKind> kRowKindNames[] = {
+    {RowKind::kMicrobenchmark, "microbenchmark"}, {RowKind::kTraining, "training"}, {RowKind::kServing, "serving"}};
+constexpr const char* to_string(RowKind k) { return base::name_in(kRowKindNames, k); }
+
 struct RowResult {
   const Measurement* measurement = nullptr;
   Prediction prediction;
+  RowKind kind = RowKind::kMicrobenchmark;
+  std::optional<hardware::Segment> segment;  // of the row's GPU, when it resolved
+  std::string runtime;                       // end-to-end rows: the scenario's runtime id
+  // Cross-validation only: why the row could not be held out (a spec value fitted on it has no
+  // sibling to fall back to); such rows are left out of the summaries and listed.
+  std::string not_held_out;
   [[nodiscard]] std::optional<double> error() const;  // (predicted - measured) / measured
 };
+// The row's result with its kind, segment and runtime read off what it was predicted on.
+RowResult row_result(const Subject& s, Prediction p);
 
 struct Summary {
   std::string group;
@@ -157,6 +178,13 @@ Summary summarize(const std::string& group, std::vector<double> abs_errors);
 Summary summarize_signed(const std::string& group, const std::vector<double>& errors);
 
 struct ValidationReport {
+  // Every row predicted with its own publication left out of every fitted value (see
+  // cross_validate): every row is then evidence, and the per-runtime, per-kind and per-segment
+  // summaries take fit rows as well as check rows.
+  bool cross_validated = false;
+  // Summarize fit rows with the check rows in the per-runtime, per-kind and per-segment summaries
+  // (set for cross-validated reports, and for the shipped report they are compared with).
+  bool all_roles = false;
   std::vector<RowResult> rows;
   std::vector<Summary> by_gpu;          // scored rows of both roles
   std::vector<Summary> by_category[2];  // per role (index: Role)
@@ -164,11 +192,63 @@ struct ValidationReport {
   // signed mean: the bias of a software stack or a GPU.
   std::vector<Summary> by_runtime;
   std::vector<Summary> by_gpu_end_to_end;
+  // Check rows (all rows when cross-validated) per kind of job and per GPU segment, signed.
+  std::vector<Summary> by_kind;
+  std::vector<Summary> by_segment;
   Summary all;
   Summary by_role[2];  // index: Role
 };
 // The report points into `rows`: keep them alive while it is used.
 ValidationReport validate(const std::vector<Subject>& subjects);
+// The summaries of a report whose rows are filled in (validate and cross_validate call it).
+void summarize_rows(ValidationReport& r);
+
+// ---------------------------------------------------------------- citations
+//
+// A line of a spec file that holds a value, or names measured rows in a comment. Spec files cite
+// the rows a value was set, fitted or borrowed from on the value's own line; rows named anywhere
+// else (headers, [meta] sources) are relied on too. Every row a spec names is `fit` (a test holds
+// the shipped files to it), and cross-validation takes back the values whose line names a row of
+// the publication it leaves out.
+struct SpecLine {
+  catalog::SpecKind kind = catalog::SpecKind::kGpu;
+  std::string id;    // spec id
+  std::string path;  // file, for messages
+  int line = 0;
+  std::string key;                // "efficiency.gemm" on a value's line; empty elsewhere
+  std::string value;              // the value as written ("0.94", "\"0.46 us\""), on a value's line
+  std::vector<std::string> rows;  // row ids named (ranges such as A24-A26 expanded)
+};
+// Every value line of every file (all layers) of the catalog, and every other line that names one
+// of `row_ids`.
+std::vector<SpecLine> spec_lines(const catalog::Catalog& catalog, const std::set<std::string>& row_ids);
+
+// ---------------------------------------------------------------- cross-validation
+//
+// Leave-one-publication-out (src/validation/cross_validate.cpp): for each publication, every spec
+// value whose line names one of its rows is taken back to what a sibling spec holds, what
+// calibration can fit of it is fitted again on the other publications' fit rows, and the
+// publication's rows are predicted under that catalog. Every row is then evidence.
+struct TakenBack {
+  catalog::SpecKind kind = catalog::SpecKind::kGpu;
+  std::string id;
+  std::string key;              // "efficiency.gemm"
+  std::string shipped;          // the value as shipped, as written
+  std::string prior;            // what stands without the publication; empty: no sibling, kept as shipped
+  std::optional<double> refit;  // calibration's value on the other publications' rows (SI)
+};
+struct Fold {
+  std::string publication;
+  int rows = 0;
+  std::vector<TakenBack> taken_back;
+};
+struct CrossValidation {
+  ValidationReport held_out;  // every row predicted without its publication (cross_validated)
+  ValidationReport shipped;   // the same rows under the shipped specs
+  std::vector<Fold> folds;    // the publications some spec value was taken from
+};
+// Both reports point into `rows`: keep them alive while they are used.
+CrossValidation cross_validate(const std::vector<Measurement>& rows, const catalog::Catalog& catalog);
 
 // ---------------------------------------------------------------- calibration
 //
@@ -202,7 +282,10 @@ struct CalibrationResult {
   std::vector<std::string> kept;  // "h100-sxm5-80gb efficiency.gemm: 1 row, needs 2 (kept 0.80)"
 };
 
-CalibrationResult calibrate(const std::vector<Measurement>& rows, const catalog::Catalog& catalog);
+// `scopes` limits the fits to those GPU ids, "arch:<architecture>" and "runtime:<id>" scopes
+// (empty: every scope the rows reach).
+CalibrationResult calibrate(const std::vector<Measurement>& rows, const catalog::Catalog& catalog,
+                            const std::set<std::string>& scopes = {});
 
 // The overlay as spec files: gpus/<id>.toml and arch/<arch>.toml, each `base = "<own id>"` (a
 // patch over the built-in file), every value commented with its rows and files.

@@ -66,6 +66,9 @@ void read_gpu(Reader& r, hardware::GpuSpec& g) {
   if (auto v = r.choice("form_factor", hardware::kFormFactorNames, Need::kRequired)) {
     g.form_factor = *v;
   }
+  if (auto v = r.choice("segment", hardware::kSegmentNames, Need::kRequired)) {
+    g.segment = *v;
+  }
   if (auto v = r.integer("sm_count", Need::kRequired, 1, limits::kSms)) {
     g.sm_count = static_cast<int>(*v);
   }

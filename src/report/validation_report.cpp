@@ -44,6 +44,60 @@ std::string summary_line(const Summary& s) {
 
 const char* kSummaryHeader = "  %-18s %5s %14s %10s %10s\n";
 
+// The summaries of a report: per GPU, per runtime and GPU (end-to-end), per kind and segment, per
+// category and role. A cross-validated report's rows are all held out, so they are not split by role.
+std::string summaries_text(const ValidationReport& r) {
+  const bool cv = r.cross_validated;
+  std::string out;
+  const std::string header = strfmt(kSummaryHeader, "", "rows", "median |err|", "p90", "worst");
+  out += cv ? "\nper GPU (every row predicted without its publication):\n" + header
+            : "\nper GPU (check and fit rows):\n" + header;
+  for (const auto& s : r.by_gpu) {
+    out += summary_line(s);
+  }
+  const std::string signed_header =
+      strfmt("%-18s %6s %14s %10s %10s\n", "", "rows", "median |err|", "mean err", "worst");
+  auto signed_line = [](const Summary& s) {
+    return strfmt("  %-16s %6d %13.1f %% %+8.1f %% %8.1f %%\n", s.group.c_str(), s.count, 100 * s.median, 100 * s.mean,
+                  100 * s.worst);
+  };
+  const char* which = cv ? "end-to-end rows, each without its publication" : "end-to-end check rows";
+  if (!r.by_runtime.empty()) {
+    out += strfmt("\nper runtime, %s (mean err: + predicted high, - low):\n", which) + signed_header;
+    for (const auto& s : r.by_runtime) {
+      out += signed_line(s);
+    }
+    out += strfmt("\nper GPU, %s:\n", which) + signed_header;
+    for (const auto& s : r.by_gpu_end_to_end) {
+      out += signed_line(s);
+    }
+  }
+  const char* rows_of = cv ? "every row, each without its publication" : "check rows";
+  out += strfmt("\nper kind of job, %s:\n", rows_of) + signed_header;
+  for (const auto& s : r.by_kind) {
+    out += signed_line(s);
+  }
+  out += strfmt("\nper GPU segment, %s:\n", rows_of) + signed_header;
+  for (const auto& s : r.by_segment) {
+    out += signed_line(s);
+  }
+  out += cv ? "\nper category, check rows:\n" + header
+            : "\nper category, check rows (held out from calibration: the evidence):\n" + header;
+  for (const auto& s : r.by_category[static_cast<int>(Role::kCheck)]) {
+    out += summary_line(s);
+  }
+  out += cv ? "\nper category, fit rows (each predicted without its publication's fits):\n" + header
+            : "\nper category, fit rows (a spec value was set or calibrated from them):\n" + header;
+  for (const auto& s : r.by_category[static_cast<int>(Role::kFit)]) {
+    out += summary_line(s);
+  }
+  out += "\nsummary:\n" + header;
+  out += summary_line(r.by_role[static_cast<int>(Role::kCheck)]);
+  out += summary_line(r.by_role[static_cast<int>(Role::kFit)]);
+  out += summary_line(r.all);
+  return out;
+}
+
 }  // namespace
 
 std::string validation_text(const ValidationReport& r) {
@@ -71,51 +125,22 @@ std::string validation_text(const ValidationReport& r) {
   if (!unscored.empty()) {
     out += "\nnot scored (conditions the model cannot represent):\n" + unscored;
   }
-  const std::string header = strfmt(kSummaryHeader, "", "rows", "median |err|", "p90", "worst");
-  out += "\nper GPU (check and fit rows):\n" + header;
-  for (const auto& s : r.by_gpu) {
-    out += summary_line(s);
-  }
-  const std::string signed_header =
-      strfmt("%-18s %6s %14s %10s %10s\n", "", "rows", "median |err|", "mean err", "worst");
-  auto signed_line = [](const Summary& s) {
-    return strfmt("  %-16s %6d %13.1f %% %+8.1f %% %8.1f %%\n", s.group.c_str(), s.count, 100 * s.median, 100 * s.mean,
-                  100 * s.worst);
-  };
-  if (!r.by_runtime.empty()) {
-    out += "\nper runtime, end-to-end check rows (mean err: + predicted high, - low):\n" + signed_header;
-    for (const auto& s : r.by_runtime) {
-      out += signed_line(s);
-    }
-    out += "\nper GPU, end-to-end check rows:\n" + signed_header;
-    for (const auto& s : r.by_gpu_end_to_end) {
-      out += signed_line(s);
-    }
-  }
-  out += "\nper category, check rows (held out from calibration: the evidence):\n" + header;
-  for (const auto& s : r.by_category[static_cast<int>(Role::kCheck)]) {
-    out += summary_line(s);
-  }
-  out += "\nper category, fit rows (a spec value was set or calibrated from them):\n" + header;
-  for (const auto& s : r.by_category[static_cast<int>(Role::kFit)]) {
-    out += summary_line(s);
-  }
-  out += "\nsummary:\n" + header;
-  out += summary_line(r.by_role[static_cast<int>(Role::kCheck)]);
-  out += summary_line(r.by_role[static_cast<int>(Role::kFit)]);
-  out += summary_line(r.all);
+  out += summaries_text(r);
   return out;
 }
 
-std::string validation_json(const ValidationReport& r) {
-  JsonWriter w;
-  w.begin_object();
+namespace {
+
+// The members of a validation report's JSON object.
+void write_validation(JsonWriter& w, const ValidationReport& r) {
+  w.value("cross_validated", r.cross_validated);
   w.begin_array("rows");
   for (const RowResult& row : r.rows) {
     const Measurement& m = *row.measurement;
     w.begin_object();
     w.value("id", m.id);
     w.value("file", m.file);
+    w.value("publication", m.publication);
     w.value("role", validation::to_string(m.role));
     w.value("gpu", m.gpu);
     w.value("benchmark", validation::to_string(m.benchmark));
@@ -126,6 +151,9 @@ std::string validation_json(const ValidationReport& r) {
     w.value("error", row.error());
     if (!row.prediction.value) {
       w.value("reason", row.prediction.reason);
+    }
+    if (!row.not_held_out.empty()) {
+      w.value("not_held_out", row.not_held_out);
     }
     w.end_object();
   }
@@ -147,23 +175,165 @@ std::string validation_json(const ValidationReport& r) {
   summaries("by_gpu", r.by_gpu);
   summaries("by_runtime", r.by_runtime);
   summaries("by_gpu_end_to_end", r.by_gpu_end_to_end);
+  summaries("by_kind", r.by_kind);
+  summaries("by_segment", r.by_segment);
   summaries("by_category_check", r.by_category[static_cast<int>(Role::kCheck)]);
   summaries("by_category_fit", r.by_category[static_cast<int>(Role::kFit)]);
   summaries("by_role", {r.by_role[0], r.by_role[1]});
   summaries("all", {r.all});
+}
+
+}  // namespace
+
+std::string validation_json(const ValidationReport& r) {
+  JsonWriter w;
+  w.begin_object();
+  write_validation(w, r);
   w.end_object();
   return w.str() + "\n";
 }
 
+namespace {
+
+constexpr const char* kCsvHeader = "id,role,gpu,benchmark,category,scored,measured,predicted,error,publication";
+
+std::string csv_row(const RowResult& row) {
+  const Measurement& m = *row.measurement;
+  return strfmt("%s,%s,%s,%s,%s,%s,%.6g,%s,%s,%s", csv_field(m.id).c_str(), validation::to_string(m.role),
+                csv_field(m.gpu).c_str(), validation::to_string(m.benchmark),
+                csv_field(validation::category_of(m)).c_str(), m.scored ? "true" : "false", m.value,
+                row.prediction.value ? strfmt("%.6g", *row.prediction.value).c_str() : "",
+                row.error() ? strfmt("%.4f", *row.error()).c_str() : "", csv_field(m.publication).c_str());
+}
+
+}  // namespace
+
 std::string validation_csv(const ValidationReport& r) {
-  std::string out = "id,role,gpu,benchmark,category,scored,measured,predicted,error\n";
+  std::string out = std::string(kCsvHeader) + "\n";
   for (const RowResult& row : r.rows) {
+    out += csv_row(row) + "\n";
+  }
+  return out;
+}
+
+namespace {
+
+// "arch/hopper efficiency.gemm 0.94 -> 0.87, refitted 0.912 on the other publications' rows"
+std::string taken_back_line(const validation::TakenBack& t) {
+  std::string line = strfmt("    %s/%s %s %s", base::name_in(catalog::kSpecFolders, t.kind), t.id.c_str(),
+                            t.key.c_str(), t.shipped.c_str());
+  if (t.prior.empty()) {
+    return line + " kept: no sibling holds this value without the publication\n";
+  }
+  line += " -> " + t.prior;
+  if (t.refit) {
+    line += strfmt(", refitted %.4g on the other publications' fit rows", *t.refit);
+  }
+  return line + "\n";
+}
+
+// Median |error| of the same rows under the shipped specs and held out, per group.
+std::string against_shipped(const std::vector<Summary>& shipped, const std::vector<Summary>& held) {
+  std::string out;
+  for (const Summary& h : held) {
+    const auto s = std::find_if(shipped.begin(), shipped.end(), [&h](const Summary& x) { return x.group == h.group; });
+    out += strfmt("  %-18s %5d %12.1f %% %12.1f %%\n", h.group.c_str(), h.count,
+                  s == shipped.end() ? 0.0 : pct(s->median), pct(h.median));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string cross_validation_text(const validation::CrossValidation& cv) {
+  const ValidationReport& r = cv.held_out;
+  std::string out = strfmt("%-16s %-6s %-16s %-15s %16s %16s %9s %9s\n", "id", "role", "gpu", "benchmark", "measured",
+                           "held out", "error", "shipped");
+  std::string kept;
+  for (std::size_t i = 0; i < r.rows.size(); ++i) {
+    const RowResult& row = r.rows[i];
     const Measurement& m = *row.measurement;
-    out += strfmt("%s,%s,%s,%s,%s,%s,%.6g,%s,%s\n", csv_field(m.id).c_str(), validation::to_string(m.role),
-                  csv_field(m.gpu).c_str(), validation::to_string(m.benchmark),
-                  csv_field(validation::category_of(m)).c_str(), m.scored ? "true" : "false", m.value,
-                  row.prediction.value ? strfmt("%.6g", *row.prediction.value).c_str() : "",
-                  row.error() ? strfmt("%.4f", *row.error()).c_str() : "");
+    if (!m.scored || !row.prediction.value) {
+      continue;
+    }
+    if (!row.not_held_out.empty()) {
+      kept += strfmt("  %-12s %s\n", m.id.c_str(), row.not_held_out.c_str());
+      continue;
+    }
+    const auto shipped = cv.shipped.rows[i].error();
+    out += strfmt("%-16s %-6s %-16s %-15s %16s %16s %+8.1f%% %s\n", m.id.c_str(), validation::to_string(m.role),
+                  m.gpu.c_str(), validation::to_string(m.benchmark), show(m, m.value).c_str(),
+                  show(m, *row.prediction.value).c_str(), pct(*row.error()),
+                  shipped ? strfmt("%+8.1f%%", pct(*shipped)).c_str() : "");
+  }
+  if (!kept.empty()) {
+    out += "\nnot held out (a value fitted on the row has no sibling to fall back to, so it stays):\n" + kept;
+  }
+  out += summaries_text(r);
+  const std::string header = strfmt("  %-18s %5s %14s %14s\n", "", "rows", "shipped", "held out");
+  out += "\nmedian |err| under the shipped specs and held out (each publication left out):\n" + header;
+  out += against_shipped(cv.shipped.by_kind, r.by_kind);
+  out += against_shipped(cv.shipped.by_segment, r.by_segment);
+  out += against_shipped({cv.shipped.all}, {r.all});
+  out += "\nvalues taken back, per publication left out (spec, key, shipped -> without it):\n";
+  for (const validation::Fold& f : cv.folds) {
+    out += strfmt("  %s (%d rows)\n", f.publication.c_str(), f.rows);
+    for (const auto& t : f.taken_back) {
+      out += taken_back_line(t);
+    }
+  }
+  return out;
+}
+
+std::string cross_validation_json(const validation::CrossValidation& cv) {
+  // The held-out report, with each row's shipped prediction and the folds.
+  JsonWriter w;
+  w.begin_object();
+  write_validation(w, cv.held_out);
+  w.begin_array("shipped_predictions");
+  for (const RowResult& row : cv.shipped.rows) {
+    w.begin_object();
+    w.value("id", row.measurement->id);
+    w.value("predicted", row.prediction.value);
+    w.value("error", row.error());
+    w.end_object();
+  }
+  w.end_array();
+  w.begin_object("shipped_all");
+  w.value("rows", cv.shipped.all.count);
+  w.value("median_abs_error", cv.shipped.all.median);
+  w.end_object();
+  w.begin_array("folds");
+  for (const validation::Fold& f : cv.folds) {
+    w.begin_object();
+    w.value("publication", f.publication);
+    w.value("rows", f.rows);
+    w.begin_array("taken_back");
+    for (const auto& t : f.taken_back) {
+      w.begin_object();
+      w.value("spec", std::string(base::name_in(catalog::kSpecFolders, t.kind)) + "/" + t.id);
+      w.value("key", t.key);
+      w.value("shipped", t.shipped);
+      w.value("prior", t.prior);
+      w.value("refit", t.refit);
+      w.end_object();
+    }
+    w.end_array();
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+  return w.str() + "\n";
+}
+
+std::string cross_validation_csv(const validation::CrossValidation& cv) {
+  // The held-out rows, then each row's prediction and error under the shipped specs.
+  std::string out = std::string(kCsvHeader) + ",shipped_predicted,shipped_error\n";
+  for (std::size_t i = 0; i < cv.held_out.rows.size(); ++i) {
+    const RowResult& s = cv.shipped.rows[i];
+    out += csv_row(cv.held_out.rows[i]) + "," +
+           (s.prediction.value ? strfmt("%.6g", *s.prediction.value) : std::string()) + "," +
+           (s.error() ? strfmt("%.4f", *s.error()) : std::string()) + "\n";
   }
   return out;
 }

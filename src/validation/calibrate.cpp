@@ -603,7 +603,8 @@ void keep_only_improvements(const std::vector<const Measurement*>& rows, const c
 // fit end-to-end rows: the r that minimizes Σ log(predicted / measured)², by golden-section search
 // (each prediction moves monotonically with r). The rows are resolved under the catalog with the
 // microbenchmark fits applied, since the step they predict depends on those.
-void fit_remainders(const std::vector<Measurement>& rows, const catalog::Catalog& catalog, CalibrationResult& out) {
+void fit_remainders(const std::vector<Measurement>& rows, const catalog::Catalog& catalog,
+                    const std::set<std::string>& scopes, CalibrationResult& out) {
   std::vector<Measurement> e2e;
   for (const Measurement& m : rows) {
     if (m.role == Role::kFit && m.scored && m.benchmark == Benchmark::kScenario) {
@@ -613,7 +614,7 @@ void fit_remainders(const std::vector<Measurement>& rows, const catalog::Catalog
   const std::vector<Subject> subjects = resolve(e2e, with_overlay(catalog, out.params));
   std::map<std::string, std::vector<const Subject*>> by_runtime;
   for (const Subject& s : subjects) {
-    if (s.scenario) {
+    if (s.scenario && (scopes.empty() || scopes.count("runtime:" + s.scenario->runtime.id) != 0)) {
       by_runtime[s.scenario->runtime.id].push_back(&s);
     }
   }
@@ -668,7 +669,8 @@ void fit_remainders(const std::vector<Measurement>& rows, const catalog::Catalog
 
 }  // namespace
 
-CalibrationResult calibrate(const std::vector<Measurement>& rows, const catalog::Catalog& catalog) {
+CalibrationResult calibrate(const std::vector<Measurement>& rows, const catalog::Catalog& catalog,
+                            const std::set<std::string>& scopes) {
   CalibrationResult out;
   // Only fit rows that a microbenchmark model predicts: end-to-end rows are evidence, not inputs.
   std::vector<Measurement> fit_rows;
@@ -685,18 +687,26 @@ CalibrationResult calibrate(const std::vector<Measurement>& rows, const catalog:
     if (!s.system) {
       continue;
     }
+    const std::string arch = "arch:" + std::string(hardware::to_string(s.system->gpu.arch));
+    if (!scopes.empty() && scopes.count(s.row->gpu) == 0 && scopes.count(arch) == 0) {
+      continue;
+    }
     by_gpu[s.row->gpu].push_back(&s);
     by_arch[hardware::to_string(s.system->gpu.arch)].push_back(&s);
     used.push_back(s.row);
   }
   for (const auto& [id, list] : by_gpu) {
-    Fitter{out, id, {}}.fit(list);
+    if (scopes.empty() || scopes.count(id) != 0) {
+      Fitter{out, id, {}}.fit(list);
+    }
   }
   for (const auto& [arch, list] : by_arch) {
-    Fitter{out, "arch:" + arch, {}}.fit(list);
+    if (scopes.empty() || scopes.count("arch:" + arch) != 0) {
+      Fitter{out, "arch:" + arch, {}}.fit(list);
+    }
   }
   keep_only_improvements(used, catalog, out);
-  fit_remainders(rows, catalog, out);
+  fit_remainders(rows, catalog, scopes, out);
   return out;
 }
 

@@ -135,8 +135,16 @@ void read_value(Reader& r, Measurement& m) {
   }
 }
 
-void read_row(Reader& r, const catalog::Catalog& cat, const std::string& file, const std::string& default_source,
-              std::optional<Role> default_role, Measurement& m) {
+// What a row inherits from its file's [meta].
+struct MetaDefaults {
+  std::string source;
+  std::string publication;
+  std::optional<Role> role;
+};
+
+void read_row(Reader& r, const catalog::Catalog& cat, const std::string& file, const MetaDefaults& meta,
+              Measurement& m) {
+  const std::optional<Role>& default_role = meta.role;
   m.file = file;
   m.id = r.string("id", Need::kRequired).value_or("");
   if (auto role = r.choice("role", kRoleNames, default_role ? Need::kOptional : Need::kRequired)) {
@@ -147,7 +155,13 @@ void read_row(Reader& r, const catalog::Catalog& cat, const std::string& file, c
   m.scored = r.boolean("scored", Need::kOptional).value_or(true);
   m.note = r.string("note", Need::kOptional).value_or("");
   m.conditions = r.string("conditions", Need::kOptional).value_or("");
-  m.source = r.string("source", Need::kOptional).value_or(default_source);
+  m.source = r.string("source", Need::kOptional).value_or(meta.source);
+  // The publication: the row's, else its file's, else its source (a file written by gpusim-bench
+  // names only its source); never empty, so that every row belongs to one.
+  m.publication = r.string("publication", Need::kOptional)
+                      .value_or(!meta.publication.empty() ? meta.publication
+                                : !m.source.empty()       ? m.source
+                                                          : file);
   if (auto g = r.string("gpu", Need::kRequired)) {
     if (!cat.has(catalog::SpecKind::kGpu, *g)) {
       r.error("gpu", "unknown GPU id \"" + *g + "\" (known: " + cat.known_ids(catalog::SpecKind::kGpu) + ")");
@@ -259,12 +273,12 @@ void load_file(const catalog::Catalog& cat, const std::string& path, Diagnostics
     return;
   }
   Reader root(*parsed, "", diags);
-  std::string default_source;
-  std::optional<Role> default_role;
+  MetaDefaults defaults;
   if (auto meta = root.table("meta", Need::kOptional)) {
-    default_source = meta->string("source", Need::kOptional).value_or("");
+    defaults.source = meta->string("source", Need::kOptional).value_or("");
+    defaults.publication = meta->string("publication", Need::kOptional).value_or("");
     meta->string("date", Need::kOptional);
-    default_role = meta->choice("role", kRoleNames, Need::kOptional);
+    defaults.role = meta->choice("role", kRoleNames, Need::kOptional);
     for (const char* k : {"gpu_name", "driver", "cuda_runtime", "sm_clock", "memory_clock", "power_limit", "notes"}) {
       meta->string(k, Need::kOptional);
     }
@@ -286,7 +300,7 @@ void load_file(const catalog::Catalog& cat, const std::string& path, Diagnostics
     Reader r(*t, "measurement[" + std::to_string(i) + "]", diags);
     Measurement m;
     m.pos = parse::pos_of(*t);
-    read_row(r, cat, path, default_source, default_role, m);
+    read_row(r, cat, path, defaults, m);
     out.push_back(std::move(m));
   }
 }

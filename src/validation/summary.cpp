@@ -44,46 +44,87 @@ Summary summarize_signed(const std::string& group, const std::vector<double>& er
   return s;
 }
 
-ValidationReport validate(const std::vector<Subject>& subjects) {
-  ValidationReport r;
+RowResult row_result(const Subject& s, Prediction p) {
+  RowResult rr{s.row, std::move(p), RowKind::kMicrobenchmark, std::nullopt, {}, {}};
+  if (s.scenario) {
+    rr.kind = s.scenario->job.training ? RowKind::kTraining : RowKind::kServing;
+    rr.segment = s.scenario->system.gpu.segment;
+    rr.runtime = s.scenario->runtime.id;
+  } else if (s.system) {
+    rr.segment = s.system->gpu.segment;
+  }
+  return rr;
+}
+
+void summarize_rows(ValidationReport& r) {
   std::map<std::string, std::vector<double>> by_cat[2];
   std::map<std::string, std::vector<double>> by_gpu;
   std::vector<double> all;
   std::vector<double> by_role[2];
   std::map<std::string, std::vector<double>> by_runtime;
   std::map<std::string, std::vector<double>> by_gpu_e2e;
-  for (const Subject& s : subjects) {
-    const Measurement& m = *s.row;
-    RowResult rr{&m, predict(s)};
-    if (auto e = rr.error(); e && m.role == Role::kCheck && s.scenario) {
-      by_runtime[s.scenario->runtime.id].push_back(*e);
+  std::map<RowKind, std::vector<double>> by_kind;
+  std::map<hardware::Segment, std::vector<double>> by_segment;
+  for (const RowResult& rr : r.rows) {
+    const Measurement& m = *rr.measurement;
+    const auto e = rr.error();
+    if (!e || !rr.not_held_out.empty()) {
+      continue;
+    }
+    // Held-out rows: the check rows, or every row once each was predicted without its publication.
+    const bool evidence = r.cross_validated || r.all_roles || m.role == Role::kCheck;
+    if (evidence && !rr.runtime.empty()) {
+      by_runtime[rr.runtime].push_back(*e);
       by_gpu_e2e[m.gpu].push_back(*e);
     }
-    if (auto e = rr.error()) {
-      const auto role = static_cast<std::size_t>(m.role);
-      by_cat[role][category_of(m)].push_back(std::fabs(*e));
-      by_gpu[m.gpu].push_back(std::fabs(*e));
-      by_role[role].push_back(std::fabs(*e));
-      all.push_back(std::fabs(*e));
+    if (evidence) {
+      by_kind[rr.kind].push_back(*e);
+      if (rr.segment) {
+        by_segment[*rr.segment].push_back(*e);
+      }
     }
-    r.rows.push_back(std::move(rr));
+    const auto role = static_cast<std::size_t>(m.role);
+    by_cat[role][category_of(m)].push_back(std::fabs(*e));
+    by_gpu[m.gpu].push_back(std::fabs(*e));
+    by_role[role].push_back(std::fabs(*e));
+    all.push_back(std::fabs(*e));
   }
   for (std::size_t role = 0; role < 2; ++role) {
+    r.by_category[role].clear();
     for (auto& [k, v] : by_cat[role]) {
       r.by_category[role].push_back(summarize(k, v));
     }
     r.by_role[role] = summarize(to_string(static_cast<Role>(role)), by_role[role]);
   }
+  r.by_gpu.clear();
   for (auto& [k, v] : by_gpu) {
     r.by_gpu.push_back(summarize(k, v));
   }
+  r.by_runtime.clear();
   for (auto& [k, v] : by_runtime) {
     r.by_runtime.push_back(summarize_signed(k, v));
   }
+  r.by_gpu_end_to_end.clear();
   for (auto& [k, v] : by_gpu_e2e) {
     r.by_gpu_end_to_end.push_back(summarize_signed(k, v));
   }
+  r.by_kind.clear();
+  for (auto& [k, v] : by_kind) {
+    r.by_kind.push_back(summarize_signed(to_string(k), v));
+  }
+  r.by_segment.clear();
+  for (auto& [k, v] : by_segment) {
+    r.by_segment.push_back(summarize_signed(base::name_in(hardware::kSegmentNames, k), v));
+  }
   r.all = summarize("all", all);
+}
+
+ValidationReport validate(const std::vector<Subject>& subjects) {
+  ValidationReport r;
+  for (const Subject& s : subjects) {
+    r.rows.push_back(row_result(s, predict(s)));
+  }
+  summarize_rows(r);
   return r;
 }
 
