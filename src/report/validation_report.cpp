@@ -145,6 +145,10 @@ void write_validation(JsonWriter& w, const ValidationReport& r) {
     w.value("gpu", m.gpu);
     w.value("benchmark", validation::to_string(m.benchmark));
     w.value("category", validation::category_of(m));
+    w.value("kind", validation::to_string(row.kind));
+    if (!row.runtime.empty()) {
+      w.value("runtime", row.runtime);
+    }
     w.value("scored", m.scored);
     w.value("measured", m.value);
     w.value("predicted", row.prediction.value);
