@@ -57,30 +57,23 @@ std::string summaries_text(const ValidationReport& r) {
   }
   const std::string signed_header =
       strfmt("%-18s %6s %14s %10s %10s\n", "", "rows", "median |err|", "mean err", "worst");
-  auto signed_line = [](const Summary& s) {
-    return strfmt("  %-16s %6d %13.1f %% %+8.1f %% %8.1f %%\n", s.group.c_str(), s.count, 100 * s.median, 100 * s.mean,
+  // A titled table of signed summaries.
+  auto signed_table = [&signed_header](const std::string& title, const std::vector<Summary>& list) {
+    std::string t = "\n" + title + "\n" + signed_header;
+    for (const auto& s : list) {
+      t += strfmt("  %-16s %6d %13.1f %% %+8.1f %% %8.1f %%\n", s.group.c_str(), s.count, 100 * s.median, 100 * s.mean,
                   100 * s.worst);
+    }
+    return t;
   };
-  const char* which = cv ? "end-to-end rows, each without its publication" : "end-to-end check rows";
+  const std::string which = cv ? "end-to-end rows, each without its publication" : "end-to-end check rows";
   if (!r.by_runtime.empty()) {
-    out += strfmt("\nper runtime, %s (mean err: + predicted high, - low):\n", which) + signed_header;
-    for (const auto& s : r.by_runtime) {
-      out += signed_line(s);
-    }
-    out += strfmt("\nper GPU, %s:\n", which) + signed_header;
-    for (const auto& s : r.by_gpu_end_to_end) {
-      out += signed_line(s);
-    }
+    out += signed_table("per runtime, " + which + " (mean err: + predicted high, - low):", r.by_runtime);
+    out += signed_table("per GPU, " + which + ":", r.by_gpu_end_to_end);
   }
-  const char* rows_of = cv ? "every row, each without its publication" : "check rows";
-  out += strfmt("\nper kind of job, %s:\n", rows_of) + signed_header;
-  for (const auto& s : r.by_kind) {
-    out += signed_line(s);
-  }
-  out += strfmt("\nper GPU segment, %s:\n", rows_of) + signed_header;
-  for (const auto& s : r.by_segment) {
-    out += signed_line(s);
-  }
+  const std::string rows_of = cv ? "every row, each without its publication" : "check rows";
+  out += signed_table("per kind of job, " + rows_of + ":", r.by_kind);
+  out += signed_table("per GPU segment, " + rows_of + ":", r.by_segment);
   out += cv ? "\nper category, check rows:\n" + header
             : "\nper category, check rows (held out from calibration: the evidence):\n" + header;
   for (const auto& s : r.by_category[static_cast<int>(Role::kCheck)]) {
