@@ -132,7 +132,15 @@ struct Fabric {
   [[nodiscard]] double mesh_share(int local) const {
     return mesh_links > 0 ? std::clamp(local - 1, 1, mesh_links) / static_cast<double>(mesh_links) : 1.0;
   }
-  [[nodiscard]] BytesPerSecond ring_bus(int local) const { return intra_bus * mesh_share(local); }
+  // GPUs without peer access stage every byte through host memory: each GPU's sender writes it
+  // there and its receiver reads it back, so `local` GPUs ringing at B per direction move 2·local·B
+  // through the host's memory: B ≤ staged_host / local, staged_host = B_host·η_host / 2. 0: not staged.
+  BytesPerSecond staged_host;
+  [[nodiscard]] BytesPerSecond host_cap(int local, BytesPerSecond bus) const {
+    return host_staged && staged_host.value() > 0 ? std::min(bus, staged_host / static_cast<double>(std::max(1, local)))
+                                                  : bus;
+  }
+  [[nodiscard]] BytesPerSecond ring_bus(int local) const { return host_cap(local, intra_bus * mesh_share(local)); }
   // Copy bandwidth to or from `peers` GPUs of the node at once: a switch port is shared by all
   // peers; a mesh gives each peer its own link.
   [[nodiscard]] BytesPerSecond peers_bandwidth(int peers) const {
