@@ -409,3 +409,17 @@ TEST_CASE("plan keeps the step in the backward pass to one micro-batch per step 
     }
   }
 }
+
+TEST_CASE("the advice for a full fine-tune that does not fit tries dropping the fp32 master copy",
+          "[advice][precision]") {
+  const std::string path = std::string(GPUSIM_SOURCE_DIR) + "/scenarios/llama2-7b-full-bf16-4x4090-fsdp.toml";
+  const Scenario sc = scenario::load_scenario_file(test::catalog(), path, {{"training.master_weights", "true"}});
+  const step::Evaluation e = step::evaluate(sc);
+  REQUIRE_FALSE(e.memory.fits());
+  const auto advice = explain::advise(sc, e, explain::diagnose(e));
+  const bool pure = std::any_of(advice.begin(), advice.end(), [](const explain::Advice& a) {
+    return a.change.size() == 1 && a.change.front().key == "training.master_weights" &&
+           a.change.front().value == "false";
+  });
+  CHECK(pure);
+}
