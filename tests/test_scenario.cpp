@@ -268,6 +268,10 @@ cuda_graphs = true
 offload_optimizer = "cpu"
 offload_params = "none"
 offload_activations = true
+master_weights = false
+optimizer_states = "fp32"
+paged_optimizer = false
+optimizer_in_backward = false
 [parallelism]
 tensor = 2
 pipeline = 2
@@ -287,6 +291,7 @@ composite_ops = false
 activation_layout = "batch-major"
 attention = "flash2"
 optimizer = "fused"
+loss_chunks = 4
 [runtime.fusion]
 norm_residual = true
 bias_activation = true
@@ -344,6 +349,11 @@ carbon_intensity = "0.3 kg/kWh"
   CHECK(sc.system.host.id == "server-ddr4");
   CHECK(sc.job.training->offload_optimizer == workload::Offload::kCpu);
   CHECK(sc.job.training->offload_activations);
+  CHECK_FALSE(sc.job.training->master_weights);
+  CHECK(sc.job.training->states() == workload::StatePrecision::kFp32);
+  CHECK_FALSE(sc.job.training->paged_optimizer);
+  CHECK_FALSE(sc.job.training->optimizer_in_backward);
+  CHECK(sc.runtime.loss_chunks == 4);
   // x8 halves the host link: bandwidth x lanes / 16
   CHECK(sc.system.pcie.bandwidth.value() == Approx(test::catalog().link("pcie5").bandwidth.value() * 8 / 16));
   const Scenario quick = test::scenario(R"(name = "params"
@@ -465,7 +475,7 @@ micro_batch = 64
   }
   // top level, system, model and its two tables, training, inference, serving, slo, parallelism,
   // runtime and its three tables, input, cost
-  CHECK(covered == 11 + 11 + 20 + 7 + 5 + 16 + 6 + 19 + 4 + 10 + 11 + 6 + 5 + 3 + 5 + 9);
+  CHECK(covered == 11 + 11 + 20 + 7 + 5 + 20 + 6 + 19 + 4 + 10 + 12 + 6 + 5 + 3 + 5 + 9);
 }
 
 TEST_CASE("a model given by an absurd parameter count is refused, not overflowed (a fuzz finding)",

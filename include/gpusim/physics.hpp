@@ -60,14 +60,17 @@ struct MemoryBreakdown {
   Bytes host;           // offloaded to the host's memory (ZeRO-Offload, activation offload), per GPU
   Bytes nvme;           // offloaded to NVMe (ZeRO-Infinity), per GPU
   Bytes host_capacity;  // the host's memory per GPU of its node (0: not checked)
+  Bytes paged;          // paged optimizer states evicted to the host (part of `host`), paged in for each step
+  Bytes unified;        // of `optimizer`, the paged states resident in CUDA unified memory
   [[nodiscard]] Bytes total() const { return weights + gradients + optimizer + activations + kv_cache + other; }
+  // What the framework's caching allocator holds in live tensors at the peak (PyTorch's
+  // max_memory_allocated): the total without the context, workspaces and fragmentation, and
+  // without states in unified memory, which the allocator does not hand out.
+  [[nodiscard]] Bytes allocated() const { return total() - other - unified; }
   [[nodiscard]] bool host_fits() const { return host_capacity.value() <= 0 || host <= host_capacity; }
   [[nodiscard]] bool fits() const { return total() <= (budget.value() > 0 ? budget : capacity) && host_fits(); }
 };
 
-// Bytes of optimizer state per updated parameter, with the fp32 master copy when `master` (16-bit
-// weights): AdamW 8 (+4), SGD with momentum 4 (+4), Adafactor 0 (+4), 8-bit AdamW 2·(1 + 4/2048) (+4).
-double optimizer_state_bytes(workload::Optimizer o, bool master);
 MemoryBreakdown training_memory(const workload::ModelShape& m, const workload::Training& t,
                                 const workload::Layout& layout, const workload::Runtime& rt,
                                 const hardware::GpuSpec& gpu);
@@ -129,7 +132,15 @@ struct Fabric {
   [[nodiscard]] double mesh_share(int local) const {
     return mesh_links > 0 ? std::clamp(local - 1, 1, mesh_links) / static_cast<double>(mesh_links) : 1.0;
   }
-  [[nodiscard]] BytesPerSecond ring_bus(int local) const { return intra_bus * mesh_share(local); }
+  // GPUs without peer access stage every byte through host memory: each GPU's sender writes it
+  // there and its receiver reads it back, so `local` GPUs ringing at B per direction move 2·local·B
+  // through the host's memory: B ≤ staged_host / local, staged_host = B_host·η_host / 2. 0: not staged.
+  BytesPerSecond staged_host;
+  [[nodiscard]] BytesPerSecond host_cap(int local, BytesPerSecond bus) const {
+    return host_staged && staged_host.value() > 0 ? std::min(bus, staged_host / static_cast<double>(std::max(1, local)))
+                                                  : bus;
+  }
+  [[nodiscard]] BytesPerSecond ring_bus(int local) const { return host_cap(local, intra_bus * mesh_share(local)); }
   // Copy bandwidth to or from `peers` GPUs of the node at once: a switch port is shared by all
   // peers; a mesh gives each peer its own link.
   [[nodiscard]] BytesPerSecond peers_bandwidth(int peers) const {
@@ -201,7 +212,8 @@ struct ParallelComm {
 ParallelComm parallel_comm(const Fabric& node, int gpus_per_node, const workload::ModelShape& m,
                            const workload::Training& t, const workload::Layout& layout, const workload::Runtime& rt);
 // Bytes per parameter of the gradients and of the weights a rank holds: fp32 under autocast with
-// unsharded fp32 parameters (PyTorch AMP keeps the model in fp32), else the training precision's.
+// unsharded fp32 parameters (PyTorch AMP keeps the model in fp32), else the training precision's
+// (workload::precision_policy(...).weight).
 double parameter_bytes(const workload::Training& t, const workload::Layout& layout, const workload::Runtime& rt);
 // The fabric a data-parallel group sees: its members inside one node share the intra-node bus;
 // across nodes each GPU uses its share of the NICs.
@@ -262,9 +274,10 @@ struct OffloadCost {
   Seconds parameters_in;         // per step: the updated 16-bit parameters back to the GPU
   Seconds parameter_fetch;       // per micro-batch: offloaded parameters to the GPU for forward and backward
   Seconds activations_each_way;  // per micro-batch: saved activations out during forward, back in backward
+  Seconds optimizer_paging;      // per step: evicted paged-optimizer states in for the step and out again
   [[nodiscard]] bool any() const {
     return gradients_out.value() > 0 || optimizer.value() > 0 || parameter_fetch.value() > 0 ||
-           activations_each_way.value() > 0;
+           activations_each_way.value() > 0 || optimizer_paging.value() > 0;
   }
 };
 OffloadCost offload_cost(const hardware::System& sys, const workload::ModelShape& m, const workload::Training& t,

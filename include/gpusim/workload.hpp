@@ -37,6 +37,12 @@ inline constexpr base::Named<Optimizer> kOptimizerNames[] = {{Optimizer::kAdamW,
                                                              {Optimizer::kSgd, "sgd"},
                                                              {Optimizer::kAdafactor, "adafactor"},
                                                              {Optimizer::kAdamW8bit, "adamw-8bit"}};
+// The width of an optimizer's moment estimates: fp32; the training precision's 16-bit type (as
+// torch.optim keeps them for 16-bit parameters [pytorch-optim-defaults]); or bitsandbytes' block-wise
+// 8-bit states, a byte each plus an fp32 scale per 2048 elements [dettmers-8bit-optim-2022].
+enum class StatePrecision { kFp32, kHalf, k8bit };
+inline constexpr base::Named<StatePrecision> kStatePrecisionNames[] = {
+    {StatePrecision::kFp32, "fp32"}, {StatePrecision::kHalf, "16-bit"}, {StatePrecision::k8bit, "8-bit"}};
 // What a training job updates: every parameter, or low-rank adapters beside frozen weights (LoRA
 // [hu-lora-2021]), the frozen block matrices stored as 4-bit NF4 with double quantization (QLoRA
 // [dettmers-qlora-2023]).
@@ -273,8 +279,30 @@ struct Training {
   Offload offload_optimizer = Offload::kNone;  // optimizer states, fp32 master and gradients (ZeRO-Offload)
   Offload offload_params = Offload::kNone;     // the 16-bit parameters (ZeRO-3 only, ZeRO-Infinity)
   bool offload_activations = false;            // saved activations parked in host memory until backward
+  // Mixed precision keeps an fp32 master copy of the updated parameters beside their 16-bit
+  // working copy [rajbhandari-2020]; without it (pure 16-bit training, torchtune's dtype = bf16
+  // [torchtune-memory-docs]) parameters, gradients and, unless stated, moments are all 16-bit.
+  bool master_weights = true;
+  std::optional<StatePrecision> optimizer_states;  // unset: 8-bit for adamw-8bit, else by master_weights
+  // bitsandbytes' paged optimizers: the states in CUDA unified memory, evicted to the host when the
+  // GPU runs short and paged back for the step [bnb-optimizers-docs, dettmers-qlora-2023].
+  bool paged_optimizer = false;
+  // The step of each parameter runs as soon as its gradient is accumulated and the gradient is
+  // freed (torchtune's optimizer_in_bwd [torchtune-memory-docs], LOMO [lv-lomo-2023]).
+  bool optimizer_in_backward = false;
   [[nodiscard]] double tokens_per_step() const { return static_cast<double>(global_batch * seq_len); }
   [[nodiscard]] bool adapters() const { return method != Method::kFull; }
+  // The moments' width in effect: adamw-8bit's bytes, the stated one, fp32 beside a master copy or
+  // in fp32/tf32 training, else the 16-bit training type's.
+  [[nodiscard]] StatePrecision states() const {
+    if (optimizer == Optimizer::kAdamW8bit) {
+      return StatePrecision::k8bit;
+    }
+    if (optimizer_states) {
+      return *optimizer_states;
+    }
+    return master_weights || units::is_wide(precision) ? StatePrecision::kFp32 : StatePrecision::kHalf;
+  }
 };
 
 // --- Parameter-efficient fine-tuning (lora.cpp) ---
@@ -462,6 +490,26 @@ struct ServingEngine {
   bool overlap_scheduler = false;
 };
 
+// Defaults of the recipes a training runtime ships (its [recipe] table, specs/README.md): each
+// set field stands in for the [training] key of the same name that a scenario leaves out.
+struct RecipeDefaults {
+  std::optional<bool> master_weights;
+  std::optional<Optimizer> optimizer;
+  std::optional<StatePrecision> optimizer_states;
+  std::optional<bool> paged_optimizer;
+  std::optional<bool> optimizer_in_backward;
+  std::optional<Recompute> recompute;
+  std::optional<std::int64_t> lora_rank;
+  std::optional<LoraTargets> lora_targets;
+};
+// The recipe defaults: [recipe] for every job, [recipe.<method>] for one method, and
+// [recipe.<method>.single_device] for that method on one GPU; the narrower wins.
+struct Recipe {
+  RecipeDefaults all;
+  RecipeDefaults method[3];         // by Method
+  RecipeDefaults single_device[3];  // by Method, one GPU
+};
+
 struct Runtime {
   std::string id;  // specs/runtimes id
   std::string name;
@@ -485,6 +533,10 @@ struct Runtime {
   // stream; 0 = the architecture's (a plain GEMV kernel's).
   Bytes gemv_inflight;
   ServingEngine serving;  // inference runtimes
+  // The loss computed over the logits in this many chunks (torchtune's CEWithChunkedOutputLoss):
+  // the logits' gradient exists one chunk at a time [torchtune-chunked-loss]; 1: all at once.
+  std::int64_t loss_chunks = 1;
+  Recipe recipe;  // training runtimes
   // Time outside the modelled kernels, as a fraction of kernel time: what no other parameter of
   // the runtime explains, calibrated on its fit rows (0 where it has none).
   double remainder = 0;
@@ -493,5 +545,21 @@ struct Runtime {
   std::string origin;
   [[nodiscard]] bool flash_attention() const { return attention != AttentionKernel::kUnfused; }
 };
+
+// --- Precision policy (precision.cpp) ---
+
+// Bytes per updated parameter of each copy a training step keeps (see precision.cpp): the working
+// weights, their gradient, the fp32 master copy (0 without one) and the optimizer's moments.
+struct ParameterBytes {
+  double weight = 2;
+  double gradient = 2;
+  double master = 0;
+  double moments = 2;  // moment estimates per parameter: AdamW 2, SGD with momentum 1, Adafactor 0
+  double moment = 4;   // bytes of each
+  [[nodiscard]] double optimizer() const { return master + moments * moment; }
+};
+ParameterBytes precision_policy(const Training& t, const Layout& layout, const Runtime& rt);
+double moment_count(Optimizer o);
+double state_bytes(StatePrecision s);
 
 }  // namespace gpusim::workload

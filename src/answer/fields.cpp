@@ -56,6 +56,7 @@ std::vector<Field> report_fields(const Estimate& e) {
       {"utilization", "peak_tflops_per_gpu", units::to_teraflops(ev.peak)},
       {"utilization", "dtype", std::string(units::to_string(ev.dtype))},
       {"memory", "per_gpu_bytes", units::to_bytes(m.total())},
+      {"memory", "allocated_bytes", units::to_bytes(m.allocated())},
       {"memory", "capacity_bytes", units::to_bytes(m.capacity)},
       {"memory", "fits", m.fits()},
       {"memory", "weights_bytes", units::to_bytes(m.weights)},

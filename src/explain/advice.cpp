@@ -64,17 +64,29 @@ void capacity_advice(const Scenario& sc, const Evaluation& e, std::vector<Advice
     v.layout.micro_batch = 1;
     variants.push_back({{{"training.micro_batch", "1"}}, v});
   }
-  // The memory savers of fine-tuning, least intrusive first: 8-bit optimizer states, the optimizer
-  // on the host (ZeRO-Offload), LoRA adapters, QLoRA's 4-bit base weights.
+  // The memory savers of fine-tuning, least intrusive first: pure 16-bit training (no fp32 master
+  // copy), 8-bit optimizer states, paged states, the optimizer on the host (ZeRO-Offload), LoRA
+  // adapters, QLoRA's 4-bit base weights.
   const workload::Training& t = *sc.job.training;
+  if (t.master_weights && !units::is_wide(t.precision) && !t.adapters()) {
+    Scenario v = sc;
+    v.job.training->master_weights = false;
+    variants.push_back({{{"training.master_weights", "false"}}, v});
+  }
   if (t.optimizer == workload::Optimizer::kAdamW && !t.adapters()) {
     Scenario v = sc;
     v.job.training->optimizer = workload::Optimizer::kAdamW8bit;
     variants.push_back({{{"training.optimizer", "\"adamw-8bit\""}}, v});
   }
+  if (!t.paged_optimizer && t.offload_optimizer == workload::Offload::kNone) {
+    Scenario v = sc;
+    v.job.training->paged_optimizer = true;
+    variants.push_back({{{"training.paged_optimizer", "true"}}, v});
+  }
   if (t.offload_optimizer == workload::Offload::kNone) {
     Scenario v = sc;
     v.job.training->offload_optimizer = workload::Offload::kCpu;
+    v.job.training->paged_optimizer = false;
     variants.push_back({{{"training.offload_optimizer", "\"cpu\""}}, v});
   }
   if (!t.adapters()) {

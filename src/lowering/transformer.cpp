@@ -151,28 +151,38 @@ void layer_backward(Builder& b, const PassShape& p) {
   }
 }
 
-// Bytes of fp32 state an optimizer step moves per parameter. A fused multi-tensor kernel reads
-// w, g and the moments once and writes w and the moments once; PyTorch's foreach and per-tensor
-// implementations run one kernel per elementwise operation, each a pass over memory of its own
-// (AdamW: lerp m, mul v, addcmul v, decay w, sqrt, div, add eps, addcdiv w [pytorch-adamw]).
-// Mixed precision also writes back a 16-bit copy of the weights.
+// Bytes an optimizer step moves per parameter. A fused kernel reads the parameter (its fp32 master
+// copy when there is one), the gradient and the moments once and writes the parameter and the
+// moments once; with a master copy it also writes the 16-bit working copy back, and reads an fp32
+// gradient (autocast's fp32 .grad, FSDP's fp32 flat-parameter gradient, Megatron's main_grad).
+// PyTorch's foreach and per-tensor implementations run one kernel per elementwise operation, each a
+// pass over memory of its own (AdamW: lerp m, mul v, addcmul v, decay w, sqrt, div, add eps,
+// addcdiv w [pytorch-adamw]), each element as wide as the widest of parameter and state.
+// bitsandbytes' optimizers (8-bit, paged) are one fused kernel per tensor [dettmers-8bit-optim-2022].
 struct OptimizerPasses {
   double bytes_per_param = 0;
   double operations = 1;  // elementwise operations, each a kernel (fused: 1)
 };
 
-OptimizerPasses optimizer_passes(workload::Optimizer o, workload::OptimizerImpl impl, bool fp32_model) {
-  const double copy = fp32_model ? 0.0 : 2.0;
-  const bool fused = impl == workload::OptimizerImpl::kFused;
-  switch (o) {
-    case workload::Optimizer::kAdamW:  // fused: read w, g, m, v; write w, m, v
-      return fused ? OptimizerPasses{7.0 * 4.0 + copy, 1} : OptimizerPasses{20.0 * 4.0 + copy, 8};
-    case workload::Optimizer::kSgd:  // fused: read w, g, momentum; write w, momentum
-      return fused ? OptimizerPasses{5.0 * 4.0 + copy, 1} : OptimizerPasses{8.0 * 4.0 + copy, 3};
-    case workload::Optimizer::kAdafactor:  // fused: read w, g; write w; factored moments O(rows + cols)
-      return fused ? OptimizerPasses{3.0 * 4.0 + copy, 1} : OptimizerPasses{8.0 * 4.0 + copy, 6};
-    case workload::Optimizer::kAdamW8bit:  // one kernel: read w, g, m, v; write w, m, v (moments a byte each)
-      return OptimizerPasses{4.0 * 4.0 + 4.0 * workload::kAdam8bitStateBytes + copy, 1};
+OptimizerPasses optimizer_passes(const workload::Training& t, const workload::ParameterBytes& pb,
+                                 workload::OptimizerImpl impl) {
+  const double param = pb.master > 0 ? pb.master : pb.weight;
+  const double grad = pb.master > 0 ? 4.0 : pb.gradient;
+  const double copy = pb.master > 0 ? pb.weight : 0.0;
+  const double moments = pb.moments * pb.moment;
+  const bool bnb = t.states() == workload::StatePrecision::k8bit || t.paged_optimizer;
+  if (impl == workload::OptimizerImpl::kFused || bnb) {
+    return {2.0 * param + grad + 2.0 * moments + copy, 1};
+  }
+  const double element = std::max(param, pb.moment);
+  switch (t.optimizer) {
+    case workload::Optimizer::kAdamW:
+    case workload::Optimizer::kAdamW8bit:
+      return {20.0 * element + copy, 8};
+    case workload::Optimizer::kSgd:
+      return {8.0 * element + copy, 3};
+    case workload::Optimizer::kAdafactor:
+      return {8.0 * element + copy, 6};
   }
   return {};
 }
@@ -291,12 +301,13 @@ Op optimizer_op(const ModelShape& m, const workload::Training& t, const workload
   const double tensors =
       t.adapters() ? roles.adapter_tensors / static_cast<double>(m.layers) * stage_layers
                    : tensors_per_layer(m) * stage_layers + (m.family == workload::Family::kResNet ? 0.0 : 3.0);
-  // An fp32 model (fp32 training, or autocast over unsharded fp32 parameters) has no 16-bit copy to write back.
-  const bool fp32_model = units::is_wide(t.precision) || (rt.autocast && layout.zero < 3);
-  const OptimizerPasses passes = optimizer_passes(t.optimizer, rt.optimizer, fp32_model);
-  // bitsandbytes launches its 8-bit optimizer kernel once per parameter tensor [dettmers-8bit-optim-2022].
-  const bool per_tensor =
-      rt.optimizer == workload::OptimizerImpl::kPerTensor || t.optimizer == workload::Optimizer::kAdamW8bit;
+  // An fp32 model (fp32 training, or autocast over unsharded fp32 parameters) has no 16-bit copy to
+  // write back; pure 16-bit training moves 16-bit parameters and gradients.
+  const OptimizerPasses passes = optimizer_passes(t, workload::precision_policy(t, layout, rt), rt.optimizer);
+  // bitsandbytes launches its optimizer kernel once per parameter tensor [dettmers-8bit-optim-2022];
+  // so does the step in the backward pass, one optimizer per parameter [torchtune-memory-docs].
+  const bool per_tensor = rt.optimizer == workload::OptimizerImpl::kPerTensor ||
+                          t.states() == workload::StatePrecision::k8bit || t.paged_optimizer || t.optimizer_in_backward;
   const double kernels =
       passes.operations *
       (per_tensor ? tensors
@@ -309,7 +320,8 @@ Op optimizer_op(const ModelShape& m, const workload::Training& t, const workload
 std::vector<Op> lower_training(const ModelShape& m, const workload::Training& tc, const workload::Layout& layout,
                                const workload::Runtime& rt) {
   if (m.family == workload::Family::kResNet) {
-    return lower_resnet(m, tc.precision, static_cast<double>(layout.micro_batch), true, rt.autocast);
+    return lower_resnet(m, tc.precision, static_cast<double>(layout.micro_batch), true,
+                        rt.autocast && tc.master_weights);
   }
   std::vector<Op> ops;
   PassShape p;
@@ -341,9 +353,9 @@ std::vector<Op> lower_training(const ModelShape& m, const workload::Training& tc
   }
   if (rt.autocast && !units::is_wide(tc.precision)) {
     p.e_norm = 4.0;
-    // ZeRO-3 / FSDP gather 16-bit parameters, and LoRA's frozen base is loaded in 16 bits: the
-    // stream stays 16-bit.
-    if (layout.zero < 3 && !tc.adapters()) {
+    // ZeRO-3 / FSDP gather 16-bit parameters, LoRA's frozen base is loaded in 16 bits, and pure
+    // 16-bit training has no fp32 parameters: the stream stays 16-bit.
+    if (layout.zero < 3 && !tc.adapters() && tc.master_weights) {
       p.e_res = 4.0;
       p.weight_cast = workload::count_params(m).per_layer;
     }

@@ -134,6 +134,10 @@ void read_runtime(Reader& r, workload::Runtime& out);
 // The settings of a runtime (everything but its name, kind and sources): all required in a spec
 // file; optional in a scenario's [runtime] table, where each one given overrides the named runtime.
 void read_runtime_settings(Reader& r, workload::Runtime& out, Need need);
+// recipe.cpp: `loss_chunks` (optional in spec files and scenarios), and a training runtime's
+// [recipe] table of [training] defaults.
+void read_loss_settings(Reader& r, workload::Runtime& out);
+void read_recipe(Reader& r, workload::Runtime& out);
 // The engine keys of a serving runtime's [serving] table (required in spec files, overrides in a
 // scenario's [serving]).
 void read_serving_engine(Reader& r, workload::ServingEngine& out, Need need);

@@ -467,6 +467,7 @@ void read_runtime_settings(Reader& r, workload::Runtime& rt, Need need) {
     set_q(*e, "gemv_inflight", Dim::kBytes, rt.gemv_inflight, Need::kOptional, Range::kPositive);
     e->finish();
   }
+  read_loss_settings(r, rt);
   if (rt.kind == workload::RuntimeKind::kTraining && rt.optimizer == workload::OptimizerImpl::kNone) {
     r.error("optimizer", "a training runtime runs an optimizer: expected fused, foreach or per-tensor");
   }
@@ -516,6 +517,13 @@ void read_runtime(Reader& r, workload::Runtime& rt) {
     rt.kind = *v;
   }
   read_runtime_settings(r, rt, Need::kRequired);
+  if (auto recipe = r.table("recipe", Need::kOptional)) {
+    if (rt.kind == workload::RuntimeKind::kTraining) {
+      read_recipe(*recipe, rt);
+    } else {
+      r.error("recipe", "[recipe] holds the defaults of training recipes; this runtime runs inference");
+    }
+  }
   if (rt.kind == workload::RuntimeKind::kInference) {
     if (auto s = r.table("serving", Need::kRequired)) {
       read_serving_engine(*s, rt.serving, Need::kRequired);

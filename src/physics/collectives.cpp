@@ -8,7 +8,10 @@
 // carries half of it (capped per architecture), LL128 its payload share, on NVLink only. Across
 // nodes a collective is hierarchical: reduce-scatter inside the node, the 1/g shard across nodes
 // over the GPU's share of the NICs (the faster of ring and double binary tree [sanders-2009]),
-// all-gather inside. GPUs without PCIe peer-to-peer stage through host memory (staged efficiency).
+// all-gather inside. GPUs without PCIe peer-to-peer stage through host memory: NCCL's SHM transport,
+// used between devices when peer-to-peer cannot happen [nccl-env-docs]; a copy crosses PCIe twice
+// (the measured staged efficiency) and host memory twice, so the node's GPUs share the host's
+// memory bandwidth: B ≤ B_host·η_host / (2·local).
 // An xGMI full mesh (MI250X, MI300X) has no switch: each GPU has one link to each peer, RCCL lays
 // its rings over the links among the group [rccl-source], so k GPUs of a node ring at
 // B(k) = min(k − 1, links) · B_link · efficiency, and a copy between two GPUs runs over one link.
@@ -63,7 +66,7 @@ void add_protocols(Fabric& f, const hardware::System& sys, LinkKind intra_kind) 
 Seconds protocol_time(const Fabric& f, const ProtocolCost& p, Collective c, Bytes size, int ranks) {
   const int local = std::min(ranks, f.gpus_per_node);
   const int nodes = (ranks + local - 1) / local;
-  const BytesPerSecond intra_bus = p.intra_bus * f.mesh_share(local);
+  const BytesPerSecond intra_bus = f.host_cap(local, p.intra_bus * f.mesh_share(local));
   if (nodes <= 1) {
     return p.base + ring_time(c, size, local, intra_bus, p.intra_hop);
   }
@@ -119,6 +122,7 @@ Fabric make_fabric(const hardware::System& sys) {
           strfmt("%s peer-to-peer (%.1f GB/s per direction)", pcie.name.c_str(), units::to_gigabytes_per_second(link));
     } else {
       f.host_staged = true;
+      f.staged_host = sys.host.memory_bandwidth * (sys.host.memory_efficiency / 2.0);
       f.overlap_cap = pcie.staged_overlap;
       f.intra_bus = link * pcie.staged_efficiency;
       f.intra_p2p = f.intra_bus;

@@ -1,19 +1,28 @@
 // Memory per GPU.
 // Training, mixed precision [rajbhandari-2020, §3]: 16-bit weights 2N, 16-bit gradients 2N, fp32
 // optimizer states K·N (AdamW: master + m + v = 12N; SGD with momentum 8N; Adafactor 4N), i.e. 16
-// bytes per parameter for AdamW; fp32/tf32 training: 4N + 4N + 8N. ZeRO-1 shards the optimizer
+// bytes per parameter for AdamW; fp32/tf32 training: 4N + 4N + 8N; pure 16-bit training (no master
+// copy) 2N + 2N + 4N (the bytes per copy: workload::parameter_bytes). ZeRO-1 shards the optimizer
 // states over the data-parallel ranks, ZeRO-2 also the gradients, ZeRO-3 also the weights (and
 // keeps two gathered layers). Tensor (t) and pipeline (p) parallelism give each rank N/(t·p).
 // Pipeline: the first stage holds min(p, m) micro-batches of activations in flight (1F1B).
 // Activations per layer [korthikanti-2022], generalised to GQA and swiglu, no dropout:
 // bytes = e·s·b·(6h + 2·kv_dim + ffn_in + ffn) + (without flash attention) e·a·s²·b; with tensor
-// parallelism the norms' 4h stay replicated unless sequence parallelism splits them; full
-// recompute keeps only the layer inputs e·s·b·h plus one layer's working set. The logits and their
-// gradient (2·e·s·b·V) are live at the loss.
+// parallelism the norms' 4h stay replicated unless sequence parallelism splits them. Full
+// recompute keeps only the layer inputs e·s·b·h; one layer's working set is live while that layer
+// is recomputed and back-propagated, after the loss has freed the logits, so the peak is the
+// inputs plus the larger of the two. The logits (e·s·b·V) and their gradient are live at the loss;
+// a loss computed in c chunks holds one chunk's gradient at a time [torchtune-chunked-loss].
 // Fine-tuning: LoRA's frozen weights hold no gradients or optimizer states [hu-lora-2021]; QLoRA
-// stores the frozen block matrices in NF4 [dettmers-qlora-2023]; 8-bit Adam keeps its moments in a
-// byte each [dettmers-8bit-optim-2022]; offload moves states, gradients, parameters or saved
-// activations to the host [ren-zero-offload-2021, rajbhandari-zero-infinity-2021].
+// stores the frozen block matrices in NF4 [dettmers-qlora-2023] and dequantizes one matrix at a
+// time into a 16-bit buffer (part of the recomputed layer's working set); 8-bit Adam keeps its
+// moments in a byte each [dettmers-8bit-optim-2022]; offload moves states, gradients, parameters or
+// saved activations to the host [ren-zero-offload-2021, rajbhandari-zero-infinity-2021]. A LoRA
+// adapter's own activations (x·A, s·b·r per adapted matrix) are r/h of its layer's and not counted.
+// Paged optimizers keep the states in CUDA unified memory: what the GPU has left after the rest
+// stays resident, the remainder is evicted to the host [bnb-optimizers-docs, dettmers-qlora-2023].
+// The optimizer step in the backward pass frees each gradient after its step: one tensor's
+// gradient is live, or one layer's when FSDP reduce-scatters a layer's at once [torchtune-memory-docs].
 // Mixtures of experts: a MoE layer's FFN activations are its tokens' k permuted copies and the
 // experts' widths for them; each rank holds its 1/ep of the routed experts (workload::rank_params).
 // Inference: weights N·w (all experts), KV cache 2·L·kv_dim·(prompt + output)·batch·kv_bytes (MLA:
@@ -82,20 +91,27 @@ Bytes layer_activation_bytes(const ModelShape& m, double seq, double micro_batch
   return Bytes(bytes);
 }
 
-double optimizer_state_bytes(workload::Optimizer o, bool master) {
-  const double copy = master ? 4.0 : 0.0;
-  switch (o) {
-    case workload::Optimizer::kAdamW:
-      return copy + 8.0;
-    case workload::Optimizer::kSgd:
-      return copy + 4.0;
-    case workload::Optimizer::kAdafactor:
-      return copy;
-    case workload::Optimizer::kAdamW8bit:
-      return copy + 2.0 * workload::kAdam8bitStateBytes;
+namespace {
+
+// Gradient bytes live at once when each parameter's step runs in the backward pass: the largest
+// tensor's (the embedding or output head, or a block matrix; an adapter matrix under LoRA), or,
+// when ZeRO-2/3 reduce-scatters a layer's gradients together, one layer's unsharded ones.
+Bytes in_backward_gradients(const ModelShape& m, const workload::Training& t, const workload::Layout& par,
+                            double g_bytes) {
+  const double tp = par.tensor;
+  const double h = static_cast<double>(m.hidden);
+  const double f = static_cast<double>(m.ffn_hidden);
+  if (t.adapters()) {
+    return Bytes(static_cast<double>(t.lora_rank) * std::max(h, f) * g_bytes);
   }
-  return 0;
+  const double largest = std::max({static_cast<double>(m.vocab) * h, h * f, h * h}) / tp;
+  if (par.zero >= 2 && par.replicas() > 1) {
+    return Bytes(std::max(workload::count_params(m).per_layer / tp, largest) * g_bytes);
+  }
+  return Bytes(largest * g_bytes);
 }
+
+}  // namespace
 
 MemoryBreakdown training_memory(const ModelShape& m, const workload::Training& t, const workload::Layout& par,
                                 const workload::Runtime& rt, const GpuSpec& g) {
@@ -106,12 +122,13 @@ MemoryBreakdown training_memory(const ModelShape& m, const workload::Training& t
   // The routed experts split over the expert-parallel ranks (full training of a mixture of experts).
   const double n_rank = t.adapters() ? n : workload::rank_params(m, par);
   const bool wide = units::is_wide(t.precision);
-  // Under autocast with fp32 parameters the model itself is the fp32 master copy: weights and
-  // gradients take 4 bytes and the optimizer keeps only its moments.
-  const double w_bytes = physics::parameter_bytes(t, par, rt);
-  const double g_bytes = w_bytes;
-  const bool master = !wide && w_bytes < 4.0;
-  const double o_bytes = optimizer_state_bytes(t.optimizer, master);
+  // Bytes per updated parameter: under autocast with fp32 parameters the model itself is the fp32
+  // master copy (weights and gradients 4 bytes, the optimizer only its moments); pure 16-bit
+  // training keeps no master copy.
+  const workload::ParameterBytes pb = workload::precision_policy(t, par, rt);
+  const double w_bytes = pb.weight;
+  const double g_bytes = pb.gradient;
+  const double o_bytes = pb.optimizer();
   // Frozen weights (LoRA) stay in the training precision's storage width; QLoRA packs the block
   // matrices in NF4.
   const double frozen_e = wide ? 4.0 : 2.0;
@@ -127,7 +144,7 @@ MemoryBreakdown training_memory(const ModelShape& m, const workload::Training& t
   const Bytes grads((zero >= 2 ? n : n_rank) * g_bytes / (zero >= 2 ? dp : 1.0));
   const Bytes states((zero >= 1 ? n : n_rank) * o_bytes / (zero >= 1 ? dp : 1.0));
   mb.weights = shard_weights;
-  mb.gradients = grads;
+  mb.gradients = t.optimizer_in_backward ? std::min(grads, in_backward_gradients(m, t, par, g_bytes)) : grads;
   mb.optimizer = states;
   if (zero >= 3 && (dp > 1 || t.offload_params != workload::Offload::kNone)) {
     mb.weights += gathered;
@@ -156,19 +173,24 @@ MemoryBreakdown training_memory(const ModelShape& m, const workload::Training& t
   // 1F1B: the first stage holds the activations of up to p micro-batches; the last stage one,
   // plus the logits and their gradient at the loss. The larger of the two is the GPU's need.
   const double in_flight = std::min(pp, micro);
-  auto stage_activations = [&](double micro_batches) {
-    Bytes act = layer_activation_bytes(m, s, b, e, rt.flash_attention(), par.recompute, tp, par.sequence) *
-                (layers * micro_batches);
-    if (par.recompute == Recompute::kFull) {
-      act += layer_activation_bytes(m, s, b, e, rt.flash_attention(), Recompute::kNone, tp, par.sequence);
-    }
-    return act;
+  auto saved = [&](double micro_batches) {
+    return layer_activation_bytes(m, s, b, e, rt.flash_attention(), par.recompute, tp, par.sequence) *
+           (layers * micro_batches);
   };
-  const Bytes logits(2.0 * e * s * b * static_cast<double>(m.vocab) / tp);
+  const double chunks = static_cast<double>(std::max<std::int64_t>(1, rt.loss_chunks));
+  const Bytes logits(e * s * b * static_cast<double>(m.vocab) / tp * (1.0 + 1.0 / chunks));
   if (m.family == workload::Family::kResNet) {
     mb.activations = Bytes(workload::resnet_saved_elements(m.resnet) * b * e);  // data-parallel only
+  } else if (par.recompute == Recompute::kFull) {
+    // The layer being recomputed and back-propagated, with QLoRA's 16-bit copy of the largest
+    // matrix it dequantizes; the loss freed the logits before the first recompute.
+    Bytes working = layer_activation_bytes(m, s, b, e, rt.flash_attention(), Recompute::kNone, tp, par.sequence);
+    if (t.method == workload::Method::kQlora) {
+      working += Bytes(2.0 * static_cast<double>(m.hidden) * static_cast<double>(m.ffn_hidden) / tp);
+    }
+    mb.activations = std::max(saved(in_flight) + working, saved(1) + std::max(working, logits));
   } else {
-    mb.activations = std::max(stage_activations(in_flight), stage_activations(1) + logits);
+    mb.activations = std::max(saved(in_flight), saved(1) + logits);
   }
   if (t.offload_activations) {
     // Saved activations go to host memory as each layer's forward ends and come back before its
@@ -180,8 +202,19 @@ MemoryBreakdown training_memory(const ModelShape& m, const workload::Training& t
       mb.activations = working;
     }
   }
-  const Bytes live = mb.weights + mb.gradients + mb.optimizer + mb.activations;
-  mb.other = g.memory_reserved + live * g.fragmentation;
+  // The caching allocator's fragmentation applies to what it holds; paged states live outside it.
+  const Bytes held = mb.weights + mb.gradients + mb.activations + (t.paged_optimizer ? Bytes(0) : mb.optimizer);
+  mb.other = g.memory_reserved + held * g.fragmentation;
+  if (t.paged_optimizer && mb.optimizer.value() > 0) {
+    // Unified memory keeps resident what the GPU has left at the peak; the driver evicts the rest to
+    // the host, and the step pages it back in [bnb-optimizers-docs].
+    const Bytes room = mb.capacity - held - mb.other;
+    const Bytes resident = std::clamp(room, Bytes(0), mb.optimizer);
+    mb.paged = mb.optimizer - resident;
+    mb.host += mb.paged;
+    mb.optimizer = resident;
+    mb.unified = resident;
+  }
   return mb;
 }
 

@@ -14,6 +14,9 @@
 // the backward of every micro-batch, prefetched behind compute.
 // Activation offload copies each saved activation out during the forward and back before its
 // backward, on a copy stream beside compute [torchtune-activation-offload].
+// A paged optimizer's evicted states are prefetched to the GPU for the step and evicted again when
+// the next forward needs the memory [bnb-optimizers-docs]: t = 2·S_paged / B_host_copy per step,
+// bulk migrations at the pinned copy rate, waited for (the allocations that evict them block).
 #include <algorithm>
 #include <cmath>
 
@@ -31,8 +34,7 @@ OffloadCost offload_cost(const hardware::System& sys, const workload::ModelShape
   const double sharing = std::max(1, sys.gpus_per_node);
   if (t.offload_optimizer != workload::Offload::kNone) {
     const double n = roles.trainable / split / (layout.zero >= 1 ? dp : 1.0);
-    const bool master = !units::is_wide(t.precision) && parameter_bytes(t, layout, rt) < 4.0;
-    const double state = optimizer_state_bytes(t.optimizer, master);
+    const double state = workload::precision_policy(t, layout, rt).optimizer();
     const BytesPerSecond host_bw = sys.host.memory_bandwidth * (sys.host.memory_efficiency / sharing);
     c.gradients_out = Bytes(n * 2.0) / pcie;
     c.optimizer = Bytes(n * (2.0 * state + 4.0 + 2.0 + 6.0)) / host_bw;
@@ -51,6 +53,10 @@ OffloadCost offload_cost(const hardware::System& sys, const workload::ModelShape
       source = std::min(pcie, sys.host.nvme_bandwidth / sharing);
     }
     c.parameter_fetch = shard * 2.0 / source;
+  }
+  if (t.paged_optimizer) {
+    const MemoryBreakdown mb = training_memory(m, t, layout, rt, sys.gpu);
+    c.optimizer_paging = mb.paged * 2.0 / pcie;
   }
   if (t.offload_activations) {
     const double e = units::is_wide(t.precision) ? 4.0 : 2.0;

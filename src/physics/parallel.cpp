@@ -24,10 +24,7 @@
 namespace gpusim::physics {
 
 double parameter_bytes(const workload::Training& t, const workload::Layout& layout, const workload::Runtime& rt) {
-  if (units::is_wide(t.precision) || (rt.autocast && layout.zero < 3)) {
-    return 4.0;
-  }
-  return 2.0;
+  return workload::precision_policy(t, layout, rt).weight;
 }
 
 Fabric data_parallel_fabric(const Fabric& node, int gpus_per_node, const workload::Layout& p) {
@@ -146,6 +143,9 @@ ParallelComm parallel_comm(const Fabric& node, int gpus_per_node, const workload
         break;
       default: {
         // ZeRO-3 / FSDP: gather weights for forward and backward, reduce-scatter gradients, per micro-batch.
+        // A recomputed forward reuses the backward's gather: FSDP2 skips its pre-forward unshard
+        // while the pre-backward hook holds the layer [pytorch-fsdp2-source], and FSDP1 with the
+        // checkpoint inside each unit recomputes after the unit's pre-backward unshard [fsdp-qlora-script].
         const double micro = static_cast<double>(t.global_batch) / (static_cast<double>(p.micro_batch) * p.data);
         c.data_total =
             (reduce(Collective::kAllGather, params) * 2.0 + reduce(Collective::kReduceScatter, grads)) * micro;

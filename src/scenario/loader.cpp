@@ -655,6 +655,7 @@ Scenario resolve_tree(const catalog::Catalog& catalog, const std::string& path, 
   if (has_training != has_inference) {
     auto rt = r.table("runtime", Need::kOptional);
     read_runtime(rt ? &*rt : nullptr, diags, catalog, sc, runtime_overrides);
+    detail::apply_recipe(sc, runtime_overrides.training);
   } else {
     r.allow({"runtime"});
   }
@@ -707,6 +708,9 @@ Scenario resolve_tree(const catalog::Catalog& catalog, const std::string& path, 
                   "global_batch (" + std::to_string(t.global_batch) +
                       ") must be a multiple of micro_batch x data = " + std::to_string(sc.layout.micro_batch) + " x " +
                       std::to_string(sc.layout.data) + " = " + std::to_string(per_step));
+    } else {
+      auto tr = r.table("training", Need::kRequired);
+      detail::check_training(*tr, sc, runtime_overrides.training);
     }
   }
   if (auto in = r.table("input", Need::kOptional)) {

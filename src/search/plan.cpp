@@ -124,6 +124,11 @@ class Search {
 
   void search_micro_batch(int gpus, int tp, int pp, int dp, std::int64_t mb, int cp) {
     const workload::ModelShape& m = sc_.job.model;
+    // The step in the backward pass cannot accumulate gradients: one micro-batch per step.
+    const bool in_backward = sc_.job.training->optimizer_in_backward;
+    if (in_backward && sc_.job.training->global_batch != mb * dp) {
+      return;
+    }
     for (const Recompute rc : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
       if (rc == Recompute::kSelective && sc_.runtime.flash_attention()) {
         continue;  // identical to none with flash attention (its recompute is built in)
@@ -141,6 +146,9 @@ class Search {
           for (int zero = param_offload ? 3 : 0; zero <= (dp * cp > 1 || param_offload ? 3 : 0); ++zero) {
             // Expert parallelism over powers of two of the data ranks that divide the experts
             // (a mixture of experts only); the scenario's imbalance holds for every layout.
+            if (in_backward && dp * cp > 1 && zero < 3) {
+              continue;  // it needs each layer's gradients reduced in the backward pass (FSDP)
+            }
             const std::int64_t experts = m.moe ? m.moe->experts : 1;
             for (int ep = 1; ep <= dp && experts % ep == 0; ep *= 2) {
               if (dp % ep != 0) {

@@ -124,14 +124,14 @@ void sort_shares(std::vector<OpShare>& out) {
 // behind its backward, the parameter prefetch behind the whole pass, and the activation copies out
 // and back behind the forward and the backward; the CPU optimizer step and the parameters' return
 // sit between steps, exposed (ZeRO-Offload without the delayed parameter update
-// [ren-zero-offload-2021]).
+// [ren-zero-offload-2021]), and so do a paged optimizer's migrations of its evicted states.
 namespace {
 Seconds exposed_offload(const StepKernels& k, double micro, const physics::OffloadCost& o) {
   auto beyond = [](Seconds copy, Seconds window) { return copy > window ? copy - window : Seconds(0); };
   const Seconds forward = k.micro - k.backward;
   const Seconds per_micro = beyond(o.gradients_out, k.backward) + beyond(o.parameter_fetch, k.micro) +
                             beyond(o.activations_each_way, forward) + beyond(o.activations_each_way, k.backward);
-  return per_micro * micro + o.optimizer + o.parameters_in;
+  return per_micro * micro + o.optimizer + o.parameters_in + o.optimizer_paging;
 }
 }  // namespace
 
