@@ -132,15 +132,21 @@ std::vector<Subject> resolve(const std::vector<Measurement>& rows, const catalog
 struct Prediction {
   std::optional<double> value;  // in the measurement's units (SI, or cycles)
   std::string reason;           // why there is no prediction
+  std::optional<answer::Band> band;  // scenario rows whose report key has a band (answer::band_of)
 };
 // Predicts one row under its conditions. Never throws for a row the model cannot predict: it
 // says why.
 Prediction predict(const Subject& s);
+// The same with the band of a scenario row's figure (answer::band_of): about twenty more
+// evaluations of its scenario, so calibration's fits use predict() alone.
+Prediction predict_with_band(const Subject& s);
 
 struct RowResult {
   const Measurement* measurement = nullptr;
   Prediction prediction;
   [[nodiscard]] std::optional<double> error() const;  // (predicted - measured) / measured
+  // Whether the measured value lies in the band [low, high]; nullopt without a band.
+  [[nodiscard]] std::optional<bool> inside_band() const;
 };
 
 struct Summary {
@@ -156,6 +162,24 @@ Summary summarize(const std::string& group, std::vector<double> abs_errors);
 // The same from signed errors, with their mean: a bias shows as a mean far from 0.
 Summary summarize_signed(const std::string& group, const std::vector<double>& errors);
 
+// How well the bands of a group of rows hold what was measured: the share of rows whose measured
+// value lies in [low, high] (coverage), and the median half-width (high − low) / 2 over the
+// predicted value. The bands aim at about 80 % coverage (answer/uncertainty.cpp).
+struct BandCheck {
+  double measured = 0;
+  double predicted = 0;
+  answer::Band band;
+};
+struct Coverage {
+  std::string group;
+  int rows = 0;    // with a band
+  int inside = 0;  // measured within [low, high]
+  double share = 0;
+  double median_half_width = 0;
+};
+// Zeros for an empty list.
+Coverage summarize_coverage(const std::string& group, const std::vector<BandCheck>& rows);
+
 struct ValidationReport {
   std::vector<RowResult> rows;
   std::vector<Summary> by_gpu;          // scored rows of both roles
@@ -166,9 +190,14 @@ struct ValidationReport {
   std::vector<Summary> by_gpu_end_to_end;
   Summary all;
   Summary by_role[2];  // index: Role
+  // Band coverage over the scored check rows that have a band, per category and over all.
+  std::vector<Coverage> coverage_by_category;
+  Coverage coverage;
 };
-// The report points into `rows`: keep them alive while it is used.
-ValidationReport validate(const std::vector<Subject>& subjects);
+// The report points into `rows`: keep them alive while it is used. With `bands` (`gpusim
+// validate`), scenario rows carry their bands and the report their coverage; without, the errors
+// alone, about ten times faster (what `calibrate` compares before and after its fit).
+ValidationReport validate(const std::vector<Subject>& subjects, bool bands = false);
 
 // ---------------------------------------------------------------- calibration
 //

@@ -45,7 +45,7 @@ int run_validate(const std::vector<std::string>& args) {
       throw InputError({Diagnostic{SourcePos{inputs.front()}, "", "no " + role + " rows in these measurements"}});
     }
   }
-  const validation::ValidationReport r = validation::validate(validation::resolve(rows, catalog));
+  const validation::ValidationReport r = validation::validate(validation::resolve(rows, catalog), true);  // with bands
   write_outputs({{c.out, c.format == "json"  ? report::validation_json(r)
                          : c.format == "csv" ? report::validation_csv(r)
                                              : report::validation_text(r)}});

@@ -15,6 +15,29 @@ std::optional<double> RowResult::error() const {
   return (*prediction.value - measurement->value) / measurement->value;
 }
 
+std::optional<bool> RowResult::inside_band() const {
+  if (!prediction.band) {
+    return std::nullopt;
+  }
+  return measurement->value >= prediction.band->low && measurement->value <= prediction.band->high;
+}
+
+Coverage summarize_coverage(const std::string& group, const std::vector<BandCheck>& rows) {
+  Coverage c;
+  c.group = group;
+  std::vector<double> half;
+  for (const BandCheck& r : rows) {
+    ++c.rows;
+    c.inside += r.measured >= r.band.low && r.measured <= r.band.high ? 1 : 0;
+    if (r.predicted != 0) {
+      half.push_back(0.5 * (r.band.high - r.band.low) / std::fabs(r.predicted));
+    }
+  }
+  c.share = c.rows > 0 ? static_cast<double>(c.inside) / c.rows : 0.0;
+  c.median_half_width = summarize(group, half).median;
+  return c;
+}
+
 Summary summarize(const std::string& group, std::vector<double> errs) {
   Summary s;
   s.group = group;
@@ -44,7 +67,7 @@ Summary summarize_signed(const std::string& group, const std::vector<double>& er
   return s;
 }
 
-ValidationReport validate(const std::vector<Subject>& subjects) {
+ValidationReport validate(const std::vector<Subject>& subjects, bool bands_too) {
   ValidationReport r;
   std::map<std::string, std::vector<double>> by_cat[2];
   std::map<std::string, std::vector<double>> by_gpu;
@@ -52,9 +75,16 @@ ValidationReport validate(const std::vector<Subject>& subjects) {
   std::vector<double> by_role[2];
   std::map<std::string, std::vector<double>> by_runtime;
   std::map<std::string, std::vector<double>> by_gpu_e2e;
+  std::map<std::string, std::vector<BandCheck>> bands_by_cat;
+  std::vector<BandCheck> bands;
   for (const Subject& s : subjects) {
     const Measurement& m = *s.row;
-    RowResult rr{&m, predict(s)};
+    RowResult rr{&m, bands_too ? predict_with_band(s) : predict(s)};
+    if (rr.prediction.value && rr.prediction.band && m.role == Role::kCheck) {
+      const BandCheck b{m.value, *rr.prediction.value, *rr.prediction.band};
+      bands_by_cat[category_of(m)].push_back(b);
+      bands.push_back(b);
+    }
     if (auto e = rr.error(); e && m.role == Role::kCheck && s.scenario) {
       by_runtime[s.scenario->runtime.id].push_back(*e);
       by_gpu_e2e[m.gpu].push_back(*e);
@@ -84,6 +114,10 @@ ValidationReport validate(const std::vector<Subject>& subjects) {
     r.by_gpu_end_to_end.push_back(summarize_signed(k, v));
   }
   r.all = summarize("all", all);
+  for (const auto& [k, v] : bands_by_cat) {
+    r.coverage_by_category.push_back(summarize_coverage(k, v));
+  }
+  r.coverage = summarize_coverage("all", bands);
   return r;
 }
 
