@@ -78,7 +78,9 @@ py::object field_value(const gpusim::answer::FieldValue& v) {
 std::string estimate(const std::string& path, const std::optional<std::string>& text, const Strings& sets,
                      const std::string& gpu, const Strings& specs) {
   const py::gil_scoped_release release;
-  return gpusim::report::estimate_json(gpusim::answer::estimate(scenario_of(path, text, sets, gpu, specs)));
+  gpusim::answer::Options options;
+  options.uncertainty = true;  // as `gpusim estimate`
+  return gpusim::report::estimate_json(gpusim::answer::estimate(scenario_of(path, text, sets, gpu, specs), options));
 }
 
 std::string compare(const std::string& path, const std::optional<std::string>& text, const Strings& sets,

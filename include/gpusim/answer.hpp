@@ -4,6 +4,7 @@
 // against.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -33,6 +34,93 @@ SloCheck check_slo(const scenario::Slo& slo, const step::InferenceResult& r);
 // The percentile `p` of a latency distribution.
 Seconds percentile_of(const step::Percentiles& d, scenario::Percentile p);
 
+// --- The uncertainty band (uncertainty.cpp) ---
+// The inputs the band varies: efficiency values and runtime values over the range their spec
+// files give ([uncertainty], specs/README.md), and scenario keys left to their defaults over what
+// a real job could set. Each name is the key of its range in the spec file.
+enum class Unknown {
+  kMicroBatch,      // [training] micro_batch not set: 1, up to the largest that fits
+  kRuntime,         // [runtime] name not set: the default runtime's remainder ± its `unnamed` range
+  kGemm,            // efficiency.gemm (gemm_fp8 for an fp8 job)
+  kAttention,       // efficiency.attention and attention_flash3
+  kDram,            // efficiency.dram
+  kGemvInflight,    // efficiency.gemv_inflight_per_sm (and a runtime's gemv_inflight)
+  kPeerLink,        // efficiency.peer_link and nvls
+  kKernelOverhead,  // efficiency.kernel_overhead
+  kLaunch,          // efficiency.launch_eager and launch_graph
+  kBetweenGpus,     // a GPU without measurements of its own: gemm, attention and dram together
+  kRemainder,       // the runtime's efficiency.remainder
+  kOverlap,         // the runtime's [overlap] shares
+  kDispatch,        // the runtime's dispatch time per kernel
+  kStepOverhead,    // the serving engine's exposed host time per iteration
+};
+inline constexpr base::Named<Unknown> kUnknownNames[] = {
+    {Unknown::kMicroBatch, "micro_batch"},
+    {Unknown::kRuntime, "unnamed"},
+    {Unknown::kGemm, "gemm"},
+    {Unknown::kAttention, "attention"},
+    {Unknown::kDram, "dram"},
+    {Unknown::kGemvInflight, "gemv_inflight"},
+    {Unknown::kPeerLink, "peer_link"},
+    {Unknown::kKernelOverhead, "kernel_overhead"},
+    {Unknown::kLaunch, "launch"},
+    {Unknown::kBetweenGpus, "between_gpus"},
+    {Unknown::kRemainder, "remainder"},
+    {Unknown::kOverlap, "overlap"},
+    {Unknown::kDispatch, "dispatch"},
+    {Unknown::kStepOverhead, "step_overhead"},
+};
+constexpr const char* to_string(Unknown u) { return base::name_in(kUnknownNames, u); }
+
+// One input the band varied, and its part in the band.
+struct Contribution {
+  Unknown unknown = Unknown::kGemm;
+  std::string spec;      // whose range: the GPU id (its architecture's range, or its own), or the runtime id
+  std::string arch;      // the GPU's architecture (efficiency ranges)
+  double range = 0;      // the input's range: a fraction of the value (efficiencies, dispatch), ± in its unit
+                         // (remainder, overlap, unnamed), seconds (step_overhead), the largest micro-batch
+  bool assumed = false;  // the range is an assumption, not a measured spread
+  double share = 0;      // of the band's variance in the headline figure (step time, or serving throughput)
+};
+
+struct Band {
+  double low = 0;
+  double high = 0;
+};
+// The report keys that carry a band (docs/report.md, uncertainty.<key>.low and .high), in report
+// order; `section` is the report section of the band's two keys.
+struct BandKey {
+  const char* key;
+  const char* section;
+};
+inline constexpr BandKey kBandKeys[] = {
+    {"step.time_s", "uncertainty.step.time_s"},
+    {"throughput.tokens_per_s", "uncertainty.throughput.tokens_per_s"},
+    {"throughput.tokens_per_s_per_gpu", "uncertainty.throughput.tokens_per_s_per_gpu"},
+    {"throughput.samples_per_s", "uncertainty.throughput.samples_per_s"},
+    {"utilization.mfu", "uncertainty.utilization.mfu"},
+    {"utilization.model_tflops_per_gpu", "uncertainty.utilization.model_tflops_per_gpu"},
+    {"utilization.hardware_tflops_per_gpu", "uncertainty.utilization.hardware_tflops_per_gpu"},
+    {"training.time_s", "uncertainty.training.time_s"},
+    {"training.gpu_hours", "uncertainty.training.gpu_hours"},
+    {"inference.time_to_first_token_s", "uncertainty.inference.time_to_first_token_s"},
+    {"inference.time_per_output_token_s", "uncertainty.inference.time_per_output_token_s"},
+    {"inference.request_latency_s", "uncertainty.inference.request_latency_s"},
+    {"inference.output_tokens_per_s", "uncertainty.inference.output_tokens_per_s"},
+    {"inference.decode_tokens_per_s", "uncertainty.inference.decode_tokens_per_s"},
+    {"inference.prefill_tokens_per_s", "uncertainty.inference.prefill_tokens_per_s"},
+    {"inference.requests_per_s", "uncertainty.inference.requests_per_s"},
+    {"inference.ttft_s.mean", "uncertainty.inference.ttft_s.mean"},
+    {"inference.tpot_s.mean", "uncertainty.inference.tpot_s.mean"},
+    {"inference.e2e_s.mean", "uncertainty.inference.e2e_s.mean"},
+};
+inline constexpr std::size_t kBandCount = std::size(kBandKeys);
+
+struct Uncertainty {
+  std::array<std::optional<Band>, kBandCount> bands;  // by kBandKeys; none where the key is null
+  std::vector<Contribution> unknowns;                 // every input varied, largest share first
+};
+
 struct Estimate {
   std::string scenario;
   std::string gpu_id;
@@ -60,11 +148,20 @@ struct Estimate {
   explain::Diagnosis diagnosis;
   std::vector<explain::Advice> advice;
   std::optional<SloCheck> slo;  // serving scenarios with an [slo]
+  std::optional<Uncertainty> uncertainty;  // with Options::uncertainty
 };
 
 struct Options {
-  bool advice = true;  // `sweep` rows skip it
+  bool advice = true;        // `sweep` rows skip it
+  bool uncertainty = false;  // the band: two more evaluations per uncertain input (`estimate`, `validate`)
 };
+
+// The band of an estimate of `sc` around its point values `point` (uncertainty.cpp).
+Uncertainty uncertainty_of(const scenario::Scenario& sc, const Estimate& point);
+// The band of a report key: nullopt when the estimate has none, or the key carries none. The p50
+// latency keys (inference.ttft_s.p50, tpot_s.p50, e2e_s.p50) are the same figures as
+// time_to_first_token_s, time_per_output_token_s and request_latency_s, and share their bands.
+std::optional<Band> band_of(const Estimate& e, std::string_view key);
 
 // Cloud USD per million tokens of the job: trained, or generated (output tokens) for serving; 0
 // when it has none.

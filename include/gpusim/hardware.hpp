@@ -3,6 +3,7 @@
 // the scenario loader resolves a System with its defaults. Nothing here knows about TOML.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <optional>
 #include <string>
@@ -63,6 +64,24 @@ struct Efficiency {
   int gemm_tile_n = 128;
 };
 
+// The plausible range of each uncertain efficiency value (the [uncertainty] table of an
+// architecture file, under a GPU file's own; specs/README.md), each a fraction of the value: the
+// value lies within value x (1 ± range) with about 80 % probability. The band of an estimate
+// (answer/uncertainty.cpp) re-runs the evaluator at both ends of each range.
+struct EfficiencyRanges {
+  double gemm = 0;
+  std::optional<double> gemm_fp8;  // default: gemm's
+  double attention = 0;            // FlashAttention-2 and -3-class kernels
+  double dram = 0;                 // DRAM and L2 bandwidth
+  double gemv_inflight = 0;        // bytes a skinny GEMM keeps in flight per SM
+  double peer_link = 0;            // ring and in-switch collective bandwidth inside a node
+  double kernel_overhead = 0;
+  double launch = 0;                     // host launch cost, eager and from a CUDA graph
+  double between_gpus = 0;               // a GPU none of whose rows measured these values: all of gemm, attention, dram
+  std::vector<std::string> measured_on;  // GPU ids whose rows set or calibrated the values
+  std::vector<std::string> assumed;      // keys whose range is an assumption, not a measured spread
+};
+
 // Power of the SMs (everything but the busy floor and DRAM traffic) at the rated boost clock, as a
 // fraction of TDP − busy floor, per kind of work. May exceed 1: work that would draw more than the TDP at the rated
 // clock runs at a lower one.
@@ -118,6 +137,7 @@ struct GpuSpec {
   std::string cloud_date;
 
   Efficiency efficiency;
+  EfficiencyRanges ranges;
   std::vector<std::string> sources;
   std::vector<std::string> assumptions;
   std::string origin;  // file the spec came from
@@ -125,6 +145,10 @@ struct GpuSpec {
   [[nodiscard]] bool supports(DType d) const { return peak[static_cast<std::size_t>(d)].has_value(); }
   [[nodiscard]] FlopPerSecond peak_for(DType d) const { return peak[static_cast<std::size_t>(d)].value(); }
   [[nodiscard]] bool has_nvlink() const { return peer_link != "none"; }
+  // Whether rows of this GPU measured its efficiency values (else it runs on its architecture's).
+  [[nodiscard]] bool measured() const {
+    return std::find(ranges.measured_on.begin(), ranges.measured_on.end(), id) != ranges.measured_on.end();
+  }
 };
 
 struct LinkSpec {

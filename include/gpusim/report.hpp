@@ -25,6 +25,8 @@ std::string estimate_csv_row(const answer::Estimate& e);
 // The bottleneck in a sentence, and each piece of advice in one.
 std::string bottleneck_reason(const answer::Estimate& e);
 std::string advice_text(const answer::Estimate& e, const explain::Advice& a);
+// One input the band varied, in words with its range ("runtime remainder of llm.c ±0.16").
+std::string unknown_text(const answer::Contribution& c);
 
 // ---------------------------------------------------------------- roofline
 std::string roofline_text(const explain::Roofline& r);

@@ -46,6 +46,13 @@ const std::vector<WeightFormat>& weight_formats();
 struct Scenario;
 Scenario with_weight_format(const Scenario& sc, std::string_view format);
 
+// Scenario keys a real job settles that this scenario leaves to their defaults: the band of an
+// estimate varies them over what they could be (answer/uncertainty.cpp).
+struct Unset {
+  bool micro_batch = false;  // [training] micro_batch absent: 1
+  bool runtime = false;      // [runtime] name absent: the default for the job and layout
+};
+
 struct Scenario {
   std::string name;
   std::string origin;  // file path
@@ -58,6 +65,7 @@ struct Scenario {
   // and node shape on that GPU, at its TDP.
   std::optional<hardware::System> cloud_system;
   std::optional<Slo> slo;  // serving scenarios only
+  Unset unset;
 };
 
 // One `--set KEY=VALUE` override; VALUE is TOML (a bare word is taken as a string).

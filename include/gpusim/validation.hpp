@@ -138,10 +138,14 @@ std::vector<Subject> resolve(const std::vector<Measurement>& rows, const catalog
 struct Prediction {
   std::optional<double> value;  // in the measurement's units (SI, or cycles)
   std::string reason;           // why there is no prediction
+  std::optional<answer::Band> band;  // scenario rows whose report key has a band (answer::band_of)
 };
 // Predicts one row under its conditions. Never throws for a row the model cannot predict: it
 // says why.
 Prediction predict(const Subject& s);
+// The same with the band of a scenario row's figure (answer::band_of): about twenty more
+// evaluations of its scenario, so calibration's fits use predict() alone.
+Prediction predict_with_band(const Subject& s);
 
 // What a row measures, for the summaries: a microbenchmark (a kernel, a copy, a collective, a power
 // draw), a training job or a serving (inference) job.
@@ -160,6 +164,8 @@ struct RowResult {
   // sibling to fall back to); such rows are left out of the summaries and listed.
   std::string not_held_out;
   [[nodiscard]] std::optional<double> error() const;  // (predicted - measured) / measured
+  // Whether the measured value lies in the band [low, high]; nullopt without a band.
+  [[nodiscard]] std::optional<bool> inside_band() const;
 };
 // The row's result with its kind, segment and runtime read off what it was predicted on.
 RowResult row_result(const Subject& s, Prediction p);
@@ -176,6 +182,24 @@ struct Summary {
 Summary summarize(const std::string& group, std::vector<double> abs_errors);
 // The same from signed errors, with their mean: a bias shows as a mean far from 0.
 Summary summarize_signed(const std::string& group, const std::vector<double>& errors);
+
+// How well the bands of a group of rows hold what was measured: the share of rows whose measured
+// value lies in [low, high] (coverage), and the median half-width (high − low) / 2 over the
+// predicted value. The bands aim at about 80 % coverage (answer/uncertainty.cpp).
+struct BandCheck {
+  double measured = 0;
+  double predicted = 0;
+  answer::Band band;
+};
+struct Coverage {
+  std::string group;
+  int rows = 0;    // with a band
+  int inside = 0;  // measured within [low, high]
+  double share = 0;
+  double median_half_width = 0;
+};
+// Zeros for an empty list.
+Coverage summarize_coverage(const std::string& group, const std::vector<BandCheck>& rows);
 
 struct ValidationReport {
   // Every row predicted with its own publication left out of every fitted value (see
@@ -197,9 +221,14 @@ struct ValidationReport {
   std::vector<Summary> by_segment;
   Summary all;
   Summary by_role[2];  // index: Role
+  // Band coverage over the scored check rows that have a band, per category and over all.
+  std::vector<Coverage> coverage_by_category;
+  Coverage coverage;
 };
-// The report points into `rows`: keep them alive while it is used.
-ValidationReport validate(const std::vector<Subject>& subjects);
+// The report points into `rows`: keep them alive while it is used. With `bands` (`gpusim
+// validate`), scenario rows carry their bands and the report their coverage; without, the errors
+// alone, about ten times faster (what `calibrate` compares before and after its fit).
+ValidationReport validate(const std::vector<Subject>& subjects, bool bands = false);
 // The summaries of a report whose rows are filled in (validate and cross_validate call it).
 void summarize_rows(ValidationReport& r);
 

@@ -510,6 +510,21 @@ struct Recipe {
   RecipeDefaults single_device[3];  // by Method, one GPU
 };
 
+// The plausible range of a runtime's uncertain values (its [uncertainty] table; specs/README.md),
+// each in the value's own unit, within which the value lies with about 80 % probability; the band
+// of an estimate re-runs the evaluator at both ends (answer/uncertainty.cpp). Shares and the
+// remainder never leave [0, 1] and [0, ∞): a range about 0 is one-sided.
+struct RuntimeRanges {
+  double remainder = 0;   // ± of efficiency.remainder
+  double overlap = 0;     // ± of every [overlap] share
+  double dispatch = 0;    // fraction of the per-kernel dispatch time
+  Seconds step_overhead;  // ± of the serving engine's exposed host time per iteration
+  // ± of the remainder when a scenario names no runtime and gets this one by default: how far
+  // another stack might be from it.
+  double unnamed = 0;
+  std::vector<std::string> assumed;  // keys whose range is an assumption, not a measured spread
+};
+
 struct Runtime {
   std::string id;  // specs/runtimes id
   std::string name;
@@ -540,6 +555,7 @@ struct Runtime {
   // Time outside the modelled kernels, as a fraction of kernel time: what no other parameter of
   // the runtime explains, calibrated on its fit rows (0 where it has none).
   double remainder = 0;
+  RuntimeRanges ranges;
   std::vector<std::string> sources;
   std::vector<std::string> assumptions;
   std::string origin;

@@ -88,6 +88,9 @@ Estimate estimate(const scenario::Scenario& sc, const Options& options) {
   if (options.advice) {
     e.advice = explain::advise(sc, e.eval, e.diagnosis);
   }
+  if (options.uncertainty) {
+    e.uncertainty = uncertainty_of(sc, e);
+  }
   return e;
 }
 

@@ -23,7 +23,7 @@ std::vector<Field> report_fields(const Estimate& e) {
   auto slo_limit = [&e](std::optional<Seconds> scenario::Slo::*limit) {
     return e.slo && e.slo->slo.*limit ? FieldValue(units::to_seconds(*(e.slo->slo.*limit))) : FieldValue(Null{});
   };
-  return {
+  std::vector<Field> out = {
       {"", "scenario", e.scenario},
       {"system", "gpu", e.gpu_id},
       {"system", "gpu_name", e.gpu_name},
@@ -122,8 +122,15 @@ std::vector<Field> report_fields(const Estimate& e) {
       {"slo", "ttft_limit_s", slo_limit(&scenario::Slo::ttft)},
       {"slo", "tpot_limit_s", slo_limit(&scenario::Slo::tpot)},
       {"slo", "e2e_limit_s", slo_limit(&scenario::Slo::e2e)},
-      {"", "bottleneck", std::string(explain::to_string(e.diagnosis.bottleneck))},
   };
+  // The band of each figure that has one (uncertainty.cpp); null without a band.
+  for (std::size_t i = 0; i < kBandCount; ++i) {
+    const std::optional<Band> b = e.uncertainty ? e.uncertainty->bands[i] : std::nullopt;
+    out.push_back({kBandKeys[i].section, "low", opt(b.has_value(), b ? b->low : 0.0)});
+    out.push_back({kBandKeys[i].section, "high", opt(b.has_value(), b ? b->high : 0.0)});
+  }
+  out.push_back({"", "bottleneck", std::string(explain::to_string(e.diagnosis.bottleneck))});
+  return out;
 }
 
 namespace {
@@ -150,7 +157,9 @@ std::optional<double> report_metric(const Estimate& e, std::string_view key) {
 bool is_report_metric(std::string_view key) {
   static const Estimate probe{};
   for (const Field& f : report_fields(probe)) {
-    if (full_key(f) == key && !std::holds_alternative<std::string>(f.value)) {
+    // A band end is not a figure a benchmark measures.
+    if (full_key(f) == key && !std::holds_alternative<std::string>(f.value) &&
+        std::string_view(f.section).substr(0, 12) != "uncertainty.") {
       return true;
     }
   }

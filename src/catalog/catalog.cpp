@@ -135,12 +135,12 @@ GpuSpec load_gpu(const Catalog& c, const std::string& id, const SpecFile& f, Dia
   if (!diags.empty()) {
     return g;
   }
-  // Architecture defaults ([efficiency], [power], [memory]) go under the GPU's own values.
+  // Architecture defaults ([efficiency], [power], [memory], [uncertainty]) go under the GPU's own values.
   if (const auto* arch = table.get_as<std::string>("architecture");
       arch != nullptr && c.has(SpecKind::kArch, arch->get())) {
     toml::table at = merged_table(c, SpecKind::kArch, arch->get(), diags, from);
     parse::Reader ar(at, "", diags);
-    ar.allow({"efficiency", "power", "memory", "meta", "name", "base"});
+    ar.allow({"efficiency", "power", "memory", "uncertainty", "meta", "name", "base"});
     ar.finish();
     at.erase("meta");
     at.erase("name");

@@ -37,7 +37,9 @@ int run_estimate(const std::vector<std::string>& args) {
   check_format(c.format, {"text", "json", "csv", "html"});
   const Catalog catalog = load_catalog_with_env(c.specs);
   const Scenario sc = scenario::load_scenario_file(catalog, scenario, scenario::parse_overrides(sets), gpu);
-  const Estimate e = answer::estimate(sc);
+  answer::Options options;
+  options.uncertainty = true;  // the band of every figure that has one
+  const Estimate e = answer::estimate(sc, options);
   std::string text;
   if (c.format == "html") {
     const DType roof = sc.system.gpu.supports(e.eval.dtype) ? e.eval.dtype : DType::kBf16;

@@ -128,7 +128,7 @@ int run_validate(const std::vector<std::string>& args) {
     }
     return status;
   }
-  const validation::ValidationReport r = validation::validate(validation::resolve(rows, catalog));
+  const validation::ValidationReport r = validation::validate(validation::resolve(rows, catalog), true);  // with bands
   write_outputs({{c.out, c.format == "json"  ? report::validation_json(r)
                          : c.format == "csv" ? report::validation_csv(r)
                                              : report::validation_text(r)}});

@@ -125,6 +125,9 @@ class Reader {
 // GPU spec from a fully merged table (base resolved, architecture defaults merged).
 void read_gpu(Reader& r, hardware::GpuSpec& out);
 void read_link(Reader& r, hardware::LinkSpec& out);
+// The [uncertainty] tables (ranges.cpp): an architecture's or GPU's, and a runtime's.
+void read_efficiency_ranges(Reader& r, hardware::EfficiencyRanges& out);
+void read_runtime_ranges(Reader& r, workload::RuntimeRanges& out, workload::RuntimeKind kind);
 void read_host(Reader& r, hardware::HostSpec& out);
 // Model-shape keys. With Need::kRequired every key must be present (spec files); with kOptional
 // only present keys overwrite `out` (a scenario's [model] over a preset).

@@ -183,6 +183,9 @@ void read_gpu(Reader& r, hardware::GpuSpec& g) {
   if (auto e = r.table("efficiency", Need::kRequired)) {
     read_efficiency(*e, g.efficiency);
   }
+  if (auto u = r.table("uncertainty", Need::kRequired)) {
+    read_efficiency_ranges(*u, g.ranges);
+  }
   if (auto m = r.table("meta", Need::kOptional)) {
     g.sources = m->string_list("sources");
     g.assumptions = m->string_list("assumptions");
@@ -529,6 +532,9 @@ void read_runtime(Reader& r, workload::Runtime& rt) {
       read_serving_engine(*s, rt.serving, Need::kRequired);
       s->finish();
     }
+  }
+  if (auto u = r.table("uncertainty", Need::kRequired)) {
+    read_runtime_ranges(*u, rt.ranges, rt.kind);
   }
   if (auto m = r.table("meta", Need::kOptional)) {
     rt.sources = m->string_list("sources");

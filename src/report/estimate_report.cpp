@@ -1,7 +1,7 @@
 // One estimate as an aligned text table, as JSON (keys in docs/report.md) and as CSV rows.
-#include <variant>
-
 #include <cmath>
+#include <string_view>
+#include <variant>
 
 #include "gpusim/report.hpp"
 #include "report/format.hpp"
@@ -25,6 +25,38 @@ void write_value(JsonWriter& w, const char* key, const answer::FieldValue& v) {
         }
       },
       v);
+}
+
+// " (low–high)" after a figure, both ends shown as the figure is; "" without a band.
+template <class Show>
+std::string band(const answer::Estimate& e, std::string_view key, Show show) {
+  const std::optional<answer::Band> b = answer::band_of(e, key);
+  return b ? strfmt(" (%s–%s)", show(b->low).c_str(), show(b->high).c_str()) : std::string();
+}
+std::string band_duration(const answer::Estimate& e, std::string_view key) {
+  return band(e, key, [](double v) { return duration(Seconds(v)); });
+}
+std::string band_human(const answer::Estimate& e, std::string_view key) {
+  return band(e, key, [](double v) { return human(v); });
+}
+
+// The inputs with the largest part in the band, each with its share.
+void unknowns_line(std::string& out, const answer::Estimate& e) {
+  if (!e.uncertainty) {
+    return;
+  }
+  constexpr std::size_t kShown = 3;
+  std::string text;
+  std::size_t shown = 0;
+  for (const answer::Contribution& c : e.uncertainty->unknowns) {
+    if (shown == kShown || c.share <= 0) {
+      break;
+    }
+    text += strfmt("%s%s %.0f %%", shown == 0 ? "" : " · ", unknown_text(c).c_str(), pct(c.share));
+    ++shown;
+  }
+  line(out, "unknowns",
+       shown == 0 ? std::string("none of the inputs varied moves the figures") : text + "  (share of the band)");
 }
 
 }  // namespace
@@ -51,36 +83,40 @@ std::string estimate_text(const answer::Estimate& e) {
       parts += " + offload " + duration(s.offload);
     }
     line(out, "step",
-         strfmt("%s = %s   (%s %s)", duration(s.time).c_str(), parts.c_str(),
+         strfmt("%s%s = %s   (%s %s)", duration(s.time).c_str(), band_duration(e, "step.time_s").c_str(), parts.c_str(),
                 human(e.images ? ev.samples_per_s * s.time.value() : ev.tokens_per_step).c_str(), unit));
     // An image model counts images, its samples (a ViT's tokens are its patches).
     line(out, "throughput",
-         strfmt("%s %s/s (%s per GPU)   MFU %.0f %%   HFU %.0f %%   %.0f TFLOP/s per GPU",
+         strfmt("%s %s/s%s · %s per GPU   MFU %.0f %%   HFU %.0f %%   %.0f TFLOP/s per GPU",
                 human(e.images ? ev.samples_per_s : ev.tokens_per_s).c_str(), unit,
+                band_human(e, e.images ? "throughput.samples_per_s" : "throughput.tokens_per_s").c_str(),
                 human(e.images ? ev.samples_per_s / e.gpus : ev.tokens_per_s_per_gpu).c_str(), pct(ev.mfu), pct(ev.hfu),
                 units::to_teraflops(ev.model_flops_per_gpu)));
+    unknowns_line(out, e);
   } else if (e.images) {
     const step::InferenceResult& r = *ev.inference;
     line(out, "batch",
-         strfmt("%.0f images per pass on each of %d replicas: %s per pass", r.batch, r.replicas,
-                duration(s.time).c_str()));
+         strfmt("%.0f images per pass on each of %d replicas: %s%s per pass", r.batch, r.replicas,
+                duration(s.time).c_str(), band_duration(e, "step.time_s").c_str()));
     line(out, "throughput",
-         strfmt("%s images/s (%s per GPU)   MFU %.0f %%   %.0f TFLOP/s per GPU", human(r.requests_per_s).c_str(),
-                human(ev.tokens_per_s_per_gpu).c_str(), pct(ev.mfu), units::to_teraflops(ev.model_flops_per_gpu)));
+         strfmt("%s images/s%s · %s per GPU   MFU %.0f %%   %.0f TFLOP/s per GPU", human(r.requests_per_s).c_str(),
+                band_human(e, "inference.requests_per_s").c_str(), human(ev.tokens_per_s_per_gpu).c_str(), pct(ev.mfu),
+                units::to_teraflops(ev.model_flops_per_gpu)));
+    unknowns_line(out, e);
   } else {
     const step::InferenceResult& r = *ev.inference;
     line(out, "serving", e.serving_summary);
-    auto pcts = [](const step::Percentiles& p) {
-      return strfmt("p50 %s · p90 %s · p99 %s", duration(p.p50).c_str(), duration(p.p90).c_str(),
-                    duration(p.p99).c_str());
+    auto pcts = [&e](const step::Percentiles& p, std::string_view p50_key) {
+      return strfmt("p50 %s%s · p90 %s · p99 %s", duration(p.p50).c_str(), band_duration(e, p50_key).c_str(),
+                    duration(p.p90).c_str(), duration(p.p99).c_str());
     };
-    line(out, "latency", "first token " + pcts(r.ttft));
-    line(out, "", "per output token " + pcts(r.tpot));
-    line(out, "", "request " + pcts(r.e2e) + " · queueing p50 " + duration(r.queue.p50));
+    line(out, "latency", "first token " + pcts(r.ttft, "inference.time_to_first_token_s"));
+    line(out, "", "per output token " + pcts(r.tpot, "inference.time_per_output_token_s"));
+    line(out, "", "request " + pcts(r.e2e, "inference.request_latency_s") + " · queueing p50 " + duration(r.queue.p50));
     line(out, "throughput",
-         strfmt("%s output tokens/s over whole requests (%s per GPU) · %s in decode · %.3g requests/s",
-                human(r.output_tokens_per_s).c_str(), human(ev.tokens_per_s_per_gpu).c_str(),
-                human(r.decode_tokens_per_s).c_str(), r.requests_per_s));
+         strfmt("%s output tokens/s%s over whole requests (%s per GPU) · %s in decode · %.3g requests/s",
+                human(r.output_tokens_per_s).c_str(), band_human(e, "inference.output_tokens_per_s").c_str(),
+                human(ev.tokens_per_s_per_gpu).c_str(), human(r.decode_tokens_per_s).c_str(), r.requests_per_s));
     line(out, "",
          strfmt("%.0f tokens/s per user · %.0f sequences in flight per replica · MBU %.0f %% in decode · %.0f "
                 "TFLOP/s per GPU",
@@ -99,6 +135,7 @@ std::string estimate_text(const answer::Estimate& e) {
     if (e.slo) {
       line(out, "SLO", slo_text(*e.slo));
     }
+    unknowns_line(out, e);
   }
   line(
       out, "memory",
@@ -181,6 +218,19 @@ std::string estimate_json(const answer::Estimate& e) {
     }
     return parts;
   };
+  // The uncertainty section ends with the inputs its bands varied, largest share first (words).
+  auto close = [&](const std::vector<std::string>& path) {
+    if (path.size() == 1 && path[0] == "uncertainty") {
+      w.begin_array("unknowns");
+      if (e.uncertainty) {
+        for (const answer::Contribution& c : e.uncertainty->unknowns) {
+          w.value(nullptr, strfmt("%s: %.0f %% of the band", unknown_text(c).c_str(), pct(c.share)));
+        }
+      }
+      w.end_array();
+    }
+    w.end_object();
+  };
   for (const answer::Field& f : answer::report_fields(e)) {
     const std::vector<std::string> path = split(f.section);
     std::size_t common = 0;
@@ -188,7 +238,7 @@ std::string estimate_json(const answer::Estimate& e) {
       ++common;
     }
     for (; open.size() > common; open.pop_back()) {
-      w.end_object();
+      close(open);
     }
     for (; open.size() < path.size(); open.push_back(path[open.size()])) {
       w.begin_object(path[open.size()].c_str());
@@ -196,7 +246,7 @@ std::string estimate_json(const answer::Estimate& e) {
     write_value(w, f.key, f.value);
   }
   for (; !open.empty(); open.pop_back()) {
-    w.end_object();
+    close(open);
   }
   w.value("bottleneck_reason", bottleneck_reason(e));
   w.begin_array("advice");

@@ -91,6 +91,25 @@ std::string summaries_text(const ValidationReport& r) {
   return out;
 }
 
+std::string coverage_line(const validation::Coverage& c) {
+  return strfmt("  %-18s %5d %8d %9.1f %% %16.1f %%\n", c.group.c_str(), c.rows, c.inside, pct(c.share),
+                pct(c.median_half_width));
+}
+
+// How often the bands hold the measured value, per category and over all (check rows).
+std::string coverage_text(const ValidationReport& r) {
+  if (r.coverage.rows == 0) {
+    return "";
+  }
+  std::string out =
+      "\nband coverage, check rows with a band (measured within low-high; the bands aim at about 80 %):\n" +
+      strfmt("  %-18s %5s %8s %11s %18s\n", "", "rows", "inside", "coverage", "median half-width");
+  for (const auto& c : r.coverage_by_category) {
+    out += coverage_line(c);
+  }
+  return out + coverage_line(r.coverage);
+}
+
 }  // namespace
 
 std::string validation_text(const ValidationReport& r) {
@@ -119,7 +138,7 @@ std::string validation_text(const ValidationReport& r) {
     out += "\nnot scored (conditions the model cannot represent):\n" + unscored;
   }
   out += summaries_text(r);
-  return out;
+  return out + coverage_text(r);
 }
 
 namespace {
@@ -146,6 +165,8 @@ void write_validation(JsonWriter& w, const ValidationReport& r) {
     w.value("measured", m.value);
     w.value("predicted", row.prediction.value);
     w.value("error", row.error());
+    w.value("band_low", row.prediction.band ? std::optional<double>(row.prediction.band->low) : std::nullopt);
+    w.value("band_high", row.prediction.band ? std::optional<double>(row.prediction.band->high) : std::nullopt);
     if (!row.prediction.value) {
       w.value("reason", row.prediction.reason);
     }
@@ -178,6 +199,23 @@ void write_validation(JsonWriter& w, const ValidationReport& r) {
   summaries("by_category_fit", r.by_category[static_cast<int>(Role::kFit)]);
   summaries("by_role", {r.by_role[0], r.by_role[1]});
   summaries("all", {r.all});
+  auto coverage = [&w](const validation::Coverage& c) {
+    w.begin_object();
+    w.value("group", c.group);
+    w.value("rows", c.rows);
+    w.value("inside", c.inside);
+    w.value("coverage", c.share);
+    w.value("median_half_width", c.median_half_width);
+    w.end_object();
+  };
+  w.begin_array("coverage_by_category");
+  for (const auto& c : r.coverage_by_category) {
+    coverage(c);
+  }
+  w.end_array();
+  w.begin_array("coverage");
+  coverage(r.coverage);
+  w.end_array();
 }
 
 }  // namespace
@@ -192,15 +230,18 @@ std::string validation_json(const ValidationReport& r) {
 
 namespace {
 
-constexpr const char* kCsvHeader = "id,role,gpu,benchmark,category,scored,measured,predicted,error,publication";
+constexpr const char* kCsvHeader =
+    "id,role,gpu,benchmark,category,scored,measured,predicted,error,band_low,band_high,publication";
 
 std::string csv_row(const RowResult& row) {
   const Measurement& m = *row.measurement;
-  return strfmt("%s,%s,%s,%s,%s,%s,%.6g,%s,%s,%s", csv_field(m.id).c_str(), validation::to_string(m.role),
+  const auto& b = row.prediction.band;
+  return strfmt("%s,%s,%s,%s,%s,%s,%.6g,%s,%s,%s,%s,%s", csv_field(m.id).c_str(), validation::to_string(m.role),
                 csv_field(m.gpu).c_str(), validation::to_string(m.benchmark),
                 csv_field(validation::category_of(m)).c_str(), m.scored ? "true" : "false", m.value,
                 row.prediction.value ? strfmt("%.6g", *row.prediction.value).c_str() : "",
-                row.error() ? strfmt("%.4f", *row.error()).c_str() : "", csv_field(m.publication).c_str());
+                row.error() ? strfmt("%.4f", *row.error()).c_str() : "", b ? strfmt("%.6g", b->low).c_str() : "",
+                b ? strfmt("%.6g", b->high).c_str() : "", csv_field(m.publication).c_str());
 }
 
 }  // namespace

@@ -161,4 +161,49 @@ std::string advice_text(const answer::Estimate& e, const explain::Advice& a) {
   return {};
 }
 
+std::string unknown_text(const answer::Contribution& c) {
+  using answer::Unknown;
+  const std::string assumed = c.assumed ? ", assumption" : "";
+  // An efficiency of the GPU (its own range, or its architecture's), as a fraction of its value.
+  auto efficiency = [&](const char* key) {
+    return strfmt("%sefficiency: %s of %s (%s) ±%.0f %%", c.assumed ? "assumed " : "", key, c.spec.c_str(),
+                  c.arch.c_str(), pct(c.range));
+  };
+  switch (c.unknown) {
+    case Unknown::kMicroBatch:
+      return strfmt("micro-batch not set (default 1 used; up to %.0f fits)", c.range);
+    case Unknown::kRuntime:
+      return strfmt("runtime not named (default %s used; another stack's remainder ±%.2f)", c.spec.c_str(), c.range);
+    case Unknown::kGemm:
+      return efficiency("gemm");
+    case Unknown::kAttention:
+      return efficiency("attention");
+    case Unknown::kDram:
+      return efficiency("dram");
+    case Unknown::kGemvInflight:
+      return efficiency("gemv_inflight_per_sm");
+    case Unknown::kPeerLink:
+      return efficiency("peer_link");
+    case Unknown::kKernelOverhead:
+      return efficiency("kernel_overhead");
+    case Unknown::kLaunch:
+      return efficiency("launch");
+    case Unknown::kBetweenGpus:
+      return strfmt("GPU without its own measurements (%s on %s defaults, ±%.0f %%%s)", c.spec.c_str(), c.arch.c_str(),
+                    pct(c.range), assumed.c_str());
+    case Unknown::kRemainder:
+      return strfmt("runtime remainder of %s (±%.2f, %s)", c.spec.c_str(), c.range,
+                    c.assumed ? "assumed: no spread of its own fit rows" : "its fit rows' spread");
+    case Unknown::kOverlap:
+      return strfmt("communication hidden behind compute in %s (±%.2f of each share%s)", c.spec.c_str(), c.range,
+                    assumed.c_str());
+    case Unknown::kDispatch:
+      return strfmt("host dispatch time per kernel in %s (±%.0f %%%s)", c.spec.c_str(), pct(c.range), assumed.c_str());
+    case Unknown::kStepOverhead:
+      return strfmt("host time per serving iteration in %s (±%s%s)", c.spec.c_str(), duration(Seconds(c.range)).c_str(),
+                    assumed.c_str());
+  }
+  return answer::to_string(c.unknown);
+}
+
 }  // namespace gpusim::report

@@ -362,6 +362,7 @@ std::string default_runtime(const Scenario& sc) {
 void read_runtime(Reader* r, Diagnostics& diags, const catalog::Catalog& cat, Scenario& sc, const RuntimeOverrides& o) {
   const std::string fallback = default_runtime(sc);
   const std::string id = r == nullptr ? fallback : r->string("name", Need::kOptional).value_or(fallback);
+  sc.unset.runtime = r == nullptr || !r->has("name");
   auto error = [&](std::string_view key, const std::string& message) {
     if (r != nullptr) {
       r->error(key, message);
@@ -805,6 +806,7 @@ Scenario with_layout(const Scenario& sc, const workload::Layout& layout, int gpu
     s.cloud_system = with_gpus(*sc.cloud_system, gpus);
   }
   s.layout = layout;
+  s.unset.micro_batch = false;  // the layout names it
   return s;
 }
 

@@ -105,6 +105,7 @@ void read_training(Reader& r, Scenario& sc, RuntimeOverrides& overrides) {
   }
   t.global_batch = r.integer("global_batch", Need::kRequired, 1, limits::kBatch).value_or(0);
   sc.layout.micro_batch = r.integer("micro_batch", Need::kOptional, 1, limits::kBatch).value_or(1);
+  sc.unset.micro_batch = !r.has("micro_batch");
   if (auto v = r.choice("precision", units::kDTypeNames, Need::kOptional,
                         {DType::kFp32, DType::kTf32, DType::kFp16, DType::kBf16, DType::kFp8})) {
     t.precision = *v;

@@ -192,7 +192,8 @@ CrossValidation cross_validate(const std::vector<Measurement>& rows, const catal
   const std::vector<SpecLine> lines = spec_lines(catalog, ids);
   std::map<Key, const SpecLine*> values;  // the top layer's line wins, as in the catalog
   for (const SpecLine& l : lines) {
-    if (!l.key.empty()) {
+    // The [uncertainty] ranges never enter a prediction: nothing to take back there.
+    if (!l.key.empty() && l.key.rfind("uncertainty.", 0) != 0) {
       values[{l.kind, l.id, l.key}] = &l;
     }
   }

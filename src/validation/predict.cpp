@@ -9,7 +9,7 @@
 //   collectives:      physics::collective_time, as bus bandwidth S·f(n) / t [nccl-tests-performance]
 //   power:            physics::board_power of a compute- or bandwidth-bound kernel (by ridge point)
 //   launch overhead:  physics::launch_cost, eager or from a CUDA graph
-//   scenario:         the estimate of the named scenario, the named report key
+//   scenario:         the estimate of the named scenario, the named report key, with its band
 #include <algorithm>
 #include <cmath>
 
@@ -43,8 +43,8 @@ namespace {
 using hardware::GpuSpec;
 using hardware::System;
 
-Prediction value(double v) { return Prediction{v, {}}; }
-Prediction none(std::string why) { return Prediction{std::nullopt, std::move(why)}; }
+Prediction value(double v) { return Prediction{v, {}, std::nullopt}; }
+Prediction none(std::string why) { return Prediction{std::nullopt, std::move(why), std::nullopt}; }
 
 Prediction latency(const Measurement& m, const GpuSpec& g) {
   const Seconds t = m.benchmark == Benchmark::kLatencyL1   ? g.l1_latency
@@ -135,11 +135,13 @@ Prediction power(const Measurement& m, const System& sys) {
   return value(std::min(sys.power_limit, pc.power).value());
 }
 
-Prediction scenario_row(const Measurement& m, const scenario::Scenario& sc) {
+Prediction scenario_row(const Measurement& m, const scenario::Scenario& sc, bool band) {
   try {
-    const answer::Estimate e = answer::estimate(sc, answer::Options{false});
+    const answer::Estimate e = answer::estimate(sc, answer::Options{false, band});
     if (auto v = answer::report_metric(e, m.metric)) {
-      return value(*v);
+      Prediction p = value(*v);
+      p.band = answer::band_of(e, m.metric);  // the band of the figure, where it has one
+      return p;
     }
     return none("the report has no value for " + m.metric);
   } catch (const InputError& e) {
@@ -199,7 +201,9 @@ std::vector<Subject> resolve(const std::vector<Measurement>& rows, const catalog
   return out;
 }
 
-Prediction predict(const Subject& s) {
+namespace {
+
+Prediction predict_row(const Subject& s, bool band) {
   const Measurement& m = *s.row;
   if (!m.scored) {
     return none(m.note.empty() ? "not scored" : m.note);
@@ -208,7 +212,7 @@ Prediction predict(const Subject& s) {
     return none(s.problem);
   }
   if (m.benchmark == Benchmark::kScenario) {
-    return scenario_row(m, *s.scenario);
+    return scenario_row(m, *s.scenario, band);
   }
   if (m.benchmark == Benchmark::kPowerLimit) {
     return power_limit_row(m, *s.scenario);
@@ -260,5 +264,11 @@ Prediction predict(const Subject& s) {
   }
   return none("not predicted");
 }
+
+}  // namespace
+
+Prediction predict(const Subject& s) { return predict_row(s, false); }
+
+Prediction predict_with_band(const Subject& s) { return predict_row(s, true); }
 
 }  // namespace gpusim::validation

@@ -15,6 +15,29 @@ std::optional<double> RowResult::error() const {
   return (*prediction.value - measurement->value) / measurement->value;
 }
 
+std::optional<bool> RowResult::inside_band() const {
+  if (!prediction.band) {
+    return std::nullopt;
+  }
+  return measurement->value >= prediction.band->low && measurement->value <= prediction.band->high;
+}
+
+Coverage summarize_coverage(const std::string& group, const std::vector<BandCheck>& rows) {
+  Coverage c;
+  c.group = group;
+  std::vector<double> half;
+  for (const BandCheck& r : rows) {
+    ++c.rows;
+    c.inside += r.measured >= r.band.low && r.measured <= r.band.high ? 1 : 0;
+    if (r.predicted != 0) {
+      half.push_back(0.5 * (r.band.high - r.band.low) / std::fabs(r.predicted));
+    }
+  }
+  c.share = c.rows > 0 ? static_cast<double>(c.inside) / c.rows : 0.0;
+  c.median_half_width = summarize(group, half).median;
+  return c;
+}
+
 Summary summarize(const std::string& group, std::vector<double> errs) {
   Summary s;
   s.group = group;
@@ -65,6 +88,8 @@ void summarize_rows(ValidationReport& r) {
   std::map<std::string, std::vector<double>> by_gpu_e2e;
   std::map<RowKind, std::vector<double>> by_kind;
   std::map<hardware::Segment, std::vector<double>> by_segment;
+  std::map<std::string, std::vector<BandCheck>> bands_by_cat;
+  std::vector<BandCheck> bands;
   for (const RowResult& rr : r.rows) {
     const Measurement& m = *rr.measurement;
     const auto e = rr.error();
@@ -73,6 +98,11 @@ void summarize_rows(ValidationReport& r) {
     }
     // Held-out rows: the check rows, or every row once each was predicted without its publication.
     const bool evidence = r.cross_validated || r.all_roles || m.role == Role::kCheck;
+    if (evidence && rr.prediction.band) {
+      const BandCheck b{m.value, *rr.prediction.value, *rr.prediction.band};
+      bands_by_cat[category_of(m)].push_back(b);
+      bands.push_back(b);
+    }
     if (evidence && !rr.runtime.empty()) {
       by_runtime[rr.runtime].push_back(*e);
       by_gpu_e2e[m.gpu].push_back(*e);
@@ -117,12 +147,17 @@ void summarize_rows(ValidationReport& r) {
     r.by_segment.push_back(summarize_signed(base::name_in(hardware::kSegmentNames, k), v));
   }
   r.all = summarize("all", all);
+  r.coverage_by_category.clear();
+  for (const auto& [k, v] : bands_by_cat) {
+    r.coverage_by_category.push_back(summarize_coverage(k, v));
+  }
+  r.coverage = summarize_coverage("all", bands);
 }
 
-ValidationReport validate(const std::vector<Subject>& subjects) {
+ValidationReport validate(const std::vector<Subject>& subjects, bool bands_too) {
   ValidationReport r;
   for (const Subject& s : subjects) {
-    r.rows.push_back(row_result(s, predict(s)));
+    r.rows.push_back(row_result(s, bands_too ? predict_with_band(s) : predict(s)));
   }
   summarize_rows(r);
   return r;
