@@ -84,6 +84,10 @@ int main(int argc, char** argv) {
         median_seconds(5, [&] { sink = sink + validation::validate(validation::resolve(rows, catalog)).all.median; });
     std::printf("%-52s %11.1f ms  %zu rows (resolve + predict + summarize)\n", "validate measurements/", v * 1e3,
                 rows.size());
+    const double vb = median_seconds(
+        3, [&] { sink = sink + validation::validate(validation::resolve(rows, catalog), true).coverage.share; });
+    std::printf("%-52s %11.1f ms  the same with every scenario row's band (gpusim validate)\n",
+                "validate measurements/ with bands", vb * 1e3);
     const double c = median_seconds(
         5, [&] { sink = sink + static_cast<double>(validation::calibrate(rows, catalog).params.size()); });
     std::printf("%-52s %11.1f ms  least squares on the fit rows, judged per parameter\n", "calibrate measurements/",
@@ -97,6 +101,24 @@ int main(int argc, char** argv) {
     const double t = median_seconds(5, [&] { sink = sink + step::evaluate(sc).inference->requests; });
     std::printf("%-52s %11.1f ms  %.2f M simulated requests/s (100,000 under load + 4,000 for its capacity)\n",
                 "serve 100,000 requests, 70B on 4 x H100 (vLLM)", t * 1e3, 104000.0 / t / 1e6);
+  }
+
+  {
+    // A serving estimate with and without its band (gpusim estimate carries the band), at the
+    // example's 2,000 requests and at 20,000.
+    Scenario sc = scenario::load_scenario_file(catalog, root + "/scenarios/llama3-70b-fp8-4xh100-serve.toml");
+    for (const std::int64_t n : {std::int64_t{2000}, std::int64_t{20000}}) {
+      sc.job.inference->load.requests = n;
+      const double plain = median_seconds(5, [&] {
+        sink = sink + answer::estimate(sc, answer::Options{true, false}).eval.tokens;
+      });
+      const double banded = median_seconds(5, [&] {
+        sink = sink + answer::estimate(sc, answer::Options{true, true}).eval.tokens;
+      });
+      const std::string what = "serving estimate with band, " + std::to_string(n) + " requests";
+      std::printf("%-52s %11.1f ms  without the band %.1f ms (x%.1f)\n", what.c_str(), banded * 1e3, plain * 1e3,
+                  banded / plain);
+    }
   }
 
   {

@@ -125,6 +125,10 @@ struct IterationCost {
 //            + the runtime's exposed host time per iteration (step_overhead)
 // dense(T), head(rows) and the all-reduces are tabulated over a grid of T and interpolated;
 // attention is linear in decode rows, context tokens and pairs (memory- and compute-bound slopes).
+// A grid point is tabulated the first time an iteration falls beside it: a short run (one batch, a
+// few hundred requests) touches few of them, and the values are the same whenever they are made.
+// Copies share the tabulated points (a copy times the same iterations); one model and its copies
+// serve one thread at a time.
 class IterationModel {
  public:
   IterationModel(const hardware::System& sys, const physics::Fabric& fabric, const workload::ModelShape& m,
@@ -148,14 +152,20 @@ class IterationModel {
     std::size_t i = 0;
     double f = 0;
   };
+  // The tables at one grid point.
+  struct Row {
+    Point dense;  // layers of the stage (attention aside) and the embedding, at T tokens
+    Point head;   // final norm and logits for T rows
+    Point comm;   // all-reduces (time only)
+    Point send;   // one activation send between stages
+  };
+  struct Tables;  // what the rows are computed from, and the rows made so far (iteration.cpp)
   [[nodiscard]] static Where where(const std::vector<double>& grid, double x);
-  [[nodiscard]] static Point at(const std::vector<Point>& table, Where w);
+  [[nodiscard]] const Row& row(std::size_t i) const;
+  [[nodiscard]] Point at(Point Row::*table, Where w) const;
   std::vector<double> grid_;
-  std::vector<Point> dense_;  // layers of the stage (attention aside) and the embedding, at T tokens
-  std::vector<Point> head_;   // final norm and logits for T rows
-  std::vector<Point> comm_;   // all-reduces (time only)
-  std::vector<Point> send_;   // one activation send between stages
-  Point decode_per_row_;      // decode attention: per sequence, and per context token
+  std::shared_ptr<Tables> tables_;
+  Point decode_per_row_;  // decode attention: per sequence, and per context token
   Point decode_per_context_;
   Point prefill_per_pair_;
   double remainder_ = 0;
@@ -204,6 +214,9 @@ struct Evaluation {
 
 struct Options {
   bool op_shares = false;  // aggregate per-op times (for reports and the roofline)
+  // A Poisson load's capacity run (inference.saturation_requests_per_s and saturated): the band of
+  // an estimate, which varies none of the two, skips it.
+  bool capacity = true;
 };
 
 // An evaluator for one (hardware, job, runtime); layouts and GPU counts vary per call. It keeps

@@ -189,7 +189,10 @@ Evaluation Evaluator::evaluate_inference(const Layout& layout, const System& sys
   const double max_tokens =
       std::max({prefill_tokens * (1.0 + inf.load.length_spread), seqs, static_cast<double>(engine.max_seqs)});
   const IterationModel prefill_model(sys, fabric, m, inf, runtime_, layout, prefill_clock, max_tokens);
-  const IterationModel decode_model(sys, fabric, m, inf, runtime_, layout, decode_clock, max_tokens);
+  // Both phases at one clock (neither meets the power limit) tabulate the same iterations.
+  const IterationModel decode_model =
+      decode_clock == prefill_clock ? prefill_model
+                                    : IterationModel(sys, fabric, m, inf, runtime_, layout, decode_clock, max_tokens);
 
   ServingSetup s;
   s.scheduler = engine.scheduler;
@@ -238,7 +241,7 @@ Evaluation Evaluator::evaluate_inference(const Layout& layout, const System& sys
     r.mbu = run.decode.dram / run.decode.time / g.memory_bandwidth.value();
   }
   r.kv_capacity_tokens = continuous ? pool_tokens : 0.0;  // a static engine holds its batch, no pool
-  if (inf.load.arrival == workload::Arrival::kPoisson) {
+  if (inf.load.arrival == workload::Arrival::kPoisson && options.capacity) {
     ServingSetup offline = s;
     offline.arrival = workload::Arrival::kOffline;
     // The capacity is a steady-state rate: a few thousand queued requests settle it (assumption:

@@ -1,5 +1,5 @@
 // One iteration of a serving replica, tabulated from the lowering and the kernel model (equations
-// in include/gpusim/step.hpp, IterationModel).
+// in include/gpusim/step.hpp, IterationModel), each grid point when an iteration first needs it.
 #include <algorithm>
 #include <cmath>
 
@@ -56,16 +56,64 @@ IterationModel::Where IterationModel::where(const std::vector<double>& grid, dou
   return {i, (x - grid[i - 1]) / (grid[i] - grid[i - 1])};
 }
 
-IterationModel::Point IterationModel::at(const std::vector<Point>& table, Where w) {
-  if (table.empty() || (w.i == 0 && w.f == 0)) {
+// What the rows of the grid are tabulated from, and the rows tabulated so far.
+struct IterationModel::Tables {
+  hardware::GpuSpec gpu;
+  physics::Fabric fabric;
+  workload::ModelShape model;
+  workload::Inference inference;
+  workload::Runtime runtime;
+  int tp = 1;
+  double stage_layers = 1;
+  double clock = 1;
+  bool sends_cross_nodes = false;
+  std::vector<Row> rows;    // by grid index, valid where `ready`
+  std::vector<char> ready;  // whether rows[i] is tabulated
+};
+
+const IterationModel::Row& IterationModel::row(std::size_t i) const {
+  Tables& src = *tables_;
+  if (src.ready[i] != 0) {
+    return src.rows[i];
+  }
+  const double t = grid_[i];
+  const double e = 2.0;  // activations travel in 16 bits
+  Sum dense;
+  Sum head;
+  for (const Op& op : lowering::lower_forward(src.model, src.inference, src.runtime, src.tp, t, 1.0, 1.0)) {
+    if (is_attention(op)) {
+      continue;
+    }
+    const physics::KernelTime kt = physics::kernel_time(op, src.gpu, src.clock);
+    if (op.scope == Scope::kHead) {
+      head.add(kt, op.count);
+    } else {
+      dense.add(kt, op.count * (op.scope == Scope::kLayer ? src.stage_layers : 1.0));
+    }
+  }
+  Row& r = src.rows[i];
+  r.dense = {dense.time, dense.compute_bound, dense.memory_bound, dense.dram};
+  r.head = {head.time, head.compute_bound, head.memory_bound, head.dram};
+  const Bytes activation(t * static_cast<double>(src.model.hidden) * e);
+  const double reduces = 2.0 * src.stage_layers + 1.0;
+  r.comm = {(physics::serving_allreduce_time(src.fabric, src.runtime.serving, activation, src.tp) * reduces).value()};
+  r.send = {physics::p2p_time(activation, src.sends_cross_nodes ? src.fabric.inter_bus : src.fabric.intra_p2p,
+                              src.sends_cross_nodes ? src.fabric.inter_alpha : src.fabric.intra_alpha)
+                .value()};
+  src.ready[i] = 1;
+  return r;
+}
+
+IterationModel::Point IterationModel::at(Point Row::*table, Where w) const {
+  if (grid_.empty() || (w.i == 0 && w.f == 0)) {
     return {};
   }
   if (w.i == 0) {
-    const Point& p = table.front();
+    const Point& p = row(0).*table;
     return {p.time * w.f, p.compute_bound * w.f, p.memory_bound * w.f, p.dram * w.f};
   }
-  const Point& a = table[w.i - 1];
-  const Point& b = table[w.i];
+  const Point& a = row(w.i - 1).*table;
+  const Point& b = row(w.i).*table;
   const double f = w.f;
   return {a.time + (b.time - a.time) * f, a.compute_bound + (b.compute_bound - a.compute_bound) * f,
           a.memory_bound + (b.memory_bound - a.memory_bound) * f, a.dram + (b.dram - a.dram) * f};
@@ -82,7 +130,6 @@ IterationModel::IterationModel(const hardware::System& sys, const physics::Fabri
   const hardware::GpuSpec& g = sys.gpu;
   const double stage_layers = std::ceil(static_cast<double>(m.layers) / layout.pipeline);
   const int tp = layout.tensor;
-  const double e = 2.0;  // activations travel in 16 bits
   const bool sends_cross_nodes = static_cast<std::int64_t>(layout.tensor) * layout.pipeline > sys.gpus_per_node;
   for (double t = 1; t <= kDense; t += 1) {
     grid_.push_back(t);
@@ -91,29 +138,8 @@ IterationModel::IterationModel(const hardware::System& sys, const physics::Fabri
     t *= std::pow(2.0, 1.0 / kPerOctave);
     grid_.push_back(std::ceil(t));
   }
-  for (const double t : grid_) {
-    Sum dense;
-    Sum head;
-    for (const Op& op : lowering::lower_forward(m, inf, rt, tp, t, 1.0, 1.0)) {
-      if (is_attention(op)) {
-        continue;
-      }
-      const physics::KernelTime kt = physics::kernel_time(op, g, clock);
-      if (op.scope == Scope::kHead) {
-        head.add(kt, op.count);
-      } else {
-        dense.add(kt, op.count * (op.scope == Scope::kLayer ? stage_layers : 1.0));
-      }
-    }
-    dense_.push_back({dense.time, dense.compute_bound, dense.memory_bound, dense.dram});
-    head_.push_back({head.time, head.compute_bound, head.memory_bound, head.dram});
-    const Bytes activation(t * static_cast<double>(m.hidden) * e);
-    const double reduces = 2.0 * stage_layers + 1.0;
-    comm_.push_back({(physics::serving_allreduce_time(fabric, rt.serving, activation, tp) * reduces).value()});
-    send_.push_back({physics::p2p_time(activation, sends_cross_nodes ? fabric.inter_bus : fabric.intra_p2p,
-                                       sends_cross_nodes ? fabric.inter_alpha : fabric.intra_alpha)
-                         .value()});
-  }
+  tables_ = std::make_shared<Tables>(Tables{g, fabric, m, inf, rt, tp, stage_layers, clock, sends_cross_nodes,
+                                            std::vector<Row>(grid_.size()), std::vector<char>(grid_.size(), 0)});
   // Attention: decode reads each sequence's cache (memory-bound, linear in the context); prefill
   // is compute-bound, linear in the causal (query, key) pairs.
   auto attention = [&](double seqs, double q, double kv) {
@@ -149,10 +175,10 @@ IterationModel::IterationModel(const hardware::System& sys, const physics::Fabri
 
 IterationCost IterationModel::cost(const IterationShape& s) const {
   const Where tokens = where(grid_, s.tokens);
-  const Point dense = at(dense_, tokens);
-  const Point head = at(head_, s.rows == s.tokens ? tokens : where(grid_, s.rows));
-  const Point comm = at(comm_, tokens);
-  const Point send = at(send_, tokens);
+  const Point dense = at(&Row::dense, tokens);
+  const Point head = at(&Row::head, s.rows == s.tokens ? tokens : where(grid_, s.rows));
+  const Point comm = at(&Row::comm, tokens);
+  const Point send = at(&Row::send, tokens);
   auto sum = [&](auto field) {
     return dense.*field + head.*field + decode_per_row_.*field * s.decode_rows +
            decode_per_context_.*field * s.context + prefill_per_pair_.*field * s.pairs;
