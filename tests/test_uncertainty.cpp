@@ -108,6 +108,7 @@ TEST_CASE("a single input's band is the evaluator at the two ends of its range",
   const double r = sc.runtime.ranges.remainder;
   sc.runtime.ranges = workload::RuntimeRanges{};
   sc.runtime.ranges.remainder = r;
+  sc.model_error = nullptr;  // the ranges alone (test_model_error.cpp adds the model's own error)
   REQUIRE(r > 0);
   const answer::Estimate e = banded(sc);
   Scenario lo = sc;
@@ -131,6 +132,7 @@ TEST_CASE("two independent inputs add in quadrature, upward and downward apart",
   sc.system.gpu.ranges.measured_on = {sc.system.gpu.id};
   sc.runtime.ranges = workload::RuntimeRanges{};
   sc.runtime.ranges.remainder = rr;
+  sc.model_error = nullptr;
   const double y = step::evaluate(sc).step.time.value();
   auto time_with = [&](double gemm_factor, double remainder) {
     Scenario s = sc;
@@ -155,11 +157,14 @@ TEST_CASE("two independent inputs add in quadrature, upward and downward apart",
 
 TEST_CASE("a scenario with knobs left unset has a band at least as wide as with them set", "[uncertainty]") {
   // The same job with micro_batch = 1 and the default runtime named: the same point, fewer inputs.
-  const Scenario unset = test::scenario(kUnset);
+  // The model's error is left out: a named runtime takes its own group of it, an unnamed one the pooled.
+  Scenario unset = test::scenario(kUnset);
+  unset.model_error = nullptr;
   REQUIRE(unset.unset.micro_batch);
   REQUIRE(unset.unset.runtime);
-  const Scenario set =
+  Scenario set =
       test::scenario(std::string(kUnset) + "micro_batch = 1\n[runtime]\nname = \"" + unset.runtime.id + "\"\n");
+  set.model_error = nullptr;
   REQUIRE_FALSE(set.unset.micro_batch);
   REQUIRE_FALSE(set.unset.runtime);
   const answer::Estimate a = banded(unset);
@@ -226,6 +231,7 @@ TEST_CASE("serving bands cover the latency and throughput keys, one-sided where 
   const double r = sc.runtime.ranges.remainder;
   only.runtime.ranges = workload::RuntimeRanges{};
   only.runtime.ranges.remainder = r;
+  only.model_error = nullptr;
   const answer::Estimate one = banded(only);
   const double tpot = e.eval.inference->time_per_output_token.value();
   CHECK(band(one, "inference.time_per_output_token_s").low == Approx(tpot));
@@ -311,12 +317,23 @@ TEST_CASE("validate gives scenario rows the band of their report key", "[uncerta
   REQUIRE(r.coverage_by_category.size() == 1);
   CHECK(r.coverage_by_category[0].group == "end-to-end");
   const std::string text = report::validation_text(r);
-  CHECK_THAT(text, Catch::Contains("band coverage, check rows with a band"));
+  CHECK_THAT(text, Catch::Contains("band coverage (measured within low-high") &&
+                       Catch::Contains("in-sample: the bands' model-error quantiles") &&
+                       Catch::Contains("check rows with a band:"));
+  CHECK(r.band_basis == validation::BandBasis::kInSample);
+  CHECK(r.check_coverage.rows == 2);
   CHECK_THAT(report::validation_json(r), Catch::Contains("\"coverage_by_category\"") &&
                                              Catch::Contains("\"median_half_width\"") &&
                                              Catch::Contains("\"band_low\""));
-  CHECK_THAT(report::validation_csv(r), Catch::StartsWith("id,role,gpu,benchmark,category,scored,measured,"
-                                                          "predicted,error,band_low,band_high,publication\n"));
+  CHECK_THAT(report::validation_json(r),
+             Catch::Contains("\"band_basis\": \"in-sample\"") && Catch::Contains("\"coverage_check_by_category\""));
+  const std::string csv = report::validation_csv(r);
+  CHECK_THAT(csv, Catch::StartsWith("id,role,gpu,benchmark,category,scored,measured,"
+                                    "predicted,error,band_low,band_high,publication,in_band,band_half_width\n"));
+  // The rows' own columns: inside or not, and the half-width over the prediction.
+  const double half = 0.5 * (b.high - b.low) / point.eval.step.time.value();
+  CHECK_THAT(
+      csv, Catch::Contains(base::strfmt(",true,%.4f\n", half)) && Catch::Contains(base::strfmt(",false,%.4f\n", half)));
 }
 
 TEST_CASE("bad [uncertainty] tables are errors naming the key, the value and the accepted range",

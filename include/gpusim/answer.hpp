@@ -53,6 +53,7 @@ enum class Unknown {
   kOverlap,         // the runtime's [overlap] shares
   kDispatch,        // the runtime's dispatch time per kernel
   kStepOverhead,    // the serving engine's exposed host time per iteration
+  kModelError,      // the model's own error on publications it was not fitted to (model-error.toml)
 };
 inline constexpr base::Named<Unknown> kUnknownNames[] = {
     {Unknown::kMicroBatch, "micro_batch"},
@@ -69,6 +70,7 @@ inline constexpr base::Named<Unknown> kUnknownNames[] = {
     {Unknown::kOverlap, "overlap"},
     {Unknown::kDispatch, "dispatch"},
     {Unknown::kStepOverhead, "step_overhead"},
+    {Unknown::kModelError, "model_error"},
 };
 constexpr const char* to_string(Unknown u) { return base::name_in(kUnknownNames, u); }
 
@@ -81,6 +83,7 @@ struct Contribution {
                          // (remainder, overlap, unnamed), seconds (step_overhead), the largest micro-batch
   bool assumed = false;  // the range is an assumption, not a measured spread
   double share = 0;      // of the band's variance in the headline figure (step time, or serving throughput)
+  std::optional<workload::ModelErrorGroup> error;  // kModelError: the group of held-out errors taken
 };
 
 struct Band {
@@ -88,33 +91,59 @@ struct Band {
   double high = 0;
 };
 // The report keys that carry a band (docs/report.md, uncertainty.<key>.low and .high), in report
-// order; `section` is the report section of the band's two keys.
+// order; `section` is the report section of the band's two keys; `time` whether the figure is a
+// time (else a rate: throughput, utilization), which decides the family of model error it takes.
 struct BandKey {
   const char* key;
   const char* section;
+  bool time;
 };
 inline constexpr BandKey kBandKeys[] = {
-    {"step.time_s", "uncertainty.step.time_s"},
-    {"throughput.tokens_per_s", "uncertainty.throughput.tokens_per_s"},
-    {"throughput.tokens_per_s_per_gpu", "uncertainty.throughput.tokens_per_s_per_gpu"},
-    {"throughput.samples_per_s", "uncertainty.throughput.samples_per_s"},
-    {"utilization.mfu", "uncertainty.utilization.mfu"},
-    {"utilization.model_tflops_per_gpu", "uncertainty.utilization.model_tflops_per_gpu"},
-    {"utilization.hardware_tflops_per_gpu", "uncertainty.utilization.hardware_tflops_per_gpu"},
-    {"training.time_s", "uncertainty.training.time_s"},
-    {"training.gpu_hours", "uncertainty.training.gpu_hours"},
-    {"inference.time_to_first_token_s", "uncertainty.inference.time_to_first_token_s"},
-    {"inference.time_per_output_token_s", "uncertainty.inference.time_per_output_token_s"},
-    {"inference.request_latency_s", "uncertainty.inference.request_latency_s"},
-    {"inference.output_tokens_per_s", "uncertainty.inference.output_tokens_per_s"},
-    {"inference.decode_tokens_per_s", "uncertainty.inference.decode_tokens_per_s"},
-    {"inference.prefill_tokens_per_s", "uncertainty.inference.prefill_tokens_per_s"},
-    {"inference.requests_per_s", "uncertainty.inference.requests_per_s"},
-    {"inference.ttft_s.mean", "uncertainty.inference.ttft_s.mean"},
-    {"inference.tpot_s.mean", "uncertainty.inference.tpot_s.mean"},
-    {"inference.e2e_s.mean", "uncertainty.inference.e2e_s.mean"},
+    {"step.time_s", "uncertainty.step.time_s", true},
+    {"throughput.tokens_per_s", "uncertainty.throughput.tokens_per_s", false},
+    {"throughput.tokens_per_s_per_gpu", "uncertainty.throughput.tokens_per_s_per_gpu", false},
+    {"throughput.samples_per_s", "uncertainty.throughput.samples_per_s", false},
+    {"utilization.mfu", "uncertainty.utilization.mfu", false},
+    {"utilization.model_tflops_per_gpu", "uncertainty.utilization.model_tflops_per_gpu", false},
+    {"utilization.hardware_tflops_per_gpu", "uncertainty.utilization.hardware_tflops_per_gpu", false},
+    {"training.time_s", "uncertainty.training.time_s", true},
+    {"training.gpu_hours", "uncertainty.training.gpu_hours", true},
+    {"inference.time_to_first_token_s", "uncertainty.inference.time_to_first_token_s", true},
+    {"inference.time_per_output_token_s", "uncertainty.inference.time_per_output_token_s", true},
+    {"inference.request_latency_s", "uncertainty.inference.request_latency_s", true},
+    {"inference.output_tokens_per_s", "uncertainty.inference.output_tokens_per_s", false},
+    {"inference.decode_tokens_per_s", "uncertainty.inference.decode_tokens_per_s", false},
+    {"inference.prefill_tokens_per_s", "uncertainty.inference.prefill_tokens_per_s", false},
+    {"inference.requests_per_s", "uncertainty.inference.requests_per_s", false},
+    {"inference.ttft_s.mean", "uncertainty.inference.ttft_s.mean", true},
+    {"inference.tpot_s.mean", "uncertainty.inference.tpot_s.mean", true},
+    {"inference.e2e_s.mean", "uncertainty.inference.e2e_s.mean", true},
 };
 inline constexpr std::size_t kBandCount = std::size(kBandKeys);
+// The index in kBandKeys of a report key's band (the p50 latency keys share the headline
+// latencies'); nullopt for a key without one.
+std::optional<std::size_t> band_index(std::string_view key);
+
+// The model-error family of a figure: a serving job's latencies apart from its rates; a training
+// job's times take its throughput family with the sign flipped (a time is the work over a rate, so
+// ln(predicted / measured) of the one is minus that of the other).
+struct ErrorFamily {
+  workload::MetricFamily metric = workload::MetricFamily::kThroughput;
+  bool flip = false;
+};
+ErrorFamily error_family(workload::JobKind job, bool time);
+// The deviations up and down of a figure y that the model-error group `g` allows, in y's unit:
+// the measured figure lies within y × [e^−high, e^−low] (with `flip`, e^low and e^high), so
+// up = y·max(0, e^−low − 1) and down = y·max(0, 1 − e^−high). Either is 0 where the group's
+// quantiles do not straddle 0 on that side (a model that errs one way only).
+struct Deviation {
+  double up = 0;
+  double down = 0;
+};
+Deviation model_error_deviation(double y, const workload::ModelErrorGroup& g, bool flip);
+// A band widened by independent deviations, in quadrature per side (the band's own rule):
+// low = max(0, y − √((y − low)² + down²)), high = y + √((high − y)² + up²).
+Band widen(const Band& b, double y, const Deviation& d);
 
 struct Uncertainty {
   std::array<std::optional<Band>, kBandCount> bands;  // by kBandKeys; none where the key is null

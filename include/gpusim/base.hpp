@@ -142,6 +142,8 @@ inline constexpr double kTokens = 1e16;                 // tokens to train on
 inline constexpr double kParams = 1e15;                 // parameters of a standard shape
 inline constexpr double kRatio = 1e6;                   // plain ratios without a natural bound
 inline constexpr double kFigure = 1e18;                 // a measured figure (tokens/s, GPU-hours, ...)
+inline constexpr std::int64_t kRows = 1'000'000;        // measured rows a statistic is taken over
+inline constexpr double kLogRatio = 10;                 // ln of a predicted / measured ratio (e^10 ~ 22,000)
 }  // namespace gpusim::limits
 
 namespace gpusim {

@@ -66,6 +66,9 @@ struct Scenario {
   std::optional<hardware::System> cloud_system;
   std::optional<Slo> slo;  // serving scenarios only
   Unset unset;
+  // The model's error on publications it was not fitted to (the catalog's
+  // uncertainty/model-error.toml): part of the band (answer/uncertainty.cpp); none when null.
+  std::shared_ptr<const workload::ModelError> model_error;
 };
 
 // One `--set KEY=VALUE` override; VALUE is TOML (a bare word is taken as a string).

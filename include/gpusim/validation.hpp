@@ -146,6 +146,10 @@ Prediction predict(const Subject& s);
 // The same with the band of a scenario row's figure (answer::band_of): about twenty more
 // evaluations of its scenario, so calibration's fits use predict() alone.
 Prediction predict_with_band(const Subject& s);
+// Every subject's prediction (predict, or predict_with_band with `bands`), each scenario file
+// estimated once however many rows measured its figures (the subjects were resolved together, on
+// one catalog).
+std::vector<Prediction> predict_all(const std::vector<Subject>& subjects, bool bands);
 
 // What a row measures, for the summaries: a microbenchmark (a kernel, a copy, a collective, a power
 // draw), a training job or a serving (inference) job.
@@ -160,6 +164,7 @@ struct RowResult {
   RowKind kind = RowKind::kMicrobenchmark;
   std::optional<hardware::Segment> segment;  // of the row's GPU, when it resolved
   std::string runtime;                       // end-to-end rows: the scenario's runtime id
+  bool runtime_named = false;                // the scenario names its runtime (not a default)
   // Cross-validation only: why the row could not be held out (a spec value fitted on it has no
   // sibling to fall back to); such rows are left out of the summaries and listed.
   std::string not_held_out;
@@ -201,6 +206,15 @@ struct Coverage {
 // Zeros for an empty list.
 Coverage summarize_coverage(const std::string& group, const std::vector<BandCheck>& rows);
 
+// What the bands of a report were built from: the spec files' ranges alone (a catalog without
+// model-error groups); the ranges and model-error quantiles taken from the same rows' held-out
+// errors (in-sample: `gpusim validate`); or the ranges and quantiles computed with each row's own
+// publication left out (held-out, jackknife+: `gpusim validate --cross-validate`).
+enum class BandBasis { kRanges, kInSample, kHeldOut };
+inline constexpr base::Named<BandBasis> kBandBasisNames[] = {
+    {BandBasis::kRanges, "ranges"}, {BandBasis::kInSample, "in-sample"}, {BandBasis::kHeldOut, "held-out"}};
+constexpr const char* to_string(BandBasis b) { return base::name_in(kBandBasisNames, b); }
+
 struct ValidationReport {
   // Every row predicted with its own publication left out of every fitted value (see
   // cross_validate): every row is then evidence, and the per-runtime, per-kind and per-segment
@@ -221,9 +235,13 @@ struct ValidationReport {
   std::vector<Summary> by_segment;
   Summary all;
   Summary by_role[2];  // index: Role
-  // Band coverage over the scored check rows that have a band, per category and over all.
+  // Band coverage over the scored rows that have a band, per category and over all: the check
+  // rows, or every row when cross-validated (coverage); the check rows alone (check_coverage).
   std::vector<Coverage> coverage_by_category;
   Coverage coverage;
+  std::vector<Coverage> check_coverage_by_category;
+  Coverage check_coverage;
+  BandBasis band_basis = BandBasis::kRanges;
 };
 // The report points into `rows`: keep them alive while it is used. With `bands` (`gpusim
 // validate`), scenario rows carry their bands and the report their coverage; without, the errors
@@ -272,12 +290,43 @@ struct Fold {
   std::vector<TakenBack> taken_back;
 };
 struct CrossValidation {
-  ValidationReport held_out;  // every row predicted without its publication (cross_validated)
-  ValidationReport shipped;   // the same rows under the shipped specs
-  std::vector<Fold> folds;    // the publications some spec value was taken from
+  // Every row predicted without its publication (cross_validated); scenario rows with the band of
+  // their figure: the spec ranges and the model-error quantiles of the other publications' rows
+  // (band_basis kHeldOut).
+  ValidationReport held_out;
+  ValidationReport shipped;  // the same rows under the shipped specs
+  std::vector<Fold> folds;   // the publications some spec value was taken from
+  // The model-error quantiles of every held-out row: what specs/uncertainty/model-error.toml holds
+  // (scripts/model-error writes it from the JSON report). Coverage and min_runtime_rows are the
+  // catalog file's; no groups when the catalog has none.
+  workload::ModelError model_error;
 };
 // Both reports point into `rows`: keep them alive while they are used.
 CrossValidation cross_validate(const std::vector<Measurement>& rows, const catalog::Catalog& catalog);
+
+// ---------------------------------------------------------------- model error
+//
+// The model's error on publications it was not fitted to, as specs/uncertainty/model-error.toml
+// holds it (src/validation/model_error.cpp): per kind of job and family of metric
+// (answer::error_family), the quantiles of r = ln(predicted / measured) over held-out rows.
+struct Residual {
+  workload::JobKind job = workload::JobKind::kTraining;
+  workload::MetricFamily metric = workload::MetricFamily::kThroughput;
+  std::string runtime;   // empty when the row's scenario names no runtime
+  double log_ratio = 0;  // ln(predicted / measured), in its family's orientation
+};
+// The residual of a scored scenario row whose figure has a band, predicted and measured above 0;
+// nullopt for any other row, and for a cross-validated row that was not held out.
+std::optional<Residual> residual_of(const RowResult& r);
+// The central quantiles of `values` at `coverage` (0 < c < 1), with α = 1 − c: the values of rank
+// ⌊(α/2)(n + 1)⌋ and ⌈(1 − α/2)(n + 1)⌉ among the n sorted values, the finite-sample quantiles of
+// conformal prediction [barber-jackknife-2021, §1.1]; nullopt when n is too small for either rank
+// to lie within 1..n.
+std::optional<std::pair<double, double>> central_quantiles(std::vector<double> values, double coverage);
+// The groups of a set of residuals: per job and family over every runtime (pooled), and per runtime
+// where that runtime has at least `min_runtime_rows` rows of the job and family; a group too small
+// for its quantiles is left out.
+workload::ModelError model_error_of(const std::vector<Residual>& residuals, double coverage, int min_runtime_rows);
 
 // ---------------------------------------------------------------- calibration
 //

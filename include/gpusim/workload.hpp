@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gpusim/base.hpp"
@@ -560,6 +561,41 @@ struct Runtime {
   std::vector<std::string> assumptions;
   std::string origin;
   [[nodiscard]] bool flash_attention() const { return attention != AttentionKernel::kUnfused; }
+};
+
+// --- The model's demonstrated error (specs/uncertainty/model-error.toml; specs/README.md) ---
+// How far the model's figures fell from the measured ones on publications it was not fitted to:
+// the quantiles of ln(predicted / measured) over the rows `gpusim validate --cross-validate`
+// predicted with their own publication left out [stone-1974], per kind of job and family of
+// metric, and per runtime where one has enough rows. Quantiles of held-out residuals bound a new
+// prediction's error at their coverage [barber-jackknife-2021]; the band of an estimate adds them
+// to the assumption ranges (answer/uncertainty.cpp).
+enum class JobKind { kTraining, kServing };
+inline constexpr base::Named<JobKind> kJobKindNames[] = {{JobKind::kTraining, "training"},
+                                                         {JobKind::kServing, "serving"}};
+// Rates (throughput, utilization) against times (latencies). A training job's times are its work
+// over its rates, so its one family is throughput, a time counted as its rate.
+enum class MetricFamily { kThroughput, kLatency };
+inline constexpr base::Named<MetricFamily> kMetricFamilyNames[] = {{MetricFamily::kThroughput, "throughput"},
+                                                                   {MetricFamily::kLatency, "latency"}};
+struct ModelErrorGroup {
+  JobKind job = JobKind::kTraining;
+  MetricFamily metric = MetricFamily::kThroughput;
+  std::string runtime;  // a runtime id, or empty: every runtime's rows pooled
+  int rows = 0;         // the held-out rows the quantiles are of
+  // The lower and upper quantiles of ln(predicted / measured), a throughput family's on rates and
+  // a latency family's on times: the measured figure lies within predicted × [e^−high, e^−low].
+  double low = 0;
+  double high = 0;
+};
+struct ModelError {
+  double coverage = 0;       // the central share of residuals between low and high
+  int min_runtime_rows = 0;  // a runtime with fewer rows in a group takes the pooled group
+  std::vector<ModelErrorGroup> groups;
+  std::string origin;  // the file, for messages
+  // The group for a job of `job` on `runtime` (empty: unnamed), metric `metric`: the runtime's own,
+  // else the pooled one; nullptr when there is none.
+  [[nodiscard]] const ModelErrorGroup* find(JobKind job, MetricFamily metric, std::string_view runtime) const;
 };
 
 // --- Precision policy (precision.cpp) ---

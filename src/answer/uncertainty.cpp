@@ -23,8 +23,18 @@
 // is its part of Σ (Δ_i⁺² + Δ_i⁻²) in the headline figure: step time for training, output tokens
 // per second for LLM serving, images per second for image inference.
 //
+// The model's own error comes on top, as one more input in quadrature: what cross-validation
+// measured of it on publications it was not fitted to (the scenario's model_error, from the
+// catalog's uncertainty/model-error.toml). Its group's quantiles of ln(predicted / measured) bound
+// the measured figure at their coverage [barber-jackknife-2021]; model_error.cpp turns them into
+// deviations of each figure. The assumption ranges carry the model's sensitivity to what it was
+// told; this term, what it does not know it lacks.
+//
 // Cost: two evaluations per input that can act on the job (about ten), in `estimate` and
-// `validate` only (answer::Options::uncertainty); `plan`, `sweep` and `compare` skip it.
+// `validate` only (answer::Options::uncertainty); `plan`, `sweep` and `compare` skip it. A serving
+// job's deviations are taken on a reduced load (reduced_load below): the same arrivals, rate,
+// lengths and seed, fewer requests, each input's relative change applied to the full run's
+// figures, so the band costs about one full simulation rather than twenty.
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -136,14 +146,14 @@ std::vector<Input> inputs_of(const scenario::Scenario& sc, const Estimate& point
     if (range <= 0) {
       return;
     }
-    Contribution c{u, g.id, hardware::to_string(g.arch), range, has(gr.assumed, to_string(u)), 0};
+    Contribution c{u, g.id, hardware::to_string(g.arch), range, has(gr.assumed, to_string(u)), 0, std::nullopt};
     in.push_back({c, [range, move](scenario::Scenario& s, double sign) { move(s.system.gpu, 1.0 + sign * range); }});
   };
   auto runtime_input = [&](Unknown u, double range, auto&& move) {
     if (range <= 0) {
       return;
     }
-    Contribution c{u, sc.runtime.id, "", range, has(rr.assumed, to_string(u)), 0};
+    Contribution c{u, sc.runtime.id, "", range, has(rr.assumed, to_string(u)), 0, std::nullopt};
     in.push_back({c, [range, move](scenario::Scenario& s, double sign) { move(s.runtime, sign * range); }});
   };
 
@@ -231,11 +241,47 @@ std::vector<Input> inputs_of(const scenario::Scenario& sc, const Estimate& point
   if (training && sc.unset.micro_batch) {
     const std::int64_t largest = largest_micro_batch(sc);
     if (largest > sc.layout.micro_batch) {
-      Contribution c{Unknown::kMicroBatch, "", "", static_cast<double>(largest), false, 0};
+      Contribution c{Unknown::kMicroBatch, "", "", static_cast<double>(largest), false, 0, std::nullopt};
       in.push_back({c, [largest](scenario::Scenario& s, double) { s.layout.micro_batch = largest; }, true});
     }
   }
   return in;
+}
+
+// The serving load the sensitivities are taken on. A serving figure's relative change under an
+// input settles within far fewer requests than the figure itself: the runs of one band share the
+// arrival times and lengths (the same seed), so the sampling noise of a short run cancels in the
+// ratio. Fewer requests, but enough for the engine to reach its steady batches: kBandRounds times
+// the requests the full run keeps in service, by Little's law [little-1961] its completion rate ×
+// the mean time from first scheduled to last token, and at least kBandRequests. A Poisson load is
+// reduced only below half its capacity: an M/M/1 queue forgets its start within its relaxation
+// time, 1 / (μ (1 − √ρ)²) [morse-1955], about six arrivals at ρ = ½ but hundreds near saturation,
+// where the length of the run decides the queue, so a short run would not move as the full one.
+// (Assumptions, checked on the shipped serving rows: the band's ends move by at most 5 % of the
+// prediction, nearly all by none, against the same bands on the full loads.) nullopt when the load
+// is not reduced.
+constexpr std::int64_t kBandRequests = 200;
+constexpr double kBandRounds = 2;
+constexpr double kBandMaxUtilization = 0.5;
+
+std::optional<scenario::Scenario> reduced_load(const scenario::Scenario& sc, const step::Evaluation& point) {
+  if (!sc.job.inference || sc.job.model.images() || !point.inference) {
+    return std::nullopt;
+  }
+  const step::InferenceResult& r = *point.inference;
+  const workload::Load& load = sc.job.inference->load;
+  if (load.arrival == workload::Arrival::kPoisson &&
+      !(load.rate <= kBandMaxUtilization * r.saturation_requests_per_s)) {
+    return std::nullopt;
+  }
+  const double in_service = r.requests_per_s * std::max(0.0, (r.e2e.mean - r.queue.mean).value());
+  const double fewer = std::max(static_cast<double>(kBandRequests), std::ceil(kBandRounds * in_service));
+  if (!(static_cast<double>(load.requests) > fewer)) {
+    return std::nullopt;  // one batch per replica (0), or a load already this small
+  }
+  scenario::Scenario s = sc;
+  s.job.inference->load.requests = static_cast<std::int64_t>(fewer);
+  return s;
 }
 
 // The figure each input's share is measured on.
@@ -261,6 +307,17 @@ Uncertainty uncertainty_of(const scenario::Scenario& sc, const Estimate& point) 
   std::array<double, kBandCount> down{};
   const std::size_t h = headline(sc);
   std::vector<double> weight(inputs.size(), 0.0);
+  // The runs the deviations come from: the scenario itself, or its reduced load, whose relative
+  // changes scale the full run's figures.
+  const std::optional<scenario::Scenario> reduced = reduced_load(sc, point.eval);
+  const scenario::Scenario& base = reduced ? *reduced : sc;
+  // The capacity run of a Poisson load moves no band figure: the band's runs skip it.
+  step::Options runs;
+  runs.capacity = false;
+  const Values y0 = reduced ? values_of(step::evaluate(base, runs), point.gpus) : y;
+  auto change = [&](std::size_t k, double v) {
+    return reduced && *y0[k] != 0 ? *y[k] * (v / *y0[k] - 1.0) : v - *y0[k];
+  };
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     std::array<double, kBandCount> hi{};
     std::array<double, kBandCount> lo{};
@@ -268,21 +325,22 @@ Uncertainty uncertainty_of(const scenario::Scenario& sc, const Estimate& point) 
       if (inputs[i].one_sided_high && sign < 0) {
         continue;
       }
-      scenario::Scenario s = sc;
+      scenario::Scenario s = base;
       inputs[i].move(s, sign);
-      if (moved_numbers(s) == moved_numbers(sc)) {
+      if (moved_numbers(s) == moved_numbers(base)) {
         continue;
       }
       Values v;
       try {
-        v = values_of(step::evaluate(s), point.gpus);
+        v = values_of(step::evaluate(s, runs), point.gpus);
       } catch (const InputError&) {
         continue;  // an end of a range the model cannot run adds nothing
       }
       for (std::size_t k = 0; k < kBandCount; ++k) {
-        if (y[k] && v[k]) {
-          hi[k] = std::max(hi[k], *v[k] - *y[k]);
-          lo[k] = std::max(lo[k], *y[k] - *v[k]);
+        if (y[k] && y0[k] && v[k]) {
+          const double d = change(k, *v[k]);
+          hi[k] = std::max(hi[k], d);
+          lo[k] = std::max(lo[k], -d);
         }
       }
     }
@@ -291,6 +349,36 @@ Uncertainty uncertainty_of(const scenario::Scenario& sc, const Estimate& point) 
       down[k] += lo[k] * lo[k];
     }
     weight[i] = hi[h] * hi[h] + lo[h] * lo[h];
+  }
+  // The model's own error: one group per family of figure (a serving job's rates and latencies
+  // take two), the runtime's own group when the scenario names a runtime that has one.
+  std::vector<Contribution> errors;
+  std::vector<double> error_weight;
+  if (sc.model_error) {
+    const workload::JobKind job = sc.job.training ? workload::JobKind::kTraining : workload::JobKind::kServing;
+    const std::string runtime = sc.unset.runtime ? std::string() : sc.runtime.id;
+    for (std::size_t k = 0; k < kBandCount; ++k) {
+      const ErrorFamily f = error_family(job, kBandKeys[k].time);
+      const workload::ModelErrorGroup* g = sc.model_error->find(job, f.metric, runtime);
+      if (!y[k] || g == nullptr) {
+        continue;
+      }
+      const Deviation d = model_error_deviation(*y[k], *g, f.flip);
+      up[k] += d.up * d.up;
+      down[k] += d.down * d.down;
+      auto same = [g](const Contribution& c) {
+        return c.error->job == g->job && c.error->metric == g->metric && c.error->runtime == g->runtime;
+      };
+      auto it = std::find_if(errors.begin(), errors.end(), same);
+      if (it == errors.end()) {
+        errors.push_back(Contribution{Unknown::kModelError, g->runtime, "", 0, false, 0, *g});
+        error_weight.push_back(0);
+        it = errors.end() - 1;
+      }
+      if (k == h) {
+        error_weight[static_cast<std::size_t>(it - errors.begin())] = d.up * d.up + d.down * d.down;
+      }
+    }
   }
   for (std::size_t k = 0; k < kBandCount; ++k) {
     if (y[k]) {
@@ -301,10 +389,17 @@ Uncertainty uncertainty_of(const scenario::Scenario& sc, const Estimate& point) 
   for (const double w : weight) {
     total += w;
   }
+  for (const double w : error_weight) {
+    total += w;
+  }
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     Contribution c = inputs[i].about;
     c.share = total > 0 ? weight[i] / total : 0.0;
     u.unknowns.push_back(std::move(c));
+  }
+  for (std::size_t i = 0; i < errors.size(); ++i) {
+    errors[i].share = total > 0 ? error_weight[i] / total : 0.0;
+    u.unknowns.push_back(std::move(errors[i]));
   }
   std::stable_sort(u.unknowns.begin(), u.unknowns.end(),
                    [](const Contribution& a, const Contribution& b) { return a.share > b.share; });
@@ -315,21 +410,8 @@ std::optional<Band> band_of(const Estimate& e, std::string_view key) {
   if (!e.uncertainty) {
     return std::nullopt;
   }
-  // The p50 latencies are the report's headline latencies (fields.cpp): one band each.
-  constexpr std::pair<std::string_view, std::string_view> kSame[] = {
-      {"inference.ttft_s.p50", "inference.time_to_first_token_s"},
-      {"inference.tpot_s.p50", "inference.time_per_output_token_s"},
-      {"inference.e2e_s.p50", "inference.request_latency_s"},
-  };
-  for (const auto& [alias, name] : kSame) {
-    if (key == alias) {
-      key = name;
-    }
-  }
-  for (std::size_t i = 0; i < kBandCount; ++i) {
-    if (key == kBandKeys[i].key) {
-      return e.uncertainty->bands[i];
-    }
+  if (const auto i = band_index(key)) {
+    return e.uncertainty->bands[*i];
   }
   return std::nullopt;
 }

@@ -39,6 +39,7 @@ struct Catalog::Memo {
   std::map<std::string, Entry<workload::Runtime>> runtimes;
   std::map<std::string, Entry<hardware::CommLibrary>> comms;
   std::map<std::string, Entry<hardware::HostSpec>> hosts;
+  std::map<std::string, Entry<std::shared_ptr<const workload::ModelError>>> errors;
 
   // The spec of `id` from `entries`, or load(from) it, remember it and the files it came from.
   template <class Spec, class Load>
@@ -68,6 +69,7 @@ struct Catalog::Memo {
     drop(runtimes);
     drop(comms);
     drop(hosts);
+    drop(errors);
   }
 };
 
@@ -164,6 +166,7 @@ Catalog::Catalog(const Catalog& other) : files_(other.files_), memo_(std::make_u
   memo_->runtimes = other.memo_->runtimes;
   memo_->comms = other.memo_->comms;
   memo_->hosts = other.memo_->hosts;
+  memo_->errors = other.memo_->errors;
 }
 Catalog& Catalog::operator=(const Catalog& other) {
   if (this != &other) {
@@ -373,6 +376,23 @@ hardware::HostSpec Catalog::host(const std::string& id) const {
   });
 }
 
+std::shared_ptr<const workload::ModelError> Catalog::model_error() const {
+  if (!has(SpecKind::kUncertainty, kModelErrorId)) {
+    return std::make_shared<const workload::ModelError>();
+  }
+  return memo_->remembered(memo_->errors, kModelErrorId, [&](std::vector<std::string>& from) {
+    Diagnostics diags;
+    auto me = std::make_shared<workload::ModelError>();
+    me->origin = file(SpecKind::kUncertainty, kModelErrorId).path;
+    const toml::table t = merged_table(*this, SpecKind::kUncertainty, kModelErrorId, diags, &from);
+    if (diags.empty()) {
+      parse::read_model_error(t, diags, ids(SpecKind::kRuntime), *me);
+    }
+    diags.throw_if_any();
+    return std::shared_ptr<const workload::ModelError>(std::move(me));
+  });
+}
+
 std::vector<Diagnostic> Catalog::check_all() const {
   std::vector<Diagnostic> all;
   auto collect = [&all](auto&& load) {
@@ -407,6 +427,13 @@ std::vector<Diagnostic> Catalog::check_all() const {
   for (const auto& id : ids(SpecKind::kHost)) {
     collect([&] { (void)host(id); });
   }
+  for (const auto& id : ids(SpecKind::kUncertainty)) {
+    if (id != kModelErrorId) {
+      all.push_back(Diagnostic{SourcePos{file(SpecKind::kUncertainty, id).path}, "",
+                               std::string("uncertainty/ holds ") + kModelErrorId + ".toml only"});
+    }
+  }
+  collect([&] { (void)model_error(); });
   // Duplicates of a GPU failing both loads are reported once.
   std::sort(all.begin(), all.end(), [](const Diagnostic& a, const Diagnostic& b) { return a.format() < b.format(); });
   all.erase(std::unique(all.begin(), all.end(),
@@ -438,6 +465,12 @@ std::vector<Diagnostic> check_file(const Catalog& catalog, SpecKind kind, const 
         break;
       case SpecKind::kHost:
         (void)c.host(id);
+        break;
+      case SpecKind::kUncertainty:
+        if (id != kModelErrorId) {
+          return {Diagnostic{SourcePos{path}, "", std::string("uncertainty/ holds ") + kModelErrorId + ".toml only"}};
+        }
+        (void)c.model_error();
         break;
       case SpecKind::kArch:
         // An architecture file holds defaults: check it under every GPU of that architecture.

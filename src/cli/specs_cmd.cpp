@@ -8,8 +8,8 @@ namespace gpusim::cli {
 namespace {
 
 SpecKind kind_of_path(const std::string& path) {
-  // A file outside gpus/, links/, models/, arch/, runtimes/ or comm/ is taken as a GPU file (e.g. a calibration
-  // overlay).
+  // A file outside the catalog's folders (gpus/, links/, ..., uncertainty/) is taken as a GPU file (e.g. a
+  // calibration overlay).
   return base::value_in(catalog::kSpecFolders, std::filesystem::path(path).parent_path().filename().string())
       .value_or(SpecKind::kGpu);
 }
@@ -29,8 +29,8 @@ int run_specs(const std::vector<std::string>& args) {
              "usage: gpusim specs list | show ID | check [FILES...]\n"
              "  list        the catalog (GPUs with their key figures, links, models, runtimes,\n"
              "              collective libraries)\n"
-             "  show ID     the spec file of a GPU, link, model, arch, runtime or collective\n"
-             "              library, as the catalog holds it\n"
+             "  show ID     the spec file of a GPU, link, model, arch, runtime, collective\n"
+             "              library or model-error, as the catalog holds it\n"
              "  check       validate every catalog file, or the given files; exit 2 on any problem")) {
     return 0;
   }
@@ -47,8 +47,7 @@ int run_specs(const std::vector<std::string>& args) {
     if (rest.size() != 2) {
       throw UsageError("specs show needs one ID");
     }
-    for (const SpecKind k : {SpecKind::kGpu, SpecKind::kLink, SpecKind::kModel, SpecKind::kArch, SpecKind::kRuntime,
-                             SpecKind::kComm, SpecKind::kHost}) {
+    for (const auto& [k, folder] : catalog::kSpecFolders) {
       if (catalog.has(k, rest[1])) {
         const catalog::SpecFile& f = catalog.file(k, rest[1]);
         if (k == SpecKind::kGpu) {

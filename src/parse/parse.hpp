@@ -129,6 +129,10 @@ void read_link(Reader& r, hardware::LinkSpec& out);
 void read_efficiency_ranges(Reader& r, hardware::EfficiencyRanges& out);
 void read_runtime_ranges(Reader& r, workload::RuntimeRanges& out, workload::RuntimeKind kind);
 void read_host(Reader& r, hardware::HostSpec& out);
+// specs/uncertainty/model-error.toml (model_error.cpp): the model's held-out error quantiles;
+// `runtimes` are the runtime ids a group may name.
+void read_model_error(const toml::table& table, Diagnostics& diags, const std::vector<std::string>& runtimes,
+                      workload::ModelError& out);
 // Model-shape keys. With Need::kRequired every key must be present (spec files); with kOptional
 // only present keys overwrite `out` (a scenario's [model] over a preset).
 void read_model_keys(Reader& r, workload::ModelShape& out, Need need);

@@ -1,5 +1,7 @@
 // Validation and calibration reports: every row predicted against measured, and the summaries per
 // GPU, per category and per role (check rows are the evidence; fit rows tuned a parameter).
+#include <cmath>
+
 #include "gpusim/report.hpp"
 #include "report/format.hpp"
 #include "report/json_writer.hpp"
@@ -96,18 +98,65 @@ std::string coverage_line(const validation::Coverage& c) {
                 pct(c.median_half_width));
 }
 
-// How often the bands hold the measured value, per category and over all (check rows).
-std::string coverage_text(const ValidationReport& r) {
-  if (r.coverage.rows == 0) {
-    return "";
+// What the bands were built from, in words.
+const char* basis_words(validation::BandBasis b) {
+  switch (b) {
+    case validation::BandBasis::kRanges:
+      return "the bands hold the spec files' ranges alone (the catalog has no model-error groups).";
+    case validation::BandBasis::kInSample:
+      return "in-sample: the bands' model-error quantiles come from these rows' own held-out errors\n"
+             "(--cross-validate judges bands built without each row's publication).";
+    case validation::BandBasis::kHeldOut:
+      return "held out: each band is the spec ranges around the held-out prediction and the model error\n"
+             "of the other publications' rows (jackknife+).";
   }
-  std::string out =
-      "\nband coverage, check rows with a band (measured within low-high; the bands aim at about 80 %):\n" +
-      strfmt("  %-18s %5s %8s %11s %18s\n", "", "rows", "inside", "coverage", "median half-width");
-  for (const auto& c : r.coverage_by_category) {
+  return "";
+}
+
+std::string coverage_table(const std::string& title, const std::vector<validation::Coverage>& by_category,
+                           const validation::Coverage& all) {
+  std::string out = "\n" + title + "\n" +
+                    strfmt("  %-18s %5s %8s %11s %18s\n", "", "rows", "inside", "coverage", "median half-width");
+  for (const auto& c : by_category) {
     out += coverage_line(c);
   }
-  return out + coverage_line(r.coverage);
+  return out + coverage_line(all);
+}
+
+// How often the bands hold the measured value, per category and over all: check rows, and every
+// row of a cross-validated report.
+std::string coverage_text(const ValidationReport& r) {
+  if (r.coverage.rows == 0 && r.check_coverage.rows == 0) {
+    return "";
+  }
+  std::string out = strfmt("\nband coverage (measured within low-high; the bands aim at about 80 %%)\n%s\n",
+                           basis_words(r.band_basis));
+  if (r.cross_validated) {
+    out += coverage_table("every row with a band, each predicted without its publication:", r.coverage_by_category,
+                          r.coverage);
+  }
+  return out + coverage_table("check rows with a band:", r.check_coverage_by_category, r.check_coverage);
+}
+
+// The model-error groups of a cross-validation: what specs/uncertainty/model-error.toml holds.
+std::string model_error_text(const workload::ModelError& me) {
+  if (me.groups.empty()) {
+    return "";
+  }
+  std::string out = strfmt(
+      "\nmodel error on publications it was not fitted to: quantiles of ln(predicted / measured) over the\n"
+      "held-out rows, %.0f %% central (a runtime with fewer than %d rows takes every runtime's;\n"
+      "specs/uncertainty/model-error.toml):\n",
+      pct(me.coverage), me.min_runtime_rows);
+  out += strfmt("  %-9s %-11s %-16s %5s %8s %8s   %s\n", "job", "metric", "runtime", "rows", "low", "high",
+                "measured against predicted");
+  for (const workload::ModelErrorGroup& g : me.groups) {
+    out += strfmt("  %-9s %-11s %-16s %5d %+8.3f %+8.3f   %+.0f %% to %+.0f %%\n",
+                  base::name_in(workload::kJobKindNames, g.job), base::name_in(workload::kMetricFamilyNames, g.metric),
+                  g.runtime.empty() ? "every runtime" : g.runtime.c_str(), g.rows, g.low, g.high,
+                  pct(std::exp(-g.high) - 1.0), pct(std::exp(-g.low) - 1.0));
+  }
+  return out;
 }
 
 }  // namespace
@@ -143,6 +192,16 @@ std::string validation_text(const ValidationReport& r) {
 
 namespace {
 
+// (high − low) / 2 over the prediction; nullopt without a band.
+std::optional<double> half_width(const RowResult& row) {
+  const auto& b = row.prediction.band;
+  const auto& y = row.prediction.value;
+  if (!b || !y || *y == 0) {
+    return std::nullopt;
+  }
+  return 0.5 * (b->high - b->low) / std::fabs(*y);
+}
+
 // The members of a validation report's JSON object.
 void write_validation(JsonWriter& w, const ValidationReport& r) {
   w.value("cross_validated", r.cross_validated);
@@ -167,6 +226,12 @@ void write_validation(JsonWriter& w, const ValidationReport& r) {
     w.value("error", row.error());
     w.value("band_low", row.prediction.band ? std::optional<double>(row.prediction.band->low) : std::nullopt);
     w.value("band_high", row.prediction.band ? std::optional<double>(row.prediction.band->high) : std::nullopt);
+    if (const auto inside = row.inside_band()) {
+      w.value("in_band", *inside);
+    } else {
+      w.null("in_band");
+    }
+    w.value("band_half_width", half_width(row));
     if (!row.prediction.value) {
       w.value("reason", row.prediction.reason);
     }
@@ -208,6 +273,7 @@ void write_validation(JsonWriter& w, const ValidationReport& r) {
     w.value("median_half_width", c.median_half_width);
     w.end_object();
   };
+  w.value("band_basis", validation::to_string(r.band_basis));
   w.begin_array("coverage_by_category");
   for (const auto& c : r.coverage_by_category) {
     coverage(c);
@@ -215,6 +281,14 @@ void write_validation(JsonWriter& w, const ValidationReport& r) {
   w.end_array();
   w.begin_array("coverage");
   coverage(r.coverage);
+  w.end_array();
+  w.begin_array("coverage_check_by_category");
+  for (const auto& c : r.check_coverage_by_category) {
+    coverage(c);
+  }
+  w.end_array();
+  w.begin_array("coverage_check");
+  coverage(r.check_coverage);
   w.end_array();
 }
 
@@ -231,17 +305,22 @@ std::string validation_json(const ValidationReport& r) {
 namespace {
 
 constexpr const char* kCsvHeader =
-    "id,role,gpu,benchmark,category,scored,measured,predicted,error,band_low,band_high,publication";
+    "id,role,gpu,benchmark,category,scored,measured,predicted,error,band_low,band_high,publication,in_band,"
+    "band_half_width";
 
 std::string csv_row(const RowResult& row) {
   const Measurement& m = *row.measurement;
   const auto& b = row.prediction.band;
-  return strfmt("%s,%s,%s,%s,%s,%s,%.6g,%s,%s,%s,%s,%s", csv_field(m.id).c_str(), validation::to_string(m.role),
+  const auto inside = row.inside_band();
+  const auto& y = row.prediction.value;
+  const auto half = half_width(row);
+  return strfmt("%s,%s,%s,%s,%s,%s,%.6g,%s,%s,%s,%s,%s,%s,%s", csv_field(m.id).c_str(), validation::to_string(m.role),
                 csv_field(m.gpu).c_str(), validation::to_string(m.benchmark),
                 csv_field(validation::category_of(m)).c_str(), m.scored ? "true" : "false", m.value,
-                row.prediction.value ? strfmt("%.6g", *row.prediction.value).c_str() : "",
-                row.error() ? strfmt("%.4f", *row.error()).c_str() : "", b ? strfmt("%.6g", b->low).c_str() : "",
-                b ? strfmt("%.6g", b->high).c_str() : "", csv_field(m.publication).c_str());
+                y ? strfmt("%.6g", *y).c_str() : "", row.error() ? strfmt("%.4f", *row.error()).c_str() : "",
+                b ? strfmt("%.6g", b->low).c_str() : "", b ? strfmt("%.6g", b->high).c_str() : "",
+                csv_field(m.publication).c_str(), inside ? (*inside ? "true" : "false") : "",
+                half ? strfmt("%.4f", *half).c_str() : "");
 }
 
 }  // namespace
@@ -313,6 +392,8 @@ std::string cross_validation_text(const validation::CrossValidation& cv) {
   out += against_shipped(cv.shipped.by_kind, r.by_kind);
   out += against_shipped(cv.shipped.by_segment, r.by_segment);
   out += against_shipped({cv.shipped.all}, {r.all});
+  out += coverage_text(r);
+  out += model_error_text(cv.model_error);
   out += "\nvalues taken back, per publication left out (spec, key, shipped -> without it):\n";
   for (const validation::Fold& f : cv.folds) {
     out += strfmt("  %s (%d rows)\n", f.publication.c_str(), f.rows);
@@ -340,6 +421,23 @@ std::string cross_validation_json(const validation::CrossValidation& cv) {
   w.begin_object("shipped_all");
   w.value("rows", cv.shipped.all.count);
   w.value("median_abs_error", cv.shipped.all.median);
+  w.end_object();
+  // What specs/uncertainty/model-error.toml holds (scripts/model-error --update writes it from here).
+  w.begin_object("model_error");
+  w.value("coverage", cv.model_error.coverage);
+  w.value("min_runtime_rows", cv.model_error.min_runtime_rows);
+  w.begin_array("groups");
+  for (const workload::ModelErrorGroup& g : cv.model_error.groups) {
+    w.begin_object();
+    w.value("job", base::name_in(workload::kJobKindNames, g.job));
+    w.value("metric", base::name_in(workload::kMetricFamilyNames, g.metric));
+    w.value("runtime", g.runtime);
+    w.value("rows", g.rows);
+    w.value("low", g.low);
+    w.value("high", g.high);
+    w.end_object();
+  }
+  w.end_array();
   w.end_object();
   w.begin_array("folds");
   for (const validation::Fold& f : cv.folds) {

@@ -1,5 +1,7 @@
 // The bottleneck and the advice in words: every number comes from the diagnosis and the variants
 // the explain stage evaluated.
+#include <cmath>
+
 #include "gpusim/report.hpp"
 #include "report/format.hpp"
 
@@ -202,6 +204,18 @@ std::string unknown_text(const answer::Contribution& c) {
     case Unknown::kStepOverhead:
       return strfmt("host time per serving iteration in %s (±%s%s)", c.spec.c_str(), duration(Seconds(c.range)).c_str(),
                     assumed.c_str());
+    case Unknown::kModelError:
+      if (c.error) {
+        // The measured figure within predicted × [e^−high, e^−low], as a change of the prediction.
+        const workload::ModelErrorGroup& g = *c.error;
+        return strfmt(
+            "model error on publications it was not fitted to (%s %s, %s, %d rows: measured %+.0f %% to "
+            "%+.0f %% of predicted)",
+            base::name_in(workload::kJobKindNames, g.job), base::name_in(workload::kMetricFamilyNames, g.metric),
+            g.runtime.empty() ? "every runtime" : g.runtime.c_str(), g.rows, pct(std::exp(-g.high) - 1.0),
+            pct(std::exp(-g.low) - 1.0));
+      }
+      break;
   }
   return answer::to_string(c.unknown);
 }

@@ -722,6 +722,12 @@ Scenario resolve_tree(const catalog::Catalog& catalog, const std::string& path, 
     read_cost(c ? &*c : nullptr, catalog, sc, !file_gpu.empty() && file_gpu != sc.system.gpu.id);
   }
   r.finish();
+  // The model's held-out error, which the band adds to the assumption ranges (a bad file is bad input).
+  try {
+    sc.model_error = catalog.model_error();
+  } catch (const InputError& e) {
+    diags.append(e.diagnostics());
+  }
   diags.throw_if_any();
   return sc;
 }

@@ -16,6 +16,13 @@
 // A value with no sibling to fall back to stays as shipped; the fold lists it, and the rows it was
 // fitted on are left out of the summaries (they are not held out). A publication no spec value names is predicted by
 // the shipped specs, which never saw it.
+//
+// Each held-out scenario row carries the band of its figure as an estimate would, with nothing of
+// its publication in it either: the spec ranges around the held-out prediction, and the model's
+// error as quantiles of the held-out residuals of every other publication's rows (model_error.cpp),
+// the jackknife+ interval in its K-fold form (CV+) [barber-jackknife-2021] with publications as the folds. Its coverage
+// is the band's honest one: the quantiles in the shipped model-error file come from these very
+// rows, so `gpusim validate` judges them in-sample.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -173,6 +180,50 @@ std::string scope_of(const Key& k) {
   }
 }
 
+// The model's error in each held-out row's band, from the residuals of the other publications'
+// rows; and the groups of every row's residual (what the shipped file should hold). The coverage
+// and the smallest runtime group are the shipped file's; without one the bands keep their ranges.
+void add_model_error(CrossValidation& cv, const std::map<std::string, std::vector<std::size_t>>& by_publication,
+                     const workload::ModelError& shipped) {
+  if (shipped.coverage <= 0) {
+    return;
+  }
+  std::vector<RowResult>& rows = cv.held_out.rows;
+  std::vector<std::optional<Residual>> residuals(rows.size());
+  std::vector<Residual> all;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    residuals[i] = residual_of(rows[i]);
+    if (residuals[i]) {
+      all.push_back(*residuals[i]);
+    }
+  }
+  cv.model_error = model_error_of(all, shipped.coverage, shipped.min_runtime_rows);
+  cv.held_out.band_basis = BandBasis::kHeldOut;
+  for (const auto& [publication, members] : by_publication) {
+    std::vector<Residual> others;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      if (residuals[i] && rows[i].measurement->publication != publication) {
+        others.push_back(*residuals[i]);
+      }
+    }
+    const workload::ModelError without = model_error_of(others, shipped.coverage, shipped.min_runtime_rows);
+    for (const std::size_t i : members) {
+      RowResult& rr = rows[i];
+      const auto band = answer::band_index(rr.measurement->metric);
+      if (!rr.prediction.band || !rr.prediction.value || !band || rr.kind == RowKind::kMicrobenchmark) {
+        continue;
+      }
+      const workload::JobKind job =
+          rr.kind == RowKind::kTraining ? workload::JobKind::kTraining : workload::JobKind::kServing;
+      const answer::ErrorFamily f = answer::error_family(job, answer::kBandKeys[*band].time);
+      if (const auto* g = without.find(job, f.metric, rr.runtime_named ? rr.runtime : std::string())) {
+        const double y = *rr.prediction.value;
+        rr.prediction.band = answer::widen(*rr.prediction.band, y, answer::model_error_deviation(y, *g, f.flip));
+      }
+    }
+  }
+}
+
 }  // namespace
 
 CrossValidation cross_validate(const std::vector<Measurement>& rows, const catalog::Catalog& catalog) {
@@ -198,6 +249,28 @@ CrossValidation cross_validate(const std::vector<Measurement>& rows, const catal
     }
   }
 
+  // The rows of a publication predicted under `cat` with the bands of their figures: the spec
+  // ranges alone, the model's error being added below from the other publications' rows.
+  auto predict_held_out = [&](const std::vector<std::size_t>& members, const catalog::Catalog& cat) {
+    std::vector<Measurement> own;
+    for (const std::size_t i : members) {
+      own.push_back(rows[i]);
+    }
+    std::vector<Subject> subjects = resolve(own, cat);
+    for (Subject& sub : subjects) {
+      if (sub.scenario) {
+        sub.scenario->model_error = nullptr;
+      }
+    }
+    std::vector<Prediction> predictions = predict_all(subjects, true);
+    std::vector<RowResult> out;
+    for (std::size_t j = 0; j < subjects.size(); ++j) {
+      out.push_back(row_result(subjects[j], std::move(predictions[j])));
+      out.back().measurement = &rows[members[j]];
+    }
+    return out;
+  };
+
   for (const auto& [publication, members] : by_publication) {
     std::set<std::string> left_out;
     for (const std::size_t i : members) {
@@ -210,6 +283,11 @@ CrossValidation cross_validate(const std::vector<Measurement>& rows, const catal
       }
     }
     if (cited.empty()) {
+      // The shipped specs never saw it: its rows as shipped, with their bands.
+      std::vector<RowResult> results = predict_held_out(members, catalog);
+      for (std::size_t j = 0; j < members.size(); ++j) {
+        cv.held_out.rows[members[j]] = std::move(results[j]);
+      }
       continue;
     }
     // Architectures first: a GPU's value falls back to its architecture's as taken back.
@@ -263,10 +341,6 @@ CrossValidation cross_validate(const std::vector<Measurement>& rows, const catal
       }
     }
     const catalog::Catalog without = with_overlay(held, refits);
-    std::vector<Measurement> own;
-    for (const std::size_t i : members) {
-      own.push_back(rows[i]);
-    }
     // Rows behind a value that could not be taken back are not held out.
     std::map<std::string, std::string> kept_on;  // row id -> the value kept
     for (const SpecLine* l : cited) {
@@ -278,10 +352,9 @@ CrossValidation cross_validate(const std::vector<Measurement>& rows, const catal
         }
       }
     }
-    const std::vector<Subject> subjects = resolve(own, without);
-    for (std::size_t j = 0; j < subjects.size(); ++j) {
-      RowResult rr = row_result(subjects[j], predict(subjects[j]));
-      rr.measurement = &rows[members[j]];
+    std::vector<RowResult> results = predict_held_out(members, without);
+    for (std::size_t j = 0; j < members.size(); ++j) {
+      RowResult& rr = results[j];
       if (const auto k = kept_on.find(rows[members[j]].id); k != kept_on.end()) {
         rr.not_held_out = k->second;
       }
@@ -289,6 +362,7 @@ CrossValidation cross_validate(const std::vector<Measurement>& rows, const catal
     }
     cv.folds.push_back(std::move(fold));
   }
+  add_model_error(cv, by_publication, *catalog.model_error());
   summarize_rows(cv.held_out);
   return cv;
 }

@@ -12,6 +12,8 @@
 //   scenario:         the estimate of the named scenario, the named report key, with its band
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <variant>
 
 #include "validation/internal.hpp"
 
@@ -135,17 +137,25 @@ Prediction power(const Measurement& m, const System& sys) {
   return value(std::min(sys.power_limit, pc.power).value());
 }
 
+// The row's figure off the estimate of its scenario.
+Prediction figure_of(const Measurement& m, const answer::Estimate& e) {
+  if (auto v = answer::report_metric(e, m.metric)) {
+    Prediction p = value(*v);
+    p.band = answer::band_of(e, m.metric);  // the band of the figure, where it has one
+    return p;
+  }
+  return none("the report has no value for " + m.metric);
+}
+
+std::string cannot_estimate(const InputError& e) {
+  return "the scenario cannot be estimated: " + std::string(e.what());
+}
+
 Prediction scenario_row(const Measurement& m, const scenario::Scenario& sc, bool band) {
   try {
-    const answer::Estimate e = answer::estimate(sc, answer::Options{false, band});
-    if (auto v = answer::report_metric(e, m.metric)) {
-      Prediction p = value(*v);
-      p.band = answer::band_of(e, m.metric);  // the band of the figure, where it has one
-      return p;
-    }
-    return none("the report has no value for " + m.metric);
+    return figure_of(m, answer::estimate(sc, answer::Options{false, band}));
   } catch (const InputError& e) {
-    return none("the scenario cannot be estimated: " + std::string(e.what()));
+    return none(cannot_estimate(e));
   }
 }
 
@@ -268,6 +278,32 @@ Prediction predict_row(const Subject& s, bool band) {
 }  // namespace
 
 Prediction predict(const Subject& s) { return predict_row(s, false); }
+
+std::vector<Prediction> predict_all(const std::vector<Subject>& subjects, bool band) {
+  // Scenario rows by their scenario file: rows resolved together share one catalog, so one path
+  // is one scenario, estimated once however many of its figures were measured.
+  std::map<std::string, std::variant<answer::Estimate, std::string>> estimates;
+  std::vector<Prediction> out;
+  out.reserve(subjects.size());
+  for (const Subject& s : subjects) {
+    const Measurement& m = *s.row;
+    if (m.benchmark != Benchmark::kScenario || !m.scored || !s.problem.empty()) {
+      out.push_back(predict_row(s, band));
+      continue;
+    }
+    auto it = estimates.find(m.scenario);
+    if (it == estimates.end()) {
+      try {
+        it = estimates.emplace(m.scenario, answer::estimate(*s.scenario, answer::Options{false, band})).first;
+      } catch (const InputError& e) {
+        it = estimates.emplace(m.scenario, cannot_estimate(e)).first;
+      }
+    }
+    const auto* e = std::get_if<answer::Estimate>(&it->second);
+    out.push_back(e != nullptr ? figure_of(m, *e) : none(std::get<std::string>(it->second)));
+  }
+  return out;
+}
 
 Prediction predict_with_band(const Subject& s) { return predict_row(s, true); }
 

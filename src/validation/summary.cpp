@@ -68,11 +68,12 @@ Summary summarize_signed(const std::string& group, const std::vector<double>& er
 }
 
 RowResult row_result(const Subject& s, Prediction p) {
-  RowResult rr{s.row, std::move(p), RowKind::kMicrobenchmark, std::nullopt, {}, {}};
+  RowResult rr{s.row, std::move(p), RowKind::kMicrobenchmark, std::nullopt, {}, false, {}};
   if (s.scenario) {
     rr.kind = s.scenario->job.training ? RowKind::kTraining : RowKind::kServing;
     rr.segment = s.scenario->system.gpu.segment;
     rr.runtime = s.scenario->runtime.id;
+    rr.runtime_named = !s.scenario->unset.runtime;
   } else if (s.system) {
     rr.segment = s.system->gpu.segment;
   }
@@ -90,6 +91,8 @@ void summarize_rows(ValidationReport& r) {
   std::map<hardware::Segment, std::vector<double>> by_segment;
   std::map<std::string, std::vector<BandCheck>> bands_by_cat;
   std::vector<BandCheck> bands;
+  std::map<std::string, std::vector<BandCheck>> check_bands_by_cat;
+  std::vector<BandCheck> check_bands;
   for (const RowResult& rr : r.rows) {
     const Measurement& m = *rr.measurement;
     const auto e = rr.error();
@@ -98,10 +101,16 @@ void summarize_rows(ValidationReport& r) {
     }
     // Held-out rows: the check rows, or every row once each was predicted without its publication.
     const bool evidence = r.cross_validated || r.all_roles || m.role == Role::kCheck;
-    if (evidence && rr.prediction.band) {
+    if (rr.prediction.band) {
       const BandCheck b{m.value, *rr.prediction.value, *rr.prediction.band};
-      bands_by_cat[category_of(m)].push_back(b);
-      bands.push_back(b);
+      if (evidence) {
+        bands_by_cat[category_of(m)].push_back(b);
+        bands.push_back(b);
+      }
+      if (m.role == Role::kCheck) {
+        check_bands_by_cat[category_of(m)].push_back(b);
+        check_bands.push_back(b);
+      }
     }
     if (evidence && !rr.runtime.empty()) {
       by_runtime[rr.runtime].push_back(*e);
@@ -152,12 +161,23 @@ void summarize_rows(ValidationReport& r) {
     r.coverage_by_category.push_back(summarize_coverage(k, v));
   }
   r.coverage = summarize_coverage("all", bands);
+  r.check_coverage_by_category.clear();
+  for (const auto& [k, v] : check_bands_by_cat) {
+    r.check_coverage_by_category.push_back(summarize_coverage(k, v));
+  }
+  r.check_coverage = summarize_coverage("all", check_bands);
 }
 
 ValidationReport validate(const std::vector<Subject>& subjects, bool bands_too) {
   ValidationReport r;
-  for (const Subject& s : subjects) {
-    r.rows.push_back(row_result(s, bands_too ? predict_with_band(s) : predict(s)));
+  std::vector<Prediction> predictions = predict_all(subjects, bands_too);
+  for (std::size_t i = 0; i < subjects.size(); ++i) {
+    r.rows.push_back(row_result(subjects[i], std::move(predictions[i])));
+    // Bands with model-error quantiles from the shipped file: taken from these rows' own errors.
+    const auto& sc = subjects[i].scenario;
+    if (r.rows.back().prediction.band && sc && sc->model_error && !sc->model_error->groups.empty()) {
+      r.band_basis = BandBasis::kInSample;
+    }
   }
   summarize_rows(r);
   return r;
