@@ -401,7 +401,14 @@ allreduce_max = "4 MiB"
 allreduce_one_shot_max = "128 KiB"
 allreduce_latency = "4 us"
 step_overhead = "0.5 ms"
+schedule_per_sequence = "20 us"
+output_per_sequence = "10 us"
+async_output = true
 overlap_scheduler = true
+scheduler_steps = 4
+mixed_batches = false
+api_latency = "8 ms"
+allreduce_on_amd = false
 [slo]
 ttft = "300 ms"
 tpot = "20 ms"
@@ -431,7 +438,14 @@ name = "vllm"
   CHECK(engine.allreduce_one_shot_max.value() == Approx(128.0 * 1024));
   CHECK(engine.allreduce_latency.value() == Approx(4e-6));
   CHECK(engine.step_overhead.value() == Approx(0.5e-3));
+  CHECK(engine.schedule_per_sequence.value() == Approx(20e-6));
+  CHECK(engine.output_per_sequence.value() == Approx(10e-6));
+  CHECK(engine.async_output);
   CHECK(engine.overlap_scheduler);
+  CHECK(engine.scheduler_steps == 4);
+  CHECK_FALSE(engine.mixed_batches);
+  CHECK(engine.api_latency.value() == Approx(8e-3));
+  CHECK_FALSE(engine.allreduce_on_amd);
   const Scenario closed = test::scenario(R"(name = "closed loop"
 [system]
 gpu = "h100-sxm5-80gb"
@@ -475,7 +489,7 @@ micro_batch = 64
   }
   // top level, system, model and its two tables, training, inference, serving, slo, parallelism,
   // runtime and its three tables, input, cost
-  CHECK(covered == 11 + 11 + 20 + 7 + 5 + 20 + 6 + 19 + 4 + 10 + 12 + 6 + 5 + 3 + 5 + 9);
+  CHECK(covered == 11 + 11 + 20 + 7 + 5 + 20 + 6 + 26 + 4 + 10 + 12 + 6 + 5 + 3 + 5 + 9);
 }
 
 TEST_CASE("a model given by an absurd parameter count is refused, not overflowed (a fuzz finding)",

@@ -116,6 +116,7 @@ struct Fabric {
   std::string intra_desc;  // e.g. "NVLink 4 (450 GB/s per direction)" or "PCIe 4.0 x16, host-staged"
   bool host_staged = false;
   bool nvlink = false;     // the GPUs of a node reach each other over NVLink (a switch or a full mesh)
+  bool amd = false;        // AMD GPUs (ROCm): a runtime's custom all-reduce may not run on them
   double overlap_cap = 1;  // the most of a collective that can hide behind compute (host-staged: the link's)
   std::vector<ProtocolCost> protocols;  // the library's protocols enabled on these links
   BytesPerSecond nvls_bus;              // in-switch all-reduce bus bandwidth; 0 = no NVLS
@@ -179,8 +180,9 @@ CollectiveCost collective_cost(const Fabric& fabric, Collective c, Bytes size, i
                                Algorithm algorithm = Algorithm::kAuto);
 Seconds collective_time(const Fabric& fabric, Collective c, Bytes size, int ranks);
 // A tensor-parallel all-reduce of a serving engine: its own one-shot or two-shot kernel over peer
-// memory for messages up to the engine's allreduce_max inside a node (NVLink, or two GPUs with
-// peer access), else the collective library [vllm-custom-allreduce]:
+// memory for messages up to the engine's allreduce_max inside a node (NVLink or xGMI, or two GPUs
+// with peer access; on AMD GPUs only where the engine's build has it: allreduce_on_amd), else the
+// collective library [vllm-custom-allreduce]:
 //   one-shot  α + (n−1)·S / B_p2p             every GPU reads each peer's whole buffer
 //   two-shot  2α + 2(n−1)/n · S / B_p2p       reduce-scatter, then all-gather, through peer memory
 Seconds serving_allreduce_time(const Fabric& fabric, const workload::ServingEngine& engine, Bytes size, int ranks);

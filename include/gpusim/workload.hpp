@@ -482,12 +482,34 @@ struct ServingEngine {
   Bytes allreduce_max;
   Bytes allreduce_one_shot_max;  // one-shot below, two-shot (reduce-scatter + all-gather) above
   Seconds allreduce_latency;     // per stage: kernel launch and the cross-GPU flag handshake
-  // Host time per iteration that the GPU waits for (scheduling, input preparation, sampling and
-  // output handling left exposed); 0 where the runtime hides it or nothing is published.
+  // Host time per scheduler call that the GPU always waits for (the engine loop's fixed work);
+  // 0 where the runtime hides it or nothing is published.
   Seconds step_overhead;
+  // Host time per sequence of the batch per scheduler call: scheduling, block tables, building
+  // the input tensors and the sampling metadata (step::engine_host_time).
+  Seconds schedule_per_sequence;
+  // Host time per sequence that samples a token, per iteration: stop checks, detokenization,
+  // building the responses.
+  Seconds output_per_sequence;
+  // An asynchronous output processor handles iteration n's outputs while iteration n+1 runs
+  // (vLLM 0.6): the output work hides behind the GPU, tokens reach the user one iteration later.
+  bool async_output = false;
   // An overlap scheduler launches iteration n+1 before it handles iteration n's outputs: the host
   // work hides behind the GPU, and every token reaches the user one iteration later.
   bool overlap_scheduler = false;
+  // Decode iterations run per scheduler call (vLLM's --num-scheduler-steps, SGLang's continued
+  // decode steps): waiting requests are admitted only between calls.
+  std::int64_t scheduler_steps = 1;
+  // An iteration may mix prompt tokens with the decode tokens of running requests; false: an
+  // iteration that admits prompts runs them alone (vLLM V0 without chunked prefill).
+  bool mixed_batches = true;
+  // Per request, on the way to the first token when requests come over the network (Poisson or
+  // closed-loop arrivals): the API server's HTTP handling, tokenization and the server-sent event
+  // back to the client; 0 where nothing is published.
+  Seconds api_latency;
+  // The custom all-reduce runs on AMD GPUs too (ROCm builds that enable it); false: tensor-parallel
+  // all-reduces on AMD GPUs go through RCCL.
+  bool allreduce_on_amd = true;
 };
 
 // Defaults of the recipes a training runtime ships (its [recipe] table, specs/README.md): each

@@ -504,10 +504,25 @@ void read_serving_engine(Reader& r, workload::ServingEngine& e, Need need) {
   set_q(r, "allreduce_max", Dim::kBytes, e.allreduce_max, need, Range::kNonNegative);
   set_q(r, "allreduce_one_shot_max", Dim::kBytes, e.allreduce_one_shot_max, need, Range::kNonNegative);
   set_q(r, "allreduce_latency", Dim::kTime, e.allreduce_latency, need, Range::kNonNegative);
-  // Optional in runtime files too: most runtimes publish neither.
+  // Optional in runtime files too: most runtimes publish none of the host costs.
   set_q(r, "step_overhead", Dim::kTime, e.step_overhead, Need::kOptional, Range::kNonNegative);
+  set_q(r, "schedule_per_sequence", Dim::kTime, e.schedule_per_sequence, Need::kOptional, Range::kNonNegative);
+  set_q(r, "output_per_sequence", Dim::kTime, e.output_per_sequence, Need::kOptional, Range::kNonNegative);
+  if (auto v = r.boolean("async_output", Need::kOptional)) {
+    e.async_output = *v;
+  }
   if (auto v = r.boolean("overlap_scheduler", Need::kOptional)) {
     e.overlap_scheduler = *v;
+  }
+  if (auto v = r.integer("scheduler_steps", Need::kOptional, 1, limits::kSequence)) {
+    e.scheduler_steps = *v;
+  }
+  if (auto v = r.boolean("mixed_batches", Need::kOptional)) {
+    e.mixed_batches = *v;
+  }
+  set_q(r, "api_latency", Dim::kTime, e.api_latency, Need::kOptional, Range::kNonNegative);
+  if (auto v = r.boolean("allreduce_on_amd", Need::kOptional)) {
+    e.allreduce_on_amd = *v;
   }
 }
 
