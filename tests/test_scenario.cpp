@@ -292,6 +292,7 @@ activation_layout = "batch-major"
 attention = "flash2"
 optimizer = "fused"
 loss_chunks = 4
+quantized_matmul = "mmq"
 [runtime.fusion]
 norm_residual = true
 bias_activation = true
@@ -299,6 +300,7 @@ rope = true
 cross_entropy = true
 bias_grad = false
 norm_backward = false
+projections = false
 [runtime.overlap]
 data_parallel = 0.5
 parameter_gather = 0.5
@@ -309,6 +311,7 @@ expert_parallel = 0.5
 quantized = 1.0
 remainder = 0.1
 gemv_inflight = "32 KiB"
+mmq = 0.3
 [input]
 sample_bytes = "8 kB"
 cpu_time_per_sample = "1 ms"
@@ -332,6 +335,9 @@ carbon_intensity = "0.3 kg/kWh"
   CHECK(sc.runtime.id == "megatron-te");
   CHECK(sc.runtime.remainder == Approx(0.1));
   CHECK(sc.runtime.gemv_inflight.value() == Approx(32.0 * 1024));
+  CHECK(sc.runtime.quantized_matmul == workload::QuantizedMatmul::kMmq);
+  CHECK(sc.runtime.mmq == Approx(0.3));
+  CHECK_FALSE(sc.runtime.fusion.projections);
   CHECK(sc.runtime.overlap.pipeline == Approx(0.5));
   CHECK(sc.runtime.overlap.expert_parallel == Approx(0.5));
   REQUIRE(sc.job.model.moe);
@@ -489,7 +495,7 @@ micro_batch = 64
   }
   // top level, system, model and its two tables, training, inference, serving, slo, parallelism,
   // runtime and its three tables, input, cost
-  CHECK(covered == 11 + 11 + 20 + 7 + 5 + 20 + 6 + 26 + 4 + 10 + 12 + 6 + 5 + 3 + 5 + 9);
+  CHECK(covered == 11 + 11 + 20 + 7 + 5 + 20 + 6 + 26 + 4 + 10 + 13 + 7 + 5 + 4 + 5 + 9);
 }
 
 TEST_CASE("a model given by an absurd parameter count is refused, not overflowed (a fuzz finding)",

@@ -62,6 +62,10 @@ struct Efficiency {
   Seconds gemm_latency;         // fixed time per GEMM kernel (pipeline fill and drain); 0 when not calibrated
   int gemm_tile_m = 128;        // output tile of the architecture's best GEMM kernels (wave quantization)
   int gemm_tile_n = 128;
+  // Rate of the warp-level mma.sync instruction over the tensor peak: 1 where it is the
+  // architecture's full-rate tensor instruction (Volta to Ada); below 1 on Hopper, whose full rate
+  // needs the asynchronous warpgroup wgmma. Kernels written with mma.sync (llama.cpp's MMQ) run at it.
+  double mma_sync = 1.0;
 };
 
 // The plausible range of each uncertain efficiency value (the [uncertainty] table of an

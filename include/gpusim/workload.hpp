@@ -431,6 +431,15 @@ inline constexpr base::Named<OptimizerImpl> kOptimizerImplNames[] = {{OptimizerI
                                                                      {OptimizerImpl::kNone, "none"}};
 enum class Launch { kEager, kCudaGraphs };
 inline constexpr base::Named<Launch> kLaunchNames[] = {{Launch::kEager, "eager"}, {Launch::kCudaGraphs, "cuda-graphs"}};
+// How a runtime multiplies by weights stored below their compute width (int8/int4 and block
+// formats): unpacked inside a 16-bit GEMM (W4A16 kernels: "fused"); llama.cpp's CUDA backend
+// since June 2024 [llama-cpp-pr-8075]: activations quantized to q8_1 by a kernel of their own, then
+// integer dot products on the packed weights, a GEMV (MMVQ) up to 8 tokens and int8 tensor-core
+// tiles (MMQ) above ("mmq"); llama.cpp before it: the same up to 32 tokens, above that the weight
+// dequantized to an fp16 copy for a cuBLAS GEMM ("dequantize").
+enum class QuantizedMatmul { kFused, kMmq, kDequantize };
+inline constexpr base::Named<QuantizedMatmul> kQuantizedMatmulNames[] = {
+    {QuantizedMatmul::kFused, "fused"}, {QuantizedMatmul::kMmq, "mmq"}, {QuantizedMatmul::kDequantize, "dequantize"}};
 
 // Elementwise work done inside another kernel instead of a pass of its own over memory.
 struct Fusion {
@@ -440,6 +449,9 @@ struct Fusion {
   bool cross_entropy = true;     // softmax and loss in one kernel
   bool bias_grad = false;        // bias gradients from the weight-gradient GEMM's epilogue, no reduction pass
   bool norm_backward = false;    // a norm's input and weight gradients from one kernel, no second pass
+  // Q, K and V (and a gated FFN's gate and up) as one concatenated GEMM each; false: a GEMM per
+  // matrix as the checkpoint stores them (llama.cpp's graph multiplies attn_q, attn_k, attn_v apart).
+  bool projections = true;
 };
 
 // Share (0..1) of each kind of communication hidden behind compute.
@@ -565,7 +577,11 @@ struct Runtime {
   OptimizerImpl optimizer = OptimizerImpl::kFused;
   Fusion fusion;
   Overlap overlap;
-  double quantized = 1.0;  // dequantizing GEMV bandwidth relative to the fp16 GEMV
+  double quantized = 1.0;  // dequantizing GEMV bandwidth relative to the fp16 GEMV ("fused" path)
+  QuantizedMatmul quantized_matmul = QuantizedMatmul::kFused;
+  // MMQ (the "mmq" and "dequantize" paths, batches above a GEMV's): throughput as a share of the
+  // GPU's int8 mma.sync rate; 0 = not stated (an error for those paths).
+  double mmq = 0;
   // Bytes per SM a small-batch (decode) GEMM keeps in flight: the Little's-law cap on its weight
   // stream; 0 = the architecture's (a plain GEMV kernel's).
   Bytes gemv_inflight;

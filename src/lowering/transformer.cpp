@@ -215,7 +215,11 @@ double multi_tensor_launches(double elements, double tensors, bool fused) {
 void dense_ffn_forward(Builder& b, const PassShape& p, Phase ph, double gemm_share, double weight) {
   const ModelShape& m = *p.m;
   const auto [h, kv, f, f_in, t] = LayerDims(p);
-  b.linear("ffn.up", p, ph, f_in, h, gemm_share * weight, Split::kColumn);
+  if (m.ffn == FfnKind::kSwiglu && !p.fusion.projections && !p.frozen()) {
+    b.linear("ffn.up", p, ph, f, h, 2.0 * gemm_share * weight, Split::kColumn);  // gate and up apart
+  } else {
+    b.linear("ffn.up", p, ph, f_in, h, gemm_share * weight, Split::kColumn);
+  }
   if (m.ffn == FfnKind::kSwiglu && p.composite) {
     b.mem_kernels("swiglu", ph, 5.0 * f * t * p.e / p.tp, weight, 2);
   } else if (m.ffn == FfnKind::kSwiglu || !p.fusion.bias_activation) {
@@ -236,7 +240,11 @@ void dense_ffn_backward(Builder& b, const PassShape& p, double weight) {
   } else if (m.ffn == FfnKind::kSwiglu || !p.fusion.bias_activation) {
     b.mem(m.ffn == FfnKind::kSwiglu ? "swiglu.bwd" : "gelu.bwd", ph, (2.0 * f_in + f) * t * p.e / p.tp, weight);
   }
-  b.linear("ffn.up", p, ph, f_in, h, weight, Split::kColumn);
+  if (m.ffn == FfnKind::kSwiglu && !p.fusion.projections && !p.frozen()) {
+    b.linear("ffn.up", p, ph, f, h, 2.0 * weight, Split::kColumn);  // gate and up apart
+  } else {
+    b.linear("ffn.up", p, ph, f_in, h, weight, Split::kColumn);
+  }
 }
 
 Op gemm_op(const std::string& name, Phase phase, DType dtype, double m, double n, double k, double ea, double eb,
@@ -462,14 +470,10 @@ std::vector<Op> lower_forward(const ModelShape& m, const workload::Inference& ic
   if (m.family == workload::Family::kVit) {
     adapt_vit(ops, m, p.gemm_dtype, p.e, p.seqs, false);
   }
-  // Weights stored below their compute width (int8/int4 and block formats) are unpacked inside the
-  // GEMM: its weight stream runs at the runtime's dequantizing share of the bandwidth.
+  // Weights stored below their compute width (int8/int4 and block formats): the runtime's
+  // quantized matmul path (lowering/quantized.cpp).
   if (ic.weight_bytes < units::bytes_per_element(ic.weight_precision)) {
-    for (Op& op : ops) {
-      if (op.kind == OpKind::kGemm && op.eb == p.w && op.name.rfind("attention", 0) != 0) {
-        op.stream = rt.quantized;
-      }
-    }
+    quantized_matmuls(ops, rt, p.w);
   }
   return ops;
 }

@@ -48,6 +48,9 @@ void read_efficiency(Reader& r, hardware::Efficiency& e) {
   set_q(r, "gemm_latency", Dim::kTime, e.gemm_latency, Need::kOptional, Range::kNonNegative);
   e.gemm_fp8 = r.number("gemm_fp8", Need::kOptional, Range::kPositive, kAbovePeak);
   e.attention_flash3 = r.number("attention_flash3", Need::kOptional, Range::kFraction);
+  if (auto v = r.number("mma_sync", Need::kOptional, Range::kFraction)) {
+    e.mma_sync = *v;
+  }
   e.gemm_tile_m = static_cast<int>(r.integer("gemm_tile_m", Need::kRequired, 1, limits::kTile).value_or(128));
   e.gemm_tile_n = static_cast<int>(r.integer("gemm_tile_n", Need::kRequired, 1, limits::kTile).value_or(128));
   r.finish();
@@ -426,6 +429,10 @@ void read_runtime_settings(Reader& r, workload::Runtime& rt, Need need) {
   if (auto v = r.choice("optimizer", workload::kOptimizerImplNames, need)) {
     rt.optimizer = *v;
   }
+  // Optional in runtime files too: only runtimes with kernels of their own for packed weights state it.
+  if (auto v = r.choice("quantized_matmul", workload::kQuantizedMatmulNames, Need::kOptional)) {
+    rt.quantized_matmul = *v;
+  }
   if (auto f = r.table("fusion", need)) {
     for (auto [key, out] : {std::pair<const char*, bool*>{"norm_residual", &rt.fusion.norm_residual},
                             {"bias_activation", &rt.fusion.bias_activation},
@@ -436,6 +443,10 @@ void read_runtime_settings(Reader& r, workload::Runtime& rt, Need need) {
       if (auto v = f->boolean(key, need)) {
         *out = *v;
       }
+    }
+    // Optional in runtime files too: only runtimes that keep the matrices apart state it.
+    if (auto v = f->boolean("projections", Need::kOptional)) {
+      rt.fusion.projections = *v;
     }
     f->finish();
   }
@@ -468,6 +479,9 @@ void read_runtime_settings(Reader& r, workload::Runtime& rt, Need need) {
       rt.remainder = *v;
     }
     set_q(*e, "gemv_inflight", Dim::kBytes, rt.gemv_inflight, Need::kOptional, Range::kPositive);
+    if (auto v = e->number("mmq", Need::kOptional, Range::kFraction)) {
+      rt.mmq = *v;
+    }
     e->finish();
   }
   read_loss_settings(r, rt);
@@ -541,6 +555,11 @@ void read_runtime(Reader& r, workload::Runtime& rt) {
     } else {
       r.error("recipe", "[recipe] holds the defaults of training recipes; this runtime runs inference");
     }
+  }
+  if (rt.quantized_matmul != workload::QuantizedMatmul::kFused && rt.mmq <= 0) {
+    r.error("quantized_matmul",
+            "the \"mmq\" and \"dequantize\" paths run MMQ kernels: state [efficiency] mmq, their share of the "
+            "int8 mma.sync rate, in (0, 1]");
   }
   if (rt.kind == workload::RuntimeKind::kInference) {
     if (auto s = r.table("serving", Need::kRequired)) {

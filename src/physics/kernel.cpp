@@ -10,8 +10,9 @@
 // L2 is read once; otherwise the other operand is re-read once per L2-sized panel (the better loop
 // order; C written once). Attention uses η_attention (measured FlashAttention throughput);
 // memory-bound kernels only the bandwidth term: when the kernel's whole working set
-// fits in L2 (reads from L2, writes to DRAM), else DRAM. Launch and framework overheads belong
-// to the step model.
+// fits in L2 (reads from L2, writes to DRAM), else DRAM. GEMMs on int8 tensor cores through mma.sync
+// (llama.cpp's MMQ) run at the int8 peak x the architecture's mma.sync share x the kernel's share.
+// Launch and framework overheads belong to the step model.
 #include <algorithm>
 #include <cmath>
 
@@ -83,6 +84,21 @@ Bytes gemm_traffic(const Op& op, const GpuSpec& gpu) {
   return Bytes(std::min({a_outer, b_outer, rasterized}) + c);
 }
 
+// A GEMM on int8 tensor cores through the warp-level mma.sync (llama.cpp's MMQ kernels): the int8
+// peak at the clock, times the share of it mma.sync reaches on the architecture (efficiency.mma_sync)
+// and the kernel's share of that (op.int8_mma). MMQ's stream-k decomposition splits the tiles' K
+// loops evenly over the SMs [llama-cpp-pr-8018], so no partial last wave. Its operands stream after
+// L2 reuse as any GEMM's.
+KernelTime int8_mma_time(const Op& op, const GpuSpec& gpu, double clock) {
+  KernelTime kt;
+  const FlopPerSecond rate = gpu.peak_for(DType::kInt8) * clock * (gpu.efficiency.mma_sync * op.int8_mma);
+  kt.compute = op.flops / rate;
+  kt.dram = gemm_traffic(op, gpu);
+  kt.memory = kt.dram / dram_bandwidth(gpu);
+  kt.time = std::max(kt.compute, kt.memory);
+  return kt;
+}
+
 }  // namespace
 
 bool l2_resident(const Op& op, const GpuSpec& gpu) {
@@ -122,6 +138,9 @@ KernelTime kernel_time(const Op& op, const GpuSpec& gpu, double clock) {
     }
     kt.time = kt.memory;
     return kt;
+  }
+  if (op.int8_mma > 0 && gpu.supports(DType::kInt8)) {
+    return int8_mma_time(op, gpu, clock);
   }
   // int8/int4 weights are dequantized and multiplied in fp16.
   const DType dt = gpu.supports(op.dtype) ? op.dtype : DType::kFp16;
