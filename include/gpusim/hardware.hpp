@@ -57,7 +57,7 @@ struct Efficiency {
   Seconds kernel_overhead;      // GPU-side gap between dependent kernels
   Seconds launch_eager;         // host time per eager kernel launch
   Seconds launch_graph;         // host time per kernel replayed from a CUDA graph
-  Bytes gemv_inflight_per_sm;   // memory-level parallelism of skinny (GEMV-like) kernels, per SM
+  Bytes gemv_inflight_per_sm;   // bytes in flight per SM of a latency-bound kernel (a GEMV, a reduction)
   Seconds gemm_latency;         // fixed time per GEMM kernel (pipeline fill and drain); 0 when not calibrated
   int gemm_tile_m = 128;        // output tile of the architecture's best GEMM kernels (wave quantization)
   int gemm_tile_n = 128;

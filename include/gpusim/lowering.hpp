@@ -49,6 +49,8 @@ struct Op {
   double write_share = 0.5;  // memory-bound: share of `bytes` written (an elementwise pass: half)
   double stream = 1.0;       // GEMM: share of the bandwidth its operands stream at (a dequantizing kernel: less)
   Bytes inflight;            // GEMM at small M: bytes per SM its kernel keeps in flight (0: the architecture's)
+  bool reduction = false;    // memory-bound: a kernel that reduces each row or column before it writes (a norm,
+                             // a sum over the tokens), whose loads stop at the reduction: latency-bound
 };
 
 // A GEMM C[m,n] = A[m,k] · B[k,n] with ea/eb/ec bytes per element: 2·m·n·k FLOPs.

@@ -10,8 +10,9 @@
 // L2 is read once; otherwise the other operand is re-read once per L2-sized panel (the better loop
 // order; C written once). Attention uses η_attention (measured FlashAttention throughput);
 // memory-bound kernels only the bandwidth term: when the kernel's whole working set
-// fits in L2 (reads from L2, writes to DRAM), else DRAM. Launch and framework overheads belong
-// to the step model.
+// fits in L2 (reads from L2, writes to DRAM), else DRAM; one that reduces before it writes at
+// most at the Little's-law rate of the GEMV. Launch and framework overheads belong to the step
+// model.
 #include <algorithm>
 #include <cmath>
 
@@ -119,6 +120,20 @@ KernelTime kernel_time(const Op& op, const GpuSpec& gpu, double clock) {
       const Bytes written = op.bytes * op.write_share;
       kt.memory = std::max((op.bytes - written) / (gpu.l2_bandwidth * gpu.efficiency.l2), written / bw);
       kt.dram = written;
+    }
+    // A kernel that reduces each row (a norm) or column (a sum over the tokens) before it writes
+    // issues no further loads until its reduction completes, so each SM keeps only the traffic of
+    // its current rows in flight. By Little's law [little-1961] it then streams at most
+    // SMs × bytes in flight per SM / DRAM latency, with the bytes in flight per SM of the
+    // architecture's other latency-bound kernel, the GEMV. On a GPU whose bandwidth grew faster
+    // than its SMs (H100 SXM: 132 × 4 KiB / 383 ns = 1.41 TB/s against 2.9 TB/s streamed) this is
+    // the bound; on one with few bytes per second per SM (RTX 4090: 2.1 against 0.92 TB/s) it is
+    // not. An H100's LayerNorm forward and bias-gradient sums ran at 1.36 and 1.38 TB/s over
+    // L2-sized tensors [session-h100-profile-2026-11]: the bound holds with the data in L2 too.
+    if (op.reduction && gpu.memory_latency.value() > 0) {
+      const BytesPerSecond little(gpu.sm_count * gpu.efficiency.gemv_inflight_per_sm.value() /
+                                  gpu.memory_latency.value());
+      kt.memory = std::max(kt.memory, op.bytes / little);
     }
     kt.time = kt.memory;
     return kt;
