@@ -1,14 +1,21 @@
-// Rules of the kernel model that carry across GPUs through their spec: Little's law on kernels
+// Rules of the kernel model that carry across GPUs through their spec: the fixed cycles of each
+// GEMM tile against its K loop at the tensor rate per SM per clock, and Little's law on kernels
 // that reduce before they write.
+#include <algorithm>
+
 #include "helpers.hpp"
 
 using namespace gpusim;
 using hardware::GpuSpec;
+using lowering::benchmark_gemm;
 using lowering::Op;
 using lowering::OpKind;
 using physics::kernel_time;
 
 namespace {
+
+// Dense tensor FLOPs per clock per SM at the rated clock, from the spec's own numbers.
+double rate_of(const GpuSpec& g, DType d) { return g.peak_for(d).value() / (g.sm_count * g.boost_clock.value()); }
 
 Op reduction_op(double bytes) {
   Op op;
@@ -20,6 +27,45 @@ Op reduction_op(double bytes) {
 }
 
 }  // namespace
+
+TEST_CASE("the tensor rate per SM per clock is the dense peak over SMs and the rated clock", "[kernel][gemm-rates]") {
+  const GpuSpec a100 = test::catalog().gpu("a100-sxm4-80gb");
+  const GpuSpec rtx3090 = test::catalog().gpu("rtx3090");
+  // A100: 312 TFLOP/s over 108 SMs at 1410 MHz; RTX 3090 with fp32 accumulation: 71 over 82 at 1695.
+  CHECK(physics::tensor_rate_per_sm(a100, DType::kBf16) == Approx(312e12 / (108 * 1410e6)));
+  CHECK(physics::tensor_rate_per_sm(rtx3090, DType::kBf16) == Approx(71e12 / (82 * 1695e6)));
+  CHECK(physics::tensor_rate_per_sm(a100, DType::kBf16) / physics::tensor_rate_per_sm(rtx3090, DType::kBf16) ==
+        Approx(4.0).epsilon(0.01));
+}
+
+TEST_CASE("a GEMM tile pays fixed cycles besides its K loop, a larger share where the K loop is short",
+          "[kernel][gemm-rates]") {
+  const GpuSpec h100 = test::catalog().gpu("h100-sxm5-80gb");  // 128 x 256 tiles, 4096 FLOP/clk/SM
+  const GpuSpec rtx4090 = test::catalog().gpu("rtx4090");      // 128 x 128 tiles, 512 with fp32 accumulation
+  const double c_h = h100.efficiency.gemm_tile_cycles.value();
+  const double c_a = rtx4090.efficiency.gemm_tile_cycles.value();
+  REQUIRE(c_h > 0);
+  REQUIRE(c_a > 0);
+  for (const double k : {768.0, 3072.0}) {
+    const double loop_h = 2.0 * 128 * 256 * k / rate_of(h100, DType::kBf16);
+    const double loop_a = 2.0 * 128 * 128 * k / rate_of(rtx4090, DType::kBf16);
+    CHECK(physics::tile_efficiency(8192, 8192, k, h100, DType::kBf16) == Approx(loop_h / (loop_h + c_h)));
+    CHECK(physics::tile_efficiency(8192, 8192, k, rtx4090, DType::kBf16) == Approx(loop_a / (loop_a + c_a)));
+  }
+  // Deeper K: a smaller share lost; the same K on a GPU with an eighth of the rate per clock: less lost.
+  CHECK(physics::tile_efficiency(8192, 8192, 768, h100, DType::kBf16) <
+        physics::tile_efficiency(8192, 8192, 3072, h100, DType::kBf16));
+  CHECK(physics::tile_efficiency(8192, 8192, 768, h100, DType::kBf16) <
+        physics::tile_efficiency(8192, 8192, 768, rtx4090, DType::kBf16));
+  // A shrunk tile (M = 64: one 64-row tile) has a shorter K loop per tile.
+  const double loop64 = 2.0 * 64 * 256 * 768 / rate_of(h100, DType::kBf16);
+  CHECK(physics::tile_efficiency(64, 8192, 768, h100, DType::kBf16) == Approx(loop64 / (loop64 + c_h)));
+  // Without fixed cycles, or without a K loop, nothing is lost.
+  GpuSpec none = h100;
+  none.efficiency.gemm_tile_cycles = Cycles(0);
+  CHECK(physics::tile_efficiency(8192, 8192, 768, none, DType::kBf16) == 1.0);
+  CHECK(physics::tile_efficiency(8192, 8192, 0, h100, DType::kBf16) == 1.0);
+}
 
 TEST_CASE("a kernel that reduces before it writes streams at most SMs x bytes in flight per SM / DRAM latency",
           "[kernel][gemm-rates][little]") {

@@ -58,7 +58,8 @@ struct Efficiency {
   Seconds launch_eager;         // host time per eager kernel launch
   Seconds launch_graph;         // host time per kernel replayed from a CUDA graph
   Bytes gemv_inflight_per_sm;   // bytes in flight per SM of a latency-bound kernel (a GEMV, a reduction)
-  Seconds gemm_latency;         // fixed time per GEMM kernel (pipeline fill and drain); 0 when not calibrated
+  Seconds gemm_latency;         // fixed time per GEMM kernel (launch to first tile); 0 when not calibrated
+  Cycles gemm_tile_cycles;      // fixed SM cycles per output tile besides its K loop (pipeline fill, epilogue)
   int gemm_tile_m = 128;        // output tile of the architecture's best GEMM kernels (wave quantization)
   int gemm_tile_n = 128;
 };

@@ -1,8 +1,12 @@
 // Kernel time on one GPU: a roofline [williams-2009] with wave quantization for GEMMs.
 //   t = max(FLOPs / (peak · η_compute · clock), bytes / (BW_dram · η_dram))
 // GEMMs: the output is cut into tm x tn tiles spread over the SMs in waves; a partial last wave
-// still takes a whole wave: t_compute = ⌈tiles / SMs⌉ · 2·tm·tn·k / (peak/SMs · η_gemm) + t_fixed,
-// with t_fixed the calibrated per-GEMM latency (pipeline fill and drain) and η_gemm per dtype.
+// still takes a whole wave, and each tile pays c cycles besides its K loop (filling the operand
+// pipeline before the first MMA, writing the tile after the last):
+//   t_compute = ⌈tiles / SMs⌉ · (2·tm·tn·k / r + c) / (clock · η_gemm) + t_fixed,
+// with r = peak / (SMs · boost clock) the tensor rate per SM per clock, t_fixed the calibrated
+// per-GEMM latency and η_gemm per dtype. The K loop of a tile is short where r is high (H100:
+// 4096 FLOP/clk/SM, an RTX 4090 with fp32 accumulation: 512), so medium GEMMs lose more there.
 // Outputs with too few tiles to fill the SMs use split-K [cutlass]: s K-slices in parallel
 // (s ∈ 1..16, at least 256 of K each), paying 2·s·M·N·4 bytes of fp32 partials; the fastest s is
 // taken. GEMV-like GEMMs (M <= 16) stream at most SMs × bytes-in-flight-per-SM / DRAM latency
@@ -56,6 +60,11 @@ double split_efficiency(double m, double n, double batch, const GpuSpec& gpu, do
   return (m * n * batch * split) / (waves * sms * t.tm * t.tn);
 }
 
+// Both: wave quantization and the fixed cost of each tile, for K cut in `split` slices.
+double shape_efficiency(const Op& op, DType dt, const GpuSpec& gpu, double split) {
+  return split_efficiency(op.m, op.n, op.batch, gpu, split) * tile_efficiency(op.m, op.n, op.k / split, gpu, dt);
+}
+
 // DRAM traffic of a GEMM after L2 reuse, the better of two schedules (C written once):
 //  - blocked-matmul I/O: an operand that fits in half the L2 is read once while the other streams
 //    past it; otherwise the streaming operand is read once per L2-sized panel of the resident one;
@@ -92,6 +101,20 @@ bool l2_resident(const Op& op, const GpuSpec& gpu) {
 
 double wave_efficiency(double m, double n, double batch, const GpuSpec& gpu) {
   return split_efficiency(m, n, batch, gpu, 1.0);
+}
+
+double tensor_rate_per_sm(const GpuSpec& gpu, DType dtype) {
+  return gpu.peak_for(dtype).value() / (gpu.sm_count * gpu.boost_clock.value());
+}
+
+double tile_efficiency(double m, double n, double k, const GpuSpec& gpu, DType dtype) {
+  const double fixed = gpu.efficiency.gemm_tile_cycles.value();
+  if (fixed <= 0 || k <= 0) {
+    return 1.0;
+  }
+  const Tiling t = tiling(m, n, 1.0, gpu);
+  const double loop = 2.0 * t.tm * t.tn * k / tensor_rate_per_sm(gpu, dtype);
+  return loop / (loop + fixed);
 }
 
 double gemm_efficiency(const GpuSpec& gpu, DType dtype) {
@@ -171,15 +194,14 @@ KernelTime kernel_time(const Op& op, const GpuSpec& gpu, double clock) {
       break;
     }
     const Bytes partials(s > 1 ? 2.0 * s * op.m * op.n * op.batch * 4.0 : 0.0);
-    const Seconds guess = std::max(op.flops / (peak * split_efficiency(op.m, op.n, op.batch, gpu, s)),
-                                   (traffic + partials) / gpu.memory_bandwidth);
+    const Seconds guess =
+        std::max(op.flops / (peak * shape_efficiency(op, dt, gpu, s)), (traffic + partials) / gpu.memory_bandwidth);
     if (s == 1 || guess < best_guess) {
       best_guess = guess;
       best_s = s;
     }
   }
-  kt.compute =
-      op.flops / (peak * (eta * split_efficiency(op.m, op.n, op.batch, gpu, best_s))) + gpu.efficiency.gemm_latency;
+  kt.compute = op.flops / (peak * (eta * shape_efficiency(op, dt, gpu, best_s))) + gpu.efficiency.gemm_latency;
   kt.dram = traffic + Bytes(best_s > 1 ? 2.0 * best_s * op.m * op.n * op.batch * 4.0 : 0.0);
   // A kernel that unpacks quantized weights on the fly (W4A16, llama.cpp's MMVQ) streams them
   // below a plain GEMV's rate: the runtime's measured share (op.stream).
