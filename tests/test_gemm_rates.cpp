@@ -1,11 +1,12 @@
-// Rules of the kernel model that carry across GPUs through their spec: the fixed cycles of each
-// GEMM tile against its K loop at the tensor rate per SM per clock, and Little's law on kernels
-// that reduce before they write.
+// Rules of the kernel model that carry across GPUs through their spec: the GEMM operand-staging
+// share (tensor rate per SM per clock against the architecture's staging rate), the fixed cycles
+// of each GEMM tile, and Little's law on kernels that reduce before they write.
 #include <algorithm>
 
 #include "helpers.hpp"
 
 using namespace gpusim;
+using catalog::SpecFile;
 using hardware::GpuSpec;
 using lowering::benchmark_gemm;
 using lowering::Op;
@@ -38,6 +39,31 @@ TEST_CASE("the tensor rate per SM per clock is the dense peak over SMs and the r
         Approx(4.0).epsilon(0.01));
 }
 
+TEST_CASE("operand staging costs a GPU in proportion to its tensor rate per SM per clock", "[kernel][gemm-rates]") {
+  const GpuSpec a100 = test::catalog().gpu("a100-sxm4-80gb");
+  const GpuSpec rtx3090 = test::catalog().gpu("rtx3090");
+  const double f = a100.efficiency.gemm_staging_rate;
+  REQUIRE(f > 0);
+  REQUIRE(rtx3090.efficiency.gemm_staging_rate == f);  // one rate per architecture
+  // share = 1 / (1 + r / F): the GeForce die, a quarter of the A100's rate, loses a quarter as much.
+  for (const GpuSpec* g : {&a100, &rtx3090}) {
+    CHECK(physics::staging_efficiency(*g, DType::kBf16) == Approx(1.0 / (1.0 + rate_of(*g, DType::kBf16) / f)));
+    CHECK(physics::gemm_efficiency(*g, DType::kBf16) ==
+          Approx(g->efficiency.gemm / (1.0 + rate_of(*g, DType::kBf16) / f)));
+  }
+  CHECK(physics::staging_efficiency(rtx3090, DType::kBf16) > physics::staging_efficiency(a100, DType::kBf16));
+  // TF32 operands are 4 bytes: the staging rate halves with the tensor rate, the share stays.
+  CHECK(physics::staging_efficiency(a100, DType::kTf32) ==
+        Approx(1.0 / (1.0 + rate_of(a100, DType::kTf32) / (f * 2.0 / 4.0))));
+  CHECK(physics::staging_efficiency(a100, DType::kTf32) == Approx(physics::staging_efficiency(a100, DType::kBf16)));
+  // Off the tensor cores, and on an architecture without a staging rate, there is no staging term.
+  CHECK(physics::staging_efficiency(a100, DType::kFp32) == 1.0);
+  const GpuSpec h100 = test::catalog().gpu("h100-sxm5-80gb");
+  REQUIRE(h100.efficiency.gemm_staging_rate == 0);
+  CHECK(physics::staging_efficiency(h100, DType::kBf16) == 1.0);
+  CHECK(physics::gemm_efficiency(h100, DType::kBf16) == h100.efficiency.gemm);
+}
+
 TEST_CASE("a GEMM tile pays fixed cycles besides its K loop, a larger share where the K loop is short",
           "[kernel][gemm-rates]") {
   const GpuSpec h100 = test::catalog().gpu("h100-sxm5-80gb");  // 128 x 256 tiles, 4096 FLOP/clk/SM
@@ -65,6 +91,20 @@ TEST_CASE("a GEMM tile pays fixed cycles besides its K loop, a larger share wher
   none.efficiency.gemm_tile_cycles = Cycles(0);
   CHECK(physics::tile_efficiency(8192, 8192, 768, none, DType::kBf16) == 1.0);
   CHECK(physics::tile_efficiency(8192, 8192, 0, h100, DType::kBf16) == 1.0);
+}
+
+TEST_CASE("a GEMM's time is its FLOPs over peak, efficiency, staging, wave and tile shares, plus its latency",
+          "[kernel][gemm-rates]") {
+  const GpuSpec h100 = test::catalog().gpu("h100-sxm5-80gb");
+  // 132 SMs: 12 x 11 tiles of 128 x 256 is one full wave; K = 768 as a GPT-2 projection.
+  const Op op = benchmark_gemm(DType::kBf16, 12 * 128, 11 * 256, 768);
+  const physics::KernelTime kt = kernel_time(op, h100);
+  REQUIRE(kt.compute_bound());
+  const double loop = 2.0 * 128 * 256 * 768 / rate_of(h100, DType::kBf16);
+  const double tile = loop / (loop + h100.efficiency.gemm_tile_cycles.value());
+  CHECK(kt.compute.value() ==
+        Approx(op.flops.value() / (h100.peak_for(DType::kBf16).value() * h100.efficiency.gemm * tile) +
+               h100.efficiency.gemm_latency.value()));
 }
 
 TEST_CASE("a kernel that reduces before it writes streams at most SMs x bytes in flight per SM / DRAM latency",
@@ -115,4 +155,28 @@ TEST_CASE("the lowering marks norms and weight- and bias-gradient sums as reduct
       CHECK_FALSE(op.reduction);
     }
   }
+}
+
+TEST_CASE("bad GEMM staging rates and tile cycles in a spec file are errors with their position",
+          "[spec][errors][gemm-rates]") {
+  Catalog c = test::catalog();
+  c.add_file(SpecKind::kGpu, "bad", SpecFile{"specs/gpus/bad.toml", R"(base = "h100-sxm5-80gb"
+name = "bad"
+[efficiency]
+gemm_staging_rate = -3
+gemm_tile_cycles = "3000 us"
+)"});
+  const auto ds = test::diagnostics_of([&] { (void)c.gpu("bad"); });
+  REQUIRE(ds.size() == 2);
+  const auto rate =
+      std::find_if(ds.begin(), ds.end(), [](const Diagnostic& d) { return d.key == "efficiency.gemm_staging_rate"; });
+  REQUIRE(rate != ds.end());
+  CHECK(rate->pos.file == "specs/gpus/bad.toml");
+  CHECK(rate->pos.line == 4);
+  CHECK_THAT(rate->message, Catch::Contains("-3"));
+  const auto cycles =
+      std::find_if(ds.begin(), ds.end(), [](const Diagnostic& d) { return d.key == "efficiency.gemm_tile_cycles"; });
+  REQUIRE(cycles != ds.end());
+  CHECK(cycles->pos.line == 5);
+  CHECK_THAT(cycles->message, Catch::Contains("3000 us"));
 }

@@ -43,7 +43,12 @@ double tensor_rate_per_sm(const hardware::GpuSpec& gpu, DType dtype);
 // Share of a GEMM tile's time in its K loop of depth `k`: loop / (loop + the architecture's fixed
 // cycles per tile), with loop = 2·tm·tn·k / tensor_rate_per_sm (1 without a fixed cost).
 double tile_efficiency(double m, double n, double k, const hardware::GpuSpec& gpu, DType dtype);
-// Achievable fraction of the dense peak for large GEMMs of `dtype` (fp8 may have its own).
+// Share of a GEMM's K loop its MMAs are not waiting on operand staging: 1 / (1 + r / F), with r
+// the tensor rate per SM per clock and F the architecture's staging rate for 16-bit operands,
+// scaled by 2 / bytes per operand element (1 without a staging rate, or off the tensor cores).
+double staging_efficiency(const hardware::GpuSpec& gpu, DType dtype);
+// Achievable fraction of the dense peak for large GEMMs of `dtype` (fp8 may have its own): the
+// architecture's η_gemm times the staging share.
 double gemm_efficiency(const hardware::GpuSpec& gpu, DType dtype);
 // Achievable DRAM bandwidth: paper bandwidth × η_dram.
 BytesPerSecond dram_bandwidth(const hardware::GpuSpec& gpu);

@@ -7,6 +7,10 @@
 // with r = peak / (SMs · boost clock) the tensor rate per SM per clock, t_fixed the calibrated
 // per-GEMM latency and η_gemm per dtype. The K loop of a tile is short where r is high (H100:
 // 4096 FLOP/clk/SM, an RTX 4090 with fp32 accumulation: 512), so medium GEMMs lose more there.
+// Where the architecture states an operand staging rate F (Ampere, Ada: ldmatrix and mma.sync),
+// η_gemm is the architecture's value times 1 / (1 + r / F): staging a K block's operands takes a
+// fixed time the MMAs do not hide, so a GeForce SM, whose FP32-accumulate MMAs run at a quarter
+// of a GA100 SM's rate per clock, reaches a larger share of its own peak.
 // Outputs with too few tiles to fill the SMs use split-K [cutlass]: s K-slices in parallel
 // (s ∈ 1..16, at least 256 of K each), paying 2·s·M·N·4 bytes of fp32 partials; the fastest s is
 // taken. GEMV-like GEMMs (M <= 16) stream at most SMs × bytes-in-flight-per-SM / DRAM latency
@@ -117,10 +121,20 @@ double tile_efficiency(double m, double n, double k, const GpuSpec& gpu, DType d
   return loop / (loop + fixed);
 }
 
+double staging_efficiency(const GpuSpec& gpu, DType dtype) {
+  const double rate16 = gpu.efficiency.gemm_staging_rate;
+  if (rate16 <= 0 || !on_tensor_cores(dtype)) {
+    return 1.0;
+  }
+  const double rate = rate16 * 2.0 / units::bytes_per_element(dtype);
+  return 1.0 / (1.0 + tensor_rate_per_sm(gpu, dtype) / rate);
+}
+
 double gemm_efficiency(const GpuSpec& gpu, DType dtype) {
   // fp4 GEMMs take the fp8 share: no fp4 GEMM measurement is stored (assumption).
   const bool low_float = dtype == DType::kFp8 || dtype == DType::kFp4;
-  return low_float ? gpu.efficiency.gemm_fp8.value_or(gpu.efficiency.gemm) : gpu.efficiency.gemm;
+  const double eta = low_float ? gpu.efficiency.gemm_fp8.value_or(gpu.efficiency.gemm) : gpu.efficiency.gemm;
+  return eta * staging_efficiency(gpu, dtype);
 }
 
 BytesPerSecond dram_bandwidth(const GpuSpec& gpu) { return gpu.memory_bandwidth * gpu.efficiency.dram; }
