@@ -52,6 +52,8 @@ struct Op {
   // GEMM on int8 tensor cores through mma.sync (llama.cpp's MMQ): its share of that rate; 0: a
   // GEMM of `dtype` at the architecture's GEMM efficiency.
   double int8_mma = 0;
+  bool reduction = false;    // memory-bound: a kernel that reduces each row or column before it writes (a norm,
+                             // a sum over the tokens), whose loads stop at the reduction: latency-bound
 };
 
 // A GEMM C[m,n] = A[m,k] · B[k,n] with ea/eb/ec bytes per element: 2·m·n·k FLOPs.

@@ -38,7 +38,17 @@ double kernel_clock(const lowering::Op& op, const hardware::GpuSpec& gpu, Watts 
 bool l2_resident(const lowering::Op& op, const hardware::GpuSpec& gpu);
 // Fraction of dense peak a GEMM of this shape reaches from wave quantization alone (0..1].
 double wave_efficiency(double m, double n, double batch, const hardware::GpuSpec& gpu);
-// Achievable fraction of the dense peak for large GEMMs of `dtype` (fp8 may have its own).
+// Dense tensor FLOPs of `dtype` per clock per SM at the rated clock: peak / (SMs · boost clock).
+double tensor_rate_per_sm(const hardware::GpuSpec& gpu, DType dtype);
+// Share of a GEMM tile's time in its K loop of depth `k`: loop / (loop + the architecture's fixed
+// cycles per tile), with loop = 2·tm·tn·k / tensor_rate_per_sm (1 without a fixed cost).
+double tile_efficiency(double m, double n, double k, const hardware::GpuSpec& gpu, DType dtype);
+// Share of a GEMM's K loop its MMAs are not waiting on operand staging: 1 / (1 + r / F), with r
+// the tensor rate per SM per clock and F the architecture's staging rate for 16-bit operands,
+// scaled by 2 / bytes per operand element (1 without a staging rate, or off the tensor cores).
+double staging_efficiency(const hardware::GpuSpec& gpu, DType dtype);
+// Achievable fraction of the dense peak for large GEMMs of `dtype` (fp8 may have its own): the
+// architecture's η_gemm times the staging share.
 double gemm_efficiency(const hardware::GpuSpec& gpu, DType dtype);
 // Achievable DRAM bandwidth: paper bandwidth × η_dram.
 BytesPerSecond dram_bandwidth(const hardware::GpuSpec& gpu);

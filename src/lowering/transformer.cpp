@@ -46,7 +46,7 @@ void layer_forward(Builder& b, const PassShape& p, Phase ph, double gemm_share =
     // (e + 4) + 8 + 4 + 8 + (4 + e) + 2e bytes per element over six kernels.
     b.mem_kernels("norm", ph, p.replicated(t * h * (28.0 + 4.0 * p.e)), 2, 6);
   } else {
-    b.mem("norm", ph, p.replicated(t * h * (p.e_res + p.e_norm)), 2);
+    b.reduce("norm", ph, p.replicated(t * h * (p.e_res + p.e_norm)), 2);
     if (p.e_norm != p.e) {
       b.mem("norm.cast", ph, p.replicated(t * h * (p.e_norm + p.e)), 2);  // autocast: fp32 out, 16-bit for the GEMM
     }
@@ -90,8 +90,8 @@ void bias_grads(Builder& b, const PassShape& p) {
     return;
   }
   const auto [h, kv, f, f_in, t] = LayerDims(p);
-  b.mem_kernels("bias.grad", Phase::kBackward, t * (h + 2.0 * kv + f_in) * p.e / p.tp, 1, 2);  // QKV, FFN up: read dy
-  b.mem("bias.grad", Phase::kBackward, p.replicated(t * h * p.e), 2);  // attention out and FFN down
+  b.reduce("bias.grad", Phase::kBackward, t * (h + 2.0 * kv + f_in) * p.e / p.tp / 2.0, 2);  // QKV, FFN up: read dy
+  b.reduce("bias.grad", Phase::kBackward, p.replicated(t * h * p.e), 2);  // attention out and FFN down
 }
 
 // Norm weight gradients as a second pass over the norm's input and dy (PyTorch's native LayerNorm
@@ -103,7 +103,7 @@ void norm_weight_grads(Builder& b, const PassShape& p, const std::string& name, 
     return;
   }
   const double h = static_cast<double>(p.m->hidden);
-  b.mem(name, Phase::kBackward, p.replicated(p.tokens() * h * (p.e_res + p.e)), count);
+  b.reduce(name, Phase::kBackward, p.replicated(p.tokens() * h * (p.e_res + p.e)), count);
 }
 
 void layer_backward(Builder& b, const PassShape& p) {
@@ -380,7 +380,7 @@ std::vector<Op> lower_training(const ModelShape& m, const workload::Training& tc
   b.scope(Scope::kLayer);
   layer_forward(b, p, Phase::kForward);
   b.scope(Scope::kHead);
-  b.mem("final_norm", Phase::kForward, p.replicated(t * h * (p.e_res + p.e_norm)), 1);
+  b.reduce("final_norm", Phase::kForward, p.replicated(t * h * (p.e_res + p.e_norm)), 1);
   b.linear("logits", p, Phase::kForward, v, h, 1, Split::kColumn);
   // Softmax-cross-entropy over the rank's vocabulary shard. Fused: two reads of the logits
   // forward, one read and one write backward. Unfused (log_softmax, then NLL): log-probabilities

@@ -46,6 +46,10 @@ void read_efficiency(Reader& r, hardware::Efficiency& e) {
   set_q(r, "launch_graph", Dim::kTime, e.launch_graph, Need::kRequired, Range::kNonNegative);
   set_q(r, "gemv_inflight_per_sm", Dim::kBytes, e.gemv_inflight_per_sm, Need::kRequired);
   set_q(r, "gemm_latency", Dim::kTime, e.gemm_latency, Need::kOptional, Range::kNonNegative);
+  set_q(r, "gemm_tile_cycles", Dim::kCycles, e.gemm_tile_cycles, Need::kOptional, Range::kNonNegative);
+  if (auto v = r.number("gemm_staging_rate", Need::kOptional, Range::kPositive, limits::kRatio)) {
+    e.gemm_staging_rate = *v;
+  }
   e.gemm_fp8 = r.number("gemm_fp8", Need::kOptional, Range::kPositive, kAbovePeak);
   e.attention_flash3 = r.number("attention_flash3", Need::kOptional, Range::kFraction);
   if (auto v = r.number("mma_sync", Need::kOptional, Range::kFraction)) {
