@@ -72,12 +72,13 @@ TEST_CASE("GPUs without FP8 do not claim it", "[catalog]") {
 }
 
 TEST_CASE("architecture defaults fill efficiency keys a GPU file leaves out", "[catalog][inheritance]") {
-  const GpuSpec a100 = test::catalog().gpu("a100-sxm4-80gb");   // no [efficiency] table of its own
-  const GpuSpec a100p = test::catalog().gpu("a100-pcie-80gb");  // overrides gemm only (B02)
-  const toml::table ampere = toml::parse(test::catalog().file(catalog::SpecKind::kArch, "ampere").text);
-  const toml::table pcie = toml::parse(test::catalog().file(catalog::SpecKind::kGpu, "a100-pcie-80gb").text);
-  CHECK(a100.efficiency.gemm == Approx(ampere["efficiency"]["gemm"].value<double>().value()));
-  CHECK(a100p.efficiency.gemm == Approx(pcie["efficiency"]["gemm"].value<double>().value()));
-  CHECK(a100p.efficiency.gemm != Approx(a100.efficiency.gemm));
-  CHECK(a100p.efficiency.dram == a100.efficiency.dram);
+  const GpuSpec h100 = test::catalog().gpu("h100-sxm5-80gb");   // no [efficiency] table of its own
+  const GpuSpec h100p = test::catalog().gpu("h100-pcie-80gb");  // overrides dram and peer_link (A09, C11)
+  const toml::table hopper = toml::parse(test::catalog().file(catalog::SpecKind::kArch, "hopper").text);
+  const toml::table pcie = toml::parse(test::catalog().file(catalog::SpecKind::kGpu, "h100-pcie-80gb").text);
+  CHECK(h100.efficiency.dram == Approx(hopper["efficiency"]["dram"].value<double>().value()));
+  CHECK(h100p.efficiency.dram == Approx(pcie["efficiency"]["dram"].value<double>().value()));
+  CHECK(h100p.efficiency.dram != Approx(h100.efficiency.dram));
+  CHECK(h100p.efficiency.gemm == h100.efficiency.gemm);
+  CHECK(h100p.efficiency.gemm_tile_cycles == h100.efficiency.gemm_tile_cycles);
 }

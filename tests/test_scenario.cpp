@@ -292,6 +292,7 @@ activation_layout = "batch-major"
 attention = "flash2"
 optimizer = "fused"
 loss_chunks = 4
+quantized_matmul = "mmq"
 [runtime.fusion]
 norm_residual = true
 bias_activation = true
@@ -299,6 +300,7 @@ rope = true
 cross_entropy = true
 bias_grad = false
 norm_backward = false
+projections = false
 [runtime.overlap]
 data_parallel = 0.5
 parameter_gather = 0.5
@@ -309,6 +311,7 @@ expert_parallel = 0.5
 quantized = 1.0
 remainder = 0.1
 gemv_inflight = "32 KiB"
+mmq = 0.3
 [input]
 sample_bytes = "8 kB"
 cpu_time_per_sample = "1 ms"
@@ -332,6 +335,9 @@ carbon_intensity = "0.3 kg/kWh"
   CHECK(sc.runtime.id == "megatron-te");
   CHECK(sc.runtime.remainder == Approx(0.1));
   CHECK(sc.runtime.gemv_inflight.value() == Approx(32.0 * 1024));
+  CHECK(sc.runtime.quantized_matmul == workload::QuantizedMatmul::kMmq);
+  CHECK(sc.runtime.mmq == Approx(0.3));
+  CHECK_FALSE(sc.runtime.fusion.projections);
   CHECK(sc.runtime.overlap.pipeline == Approx(0.5));
   CHECK(sc.runtime.overlap.expert_parallel == Approx(0.5));
   REQUIRE(sc.job.model.moe);
@@ -401,7 +407,14 @@ allreduce_max = "4 MiB"
 allreduce_one_shot_max = "128 KiB"
 allreduce_latency = "4 us"
 step_overhead = "0.5 ms"
+schedule_per_sequence = "20 us"
+output_per_sequence = "10 us"
+async_output = true
 overlap_scheduler = true
+scheduler_steps = 4
+mixed_batches = false
+api_latency = "8 ms"
+allreduce_on_amd = false
 [slo]
 ttft = "300 ms"
 tpot = "20 ms"
@@ -431,7 +444,14 @@ name = "vllm"
   CHECK(engine.allreduce_one_shot_max.value() == Approx(128.0 * 1024));
   CHECK(engine.allreduce_latency.value() == Approx(4e-6));
   CHECK(engine.step_overhead.value() == Approx(0.5e-3));
+  CHECK(engine.schedule_per_sequence.value() == Approx(20e-6));
+  CHECK(engine.output_per_sequence.value() == Approx(10e-6));
+  CHECK(engine.async_output);
   CHECK(engine.overlap_scheduler);
+  CHECK(engine.scheduler_steps == 4);
+  CHECK_FALSE(engine.mixed_batches);
+  CHECK(engine.api_latency.value() == Approx(8e-3));
+  CHECK_FALSE(engine.allreduce_on_amd);
   const Scenario closed = test::scenario(R"(name = "closed loop"
 [system]
 gpu = "h100-sxm5-80gb"
@@ -475,7 +495,7 @@ micro_batch = 64
   }
   // top level, system, model and its two tables, training, inference, serving, slo, parallelism,
   // runtime and its three tables, input, cost
-  CHECK(covered == 11 + 11 + 20 + 7 + 5 + 20 + 6 + 19 + 4 + 10 + 12 + 6 + 5 + 3 + 5 + 9);
+  CHECK(covered == 11 + 11 + 20 + 7 + 5 + 20 + 6 + 26 + 4 + 10 + 13 + 7 + 5 + 4 + 5 + 9);
 }
 
 TEST_CASE("a model given by an absurd parameter count is refused, not overflowed (a fuzz finding)",

@@ -49,19 +49,26 @@ struct Efficiency {
   double dram = 0;                         // stream bandwidth / paper bandwidth
   double l2 = 0;                           // L2-resident bandwidth / spec l2_bandwidth
   double host_link = 0;                    // host<->device copy / PCIe per-direction bandwidth
-  double peer_link = 0;         // ring (Simple protocol) collective bus bandwidth / peer link per-direction bandwidth
-  double nvls = 0;              // in-switch (NVLS) all-reduce bus bandwidth / peer link bandwidth; 0 = none
-  std::optional<double> ll128;  // LL128 bus bandwidth / Simple bus bandwidth; default: the library's payload
-  Seconds nvls_round;           // NVLS: time per round of chunks over all channels and GPUs (synchronisation)
-  Seconds collective_call;      // fixed time per collective call (launch, proxy, synchronisation)
-  Seconds simple_step;          // Simple protocol: latency per ring step beyond the library's hop latency
-  Seconds kernel_overhead;      // GPU-side gap between dependent kernels
-  Seconds launch_eager;         // host time per eager kernel launch
-  Seconds launch_graph;         // host time per kernel replayed from a CUDA graph
-  Bytes gemv_inflight_per_sm;   // memory-level parallelism of skinny (GEMV-like) kernels, per SM
-  Seconds gemm_latency;         // fixed time per GEMM kernel (pipeline fill and drain); 0 when not calibrated
-  int gemm_tile_m = 128;        // output tile of the architecture's best GEMM kernels (wave quantization)
+  double peer_link = 0;          // ring (Simple protocol) collective bus bandwidth / peer link per-direction bandwidth
+  double nvls = 0;               // in-switch (NVLS) all-reduce bus bandwidth / peer link bandwidth; 0 = none
+  std::optional<double> ll128;   // LL128 bus bandwidth / Simple bus bandwidth; default: the library's payload
+  Seconds nvls_round;            // NVLS: time per round of chunks over all channels and GPUs (synchronisation)
+  Seconds collective_call;       // fixed time per collective call (launch, proxy, synchronisation)
+  Seconds simple_step;           // Simple protocol: latency per ring step beyond the library's hop latency
+  Seconds kernel_overhead;       // GPU-side gap between dependent kernels
+  Seconds launch_eager;          // host time per eager kernel launch
+  Seconds launch_graph;          // host time per kernel replayed from a CUDA graph
+  Bytes gemv_inflight_per_sm;    // bytes in flight per SM of a latency-bound kernel (a GEMV, a reduction)
+  Seconds gemm_latency;          // fixed time per GEMM kernel (launch to first tile); 0 when not calibrated
+  Cycles gemm_tile_cycles;       // fixed SM cycles per output tile besides its K loop (pipeline fill, epilogue)
+  double gemm_staging_rate = 0;  // tensor FLOPs per clock per SM the operand staging of a K loop keeps up with
+                                 // (16-bit operands); 0 = no staging term
+  int gemm_tile_m = 128;         // output tile of the architecture's best GEMM kernels (wave quantization)
   int gemm_tile_n = 128;
+  // Rate of the warp-level mma.sync instruction over the tensor peak: 1 where it is the
+  // architecture's full-rate tensor instruction (Volta to Ada); below 1 on Hopper, whose full rate
+  // needs the asynchronous warpgroup wgmma. Kernels written with mma.sync (llama.cpp's MMQ) run at it.
+  double mma_sync = 1.0;
 };
 
 // The plausible range of each uncertain efficiency value (the [uncertainty] table of an

@@ -49,6 +49,11 @@ struct Op {
   double write_share = 0.5;  // memory-bound: share of `bytes` written (an elementwise pass: half)
   double stream = 1.0;       // GEMM: share of the bandwidth its operands stream at (a dequantizing kernel: less)
   Bytes inflight;            // GEMM at small M: bytes per SM its kernel keeps in flight (0: the architecture's)
+  // GEMM on int8 tensor cores through mma.sync (llama.cpp's MMQ): its share of that rate; 0: a
+  // GEMM of `dtype` at the architecture's GEMM efficiency.
+  double int8_mma = 0;
+  bool reduction = false;    // memory-bound: a kernel that reduces each row or column before it writes (a norm,
+                             // a sum over the tokens), whose loads stop at the reduction: latency-bound
 };
 
 // A GEMM C[m,n] = A[m,k] · B[k,n] with ea/eb/ec bytes per element: 2·m·n·k FLOPs.
@@ -98,5 +103,9 @@ void adapt_vit(std::vector<Op>& ops, const workload::ModelShape& m, DType dtype,
 // training. Each sequence samples one token: the head runs on `batch` rows.
 std::vector<Op> lower_forward(const workload::ModelShape& m, const workload::Inference& inf,
                               const workload::Runtime& rt, int tensor, double batch, double q_len, double kv_len);
+// Weights stored below their compute width (lowering/quantized.cpp): every forward GEMM that reads
+// `weight_bytes` per weight (the projections and the head, not attention) as the runtime's
+// quantized matmul path runs it; a path's extra kernels are inserted before their GEMM.
+void quantized_matmuls(std::vector<Op>& ops, const workload::Runtime& rt, double weight_bytes);
 
 }  // namespace gpusim::lowering

@@ -38,7 +38,17 @@ double kernel_clock(const lowering::Op& op, const hardware::GpuSpec& gpu, Watts 
 bool l2_resident(const lowering::Op& op, const hardware::GpuSpec& gpu);
 // Fraction of dense peak a GEMM of this shape reaches from wave quantization alone (0..1].
 double wave_efficiency(double m, double n, double batch, const hardware::GpuSpec& gpu);
-// Achievable fraction of the dense peak for large GEMMs of `dtype` (fp8 may have its own).
+// Dense tensor FLOPs of `dtype` per clock per SM at the rated clock: peak / (SMs · boost clock).
+double tensor_rate_per_sm(const hardware::GpuSpec& gpu, DType dtype);
+// Share of a GEMM tile's time in its K loop of depth `k`: loop / (loop + the architecture's fixed
+// cycles per tile), with loop = 2·tm·tn·k / tensor_rate_per_sm (1 without a fixed cost).
+double tile_efficiency(double m, double n, double k, const hardware::GpuSpec& gpu, DType dtype);
+// Share of a GEMM's K loop its MMAs are not waiting on operand staging: 1 / (1 + r / F), with r
+// the tensor rate per SM per clock and F the architecture's staging rate for 16-bit operands,
+// scaled by 2 / bytes per operand element (1 without a staging rate, or off the tensor cores).
+double staging_efficiency(const hardware::GpuSpec& gpu, DType dtype);
+// Achievable fraction of the dense peak for large GEMMs of `dtype` (fp8 may have its own): the
+// architecture's η_gemm times the staging share.
 double gemm_efficiency(const hardware::GpuSpec& gpu, DType dtype);
 // Achievable DRAM bandwidth: paper bandwidth × η_dram.
 BytesPerSecond dram_bandwidth(const hardware::GpuSpec& gpu);
@@ -116,6 +126,7 @@ struct Fabric {
   std::string intra_desc;  // e.g. "NVLink 4 (450 GB/s per direction)" or "PCIe 4.0 x16, host-staged"
   bool host_staged = false;
   bool nvlink = false;     // the GPUs of a node reach each other over NVLink (a switch or a full mesh)
+  bool amd = false;        // AMD GPUs (ROCm): a runtime's custom all-reduce may not run on them
   double overlap_cap = 1;  // the most of a collective that can hide behind compute (host-staged: the link's)
   std::vector<ProtocolCost> protocols;  // the library's protocols enabled on these links
   BytesPerSecond nvls_bus;              // in-switch all-reduce bus bandwidth; 0 = no NVLS
@@ -179,8 +190,9 @@ CollectiveCost collective_cost(const Fabric& fabric, Collective c, Bytes size, i
                                Algorithm algorithm = Algorithm::kAuto);
 Seconds collective_time(const Fabric& fabric, Collective c, Bytes size, int ranks);
 // A tensor-parallel all-reduce of a serving engine: its own one-shot or two-shot kernel over peer
-// memory for messages up to the engine's allreduce_max inside a node (NVLink, or two GPUs with
-// peer access), else the collective library [vllm-custom-allreduce]:
+// memory for messages up to the engine's allreduce_max inside a node (NVLink or xGMI, or two GPUs
+// with peer access; on AMD GPUs only where the engine's build has it: allreduce_on_amd), else the
+// collective library [vllm-custom-allreduce]:
 //   one-shot  α + (n−1)·S / B_p2p             every GPU reads each peer's whole buffer
 //   two-shot  2α + 2(n−1)/n · S / B_p2p       reduce-scatter, then all-gather, through peer memory
 Seconds serving_allreduce_time(const Fabric& fabric, const workload::ServingEngine& engine, Bytes size, int ranks);

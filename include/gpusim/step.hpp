@@ -122,7 +122,9 @@ struct IterationCost {
 //            + embedding(T) + TP all-reduces(T): 2 per layer and 1 for the embedding
 //   gpu    = kernels · (1 + remainder) + kernel gaps + all-reduces
 //   time   = p · max(gpu, host launch of its kernels) + (p − 1) · activation send(T)
-//            + the runtime's exposed host time per iteration (step_overhead)
+//            + the engine's host work the GPU waits for (step_overhead, schedule_per_sequence and
+//              output_per_sequence, amortized over scheduler_steps and hidden as the engine
+//              overlaps it: engine_host_time in src/step/engine_host.cpp)
 // dense(T), head(rows) and the all-reduces are tabulated over a grid of T and interpolated;
 // attention is linear in decode rows, context tokens and pairs (memory- and compute-bound slopes).
 // A grid point is tabulated the first time an iteration falls beside it: a short run (one batch, a
@@ -174,7 +176,7 @@ class IterationModel {
   Seconds host_;
   int pipeline_ = 1;
   double clock_ = 1;
-  double step_overhead_ = 0;  // the runtime's exposed host time per iteration
+  workload::ServingEngine engine_;  // the engine's host costs (step::engine_host_time)
 };
 
 // The step's kernels aggregated by name and phase (per step, all instances).

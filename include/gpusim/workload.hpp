@@ -432,6 +432,15 @@ inline constexpr base::Named<OptimizerImpl> kOptimizerImplNames[] = {{OptimizerI
                                                                      {OptimizerImpl::kNone, "none"}};
 enum class Launch { kEager, kCudaGraphs };
 inline constexpr base::Named<Launch> kLaunchNames[] = {{Launch::kEager, "eager"}, {Launch::kCudaGraphs, "cuda-graphs"}};
+// How a runtime multiplies by weights stored below their compute width (int8/int4 and block
+// formats): unpacked inside a 16-bit GEMM (W4A16 kernels: "fused"); llama.cpp's CUDA backend
+// since June 2024 [llama-cpp-pr-8075]: activations quantized to q8_1 by a kernel of their own, then
+// integer dot products on the packed weights, a GEMV (MMVQ) up to 8 tokens and int8 tensor-core
+// tiles (MMQ) above ("mmq"); llama.cpp before it: the same up to 32 tokens, above that the weight
+// dequantized to an fp16 copy for a cuBLAS GEMM ("dequantize").
+enum class QuantizedMatmul { kFused, kMmq, kDequantize };
+inline constexpr base::Named<QuantizedMatmul> kQuantizedMatmulNames[] = {
+    {QuantizedMatmul::kFused, "fused"}, {QuantizedMatmul::kMmq, "mmq"}, {QuantizedMatmul::kDequantize, "dequantize"}};
 
 // Elementwise work done inside another kernel instead of a pass of its own over memory.
 struct Fusion {
@@ -441,6 +450,9 @@ struct Fusion {
   bool cross_entropy = true;     // softmax and loss in one kernel
   bool bias_grad = false;        // bias gradients from the weight-gradient GEMM's epilogue, no reduction pass
   bool norm_backward = false;    // a norm's input and weight gradients from one kernel, no second pass
+  // Q, K and V (and a gated FFN's gate and up) as one concatenated GEMM each; false: a GEMM per
+  // matrix as the checkpoint stores them (llama.cpp's graph multiplies attn_q, attn_k, attn_v apart).
+  bool projections = true;
 };
 
 // Share (0..1) of each kind of communication hidden behind compute.
@@ -483,12 +495,34 @@ struct ServingEngine {
   Bytes allreduce_max;
   Bytes allreduce_one_shot_max;  // one-shot below, two-shot (reduce-scatter + all-gather) above
   Seconds allreduce_latency;     // per stage: kernel launch and the cross-GPU flag handshake
-  // Host time per iteration that the GPU waits for (scheduling, input preparation, sampling and
-  // output handling left exposed); 0 where the runtime hides it or nothing is published.
+  // Host time per scheduler call that the GPU always waits for (the engine loop's fixed work);
+  // 0 where the runtime hides it or nothing is published.
   Seconds step_overhead;
+  // Host time per sequence of the batch per scheduler call: scheduling, block tables, building
+  // the input tensors and the sampling metadata (step::engine_host_time).
+  Seconds schedule_per_sequence;
+  // Host time per sequence that samples a token, per iteration: stop checks, detokenization,
+  // building the responses.
+  Seconds output_per_sequence;
+  // An asynchronous output processor handles iteration n's outputs while iteration n+1 runs
+  // (vLLM 0.6): the output work hides behind the GPU, tokens reach the user one iteration later.
+  bool async_output = false;
   // An overlap scheduler launches iteration n+1 before it handles iteration n's outputs: the host
   // work hides behind the GPU, and every token reaches the user one iteration later.
   bool overlap_scheduler = false;
+  // Decode iterations run per scheduler call (vLLM's --num-scheduler-steps, SGLang's continued
+  // decode steps): waiting requests are admitted only between calls.
+  std::int64_t scheduler_steps = 1;
+  // An iteration may mix prompt tokens with the decode tokens of running requests; false: an
+  // iteration that admits prompts runs them alone (vLLM V0 without chunked prefill).
+  bool mixed_batches = true;
+  // Per request, on the way to the first token when requests come over the network (Poisson or
+  // closed-loop arrivals): the API server's HTTP handling, tokenization and the server-sent event
+  // back to the client; 0 where nothing is published.
+  Seconds api_latency;
+  // The custom all-reduce runs on AMD GPUs too (ROCm builds that enable it); false: tensor-parallel
+  // all-reduces on AMD GPUs go through RCCL.
+  bool allreduce_on_amd = true;
 };
 
 // Defaults of the recipes a training runtime ships (its [recipe] table, specs/README.md): each
@@ -544,7 +578,11 @@ struct Runtime {
   OptimizerImpl optimizer = OptimizerImpl::kFused;
   Fusion fusion;
   Overlap overlap;
-  double quantized = 1.0;  // dequantizing GEMV bandwidth relative to the fp16 GEMV
+  double quantized = 1.0;  // dequantizing GEMV bandwidth relative to the fp16 GEMV ("fused" path)
+  QuantizedMatmul quantized_matmul = QuantizedMatmul::kFused;
+  // MMQ (the "mmq" and "dequantize" paths, batches above a GEMV's): throughput as a share of the
+  // GPU's int8 mma.sync rate; 0 = not stated (an error for those paths).
+  double mmq = 0;
   // Bytes per SM a small-batch (decode) GEMM keeps in flight: the Little's-law cap on its weight
   // stream; 0 = the architecture's (a plain GEMV kernel's).
   Bytes gemv_inflight;

@@ -156,6 +156,12 @@ class Builder {
     op.bytes = Bytes(bytes);
     add(std::move(op), count);
   }
+  // A memory-bound kernel that reduces before it writes (physics::kernel_time bounds its rate by
+  // the bytes its SMs keep in flight).
+  void reduce(const std::string& name, Phase ph, double bytes, double count) {
+    mem(name, ph, bytes, count);
+    ops_.back().reduction = true;
+  }
   // `bytes` per instance spread over `kernels` kernels (count × kernels launches).
   void mem_kernels(const std::string& name, Phase ph, double bytes, double count, double kernels) {
     mem(name, ph, bytes / kernels, count * kernels);

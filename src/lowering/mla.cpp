@@ -14,7 +14,16 @@ void attention_in(Builder& b, const PassShape& p, Phase ph, double gemm_share) {
   const ModelShape& m = *p.m;
   const double h = static_cast<double>(m.hidden);
   if (!m.mla) {
-    b.linear("qkv", p, ph, h + 2.0 * static_cast<double>(m.kv_dim()), h, gemm_share, Split::kColumn);
+    const double kv = static_cast<double>(m.kv_dim());
+    // Apart (fusion.projections false): Q, K and V each their own GEMM over the same input; LoRA
+    // training keeps the concatenated view its adapters are attached to.
+    if (!p.fusion.projections && !p.frozen()) {
+      for (double n : {h, kv, kv}) {
+        b.linear("qkv", p, ph, n, h, gemm_share, Split::kColumn);
+      }
+      return;
+    }
+    b.linear("qkv", p, ph, h + 2.0 * kv, h, gemm_share, Split::kColumn);
     return;
   }
   const workload::MlaShape& a = *m.mla;

@@ -46,7 +46,7 @@ void layer_forward(Builder& b, const PassShape& p, Phase ph, double gemm_share =
     // (e + 4) + 8 + 4 + 8 + (4 + e) + 2e bytes per element over six kernels.
     b.mem_kernels("norm", ph, p.replicated(t * h * (28.0 + 4.0 * p.e)), 2, 6);
   } else {
-    b.mem("norm", ph, p.replicated(t * h * (p.e_res + p.e_norm)), 2);
+    b.reduce("norm", ph, p.replicated(t * h * (p.e_res + p.e_norm)), 2);
     if (p.e_norm != p.e) {
       b.mem("norm.cast", ph, p.replicated(t * h * (p.e_norm + p.e)), 2);  // autocast: fp32 out, 16-bit for the GEMM
     }
@@ -90,8 +90,8 @@ void bias_grads(Builder& b, const PassShape& p) {
     return;
   }
   const auto [h, kv, f, f_in, t] = LayerDims(p);
-  b.mem_kernels("bias.grad", Phase::kBackward, t * (h + 2.0 * kv + f_in) * p.e / p.tp, 1, 2);  // QKV, FFN up: read dy
-  b.mem("bias.grad", Phase::kBackward, p.replicated(t * h * p.e), 2);  // attention out and FFN down
+  b.reduce("bias.grad", Phase::kBackward, t * (h + 2.0 * kv + f_in) * p.e / p.tp / 2.0, 2);  // QKV, FFN up: read dy
+  b.reduce("bias.grad", Phase::kBackward, p.replicated(t * h * p.e), 2);  // attention out and FFN down
 }
 
 // Norm weight gradients as a second pass over the norm's input and dy (PyTorch's native LayerNorm
@@ -103,7 +103,7 @@ void norm_weight_grads(Builder& b, const PassShape& p, const std::string& name, 
     return;
   }
   const double h = static_cast<double>(p.m->hidden);
-  b.mem(name, Phase::kBackward, p.replicated(p.tokens() * h * (p.e_res + p.e)), count);
+  b.reduce(name, Phase::kBackward, p.replicated(p.tokens() * h * (p.e_res + p.e)), count);
 }
 
 void layer_backward(Builder& b, const PassShape& p) {
@@ -215,7 +215,11 @@ double multi_tensor_launches(double elements, double tensors, bool fused) {
 void dense_ffn_forward(Builder& b, const PassShape& p, Phase ph, double gemm_share, double weight) {
   const ModelShape& m = *p.m;
   const auto [h, kv, f, f_in, t] = LayerDims(p);
-  b.linear("ffn.up", p, ph, f_in, h, gemm_share * weight, Split::kColumn);
+  if (m.ffn == FfnKind::kSwiglu && !p.fusion.projections && !p.frozen()) {
+    b.linear("ffn.up", p, ph, f, h, 2.0 * gemm_share * weight, Split::kColumn);  // gate and up apart
+  } else {
+    b.linear("ffn.up", p, ph, f_in, h, gemm_share * weight, Split::kColumn);
+  }
   if (m.ffn == FfnKind::kSwiglu && p.composite) {
     b.mem_kernels("swiglu", ph, 5.0 * f * t * p.e / p.tp, weight, 2);
   } else if (m.ffn == FfnKind::kSwiglu || !p.fusion.bias_activation) {
@@ -236,7 +240,11 @@ void dense_ffn_backward(Builder& b, const PassShape& p, double weight) {
   } else if (m.ffn == FfnKind::kSwiglu || !p.fusion.bias_activation) {
     b.mem(m.ffn == FfnKind::kSwiglu ? "swiglu.bwd" : "gelu.bwd", ph, (2.0 * f_in + f) * t * p.e / p.tp, weight);
   }
-  b.linear("ffn.up", p, ph, f_in, h, weight, Split::kColumn);
+  if (m.ffn == FfnKind::kSwiglu && !p.fusion.projections && !p.frozen()) {
+    b.linear("ffn.up", p, ph, f, h, 2.0 * weight, Split::kColumn);  // gate and up apart
+  } else {
+    b.linear("ffn.up", p, ph, f_in, h, weight, Split::kColumn);
+  }
 }
 
 Op gemm_op(const std::string& name, Phase phase, DType dtype, double m, double n, double k, double ea, double eb,
@@ -372,7 +380,7 @@ std::vector<Op> lower_training(const ModelShape& m, const workload::Training& tc
   b.scope(Scope::kLayer);
   layer_forward(b, p, Phase::kForward);
   b.scope(Scope::kHead);
-  b.mem("final_norm", Phase::kForward, p.replicated(t * h * (p.e_res + p.e_norm)), 1);
+  b.reduce("final_norm", Phase::kForward, p.replicated(t * h * (p.e_res + p.e_norm)), 1);
   b.linear("logits", p, Phase::kForward, v, h, 1, Split::kColumn);
   // Softmax-cross-entropy over the rank's vocabulary shard. Fused: two reads of the logits
   // forward, one read and one write backward. Unfused (log_softmax, then NLL): log-probabilities
@@ -462,14 +470,10 @@ std::vector<Op> lower_forward(const ModelShape& m, const workload::Inference& ic
   if (m.family == workload::Family::kVit) {
     adapt_vit(ops, m, p.gemm_dtype, p.e, p.seqs, false);
   }
-  // Weights stored below their compute width (int8/int4 and block formats) are unpacked inside the
-  // GEMM: its weight stream runs at the runtime's dequantizing share of the bandwidth.
+  // Weights stored below their compute width (int8/int4 and block formats): the runtime's
+  // quantized matmul path (lowering/quantized.cpp).
   if (ic.weight_bytes < units::bytes_per_element(ic.weight_precision)) {
-    for (Op& op : ops) {
-      if (op.kind == OpKind::kGemm && op.eb == p.w && op.name.rfind("attention", 0) != 0) {
-        op.stream = rt.quantized;
-      }
-    }
+    quantized_matmuls(ops, rt, p.w);
   }
   return ops;
 }

@@ -46,8 +46,15 @@ void read_efficiency(Reader& r, hardware::Efficiency& e) {
   set_q(r, "launch_graph", Dim::kTime, e.launch_graph, Need::kRequired, Range::kNonNegative);
   set_q(r, "gemv_inflight_per_sm", Dim::kBytes, e.gemv_inflight_per_sm, Need::kRequired);
   set_q(r, "gemm_latency", Dim::kTime, e.gemm_latency, Need::kOptional, Range::kNonNegative);
+  set_q(r, "gemm_tile_cycles", Dim::kCycles, e.gemm_tile_cycles, Need::kOptional, Range::kNonNegative);
+  if (auto v = r.number("gemm_staging_rate", Need::kOptional, Range::kPositive, limits::kRatio)) {
+    e.gemm_staging_rate = *v;
+  }
   e.gemm_fp8 = r.number("gemm_fp8", Need::kOptional, Range::kPositive, kAbovePeak);
   e.attention_flash3 = r.number("attention_flash3", Need::kOptional, Range::kFraction);
+  if (auto v = r.number("mma_sync", Need::kOptional, Range::kFraction)) {
+    e.mma_sync = *v;
+  }
   e.gemm_tile_m = static_cast<int>(r.integer("gemm_tile_m", Need::kRequired, 1, limits::kTile).value_or(128));
   e.gemm_tile_n = static_cast<int>(r.integer("gemm_tile_n", Need::kRequired, 1, limits::kTile).value_or(128));
   r.finish();
@@ -426,6 +433,10 @@ void read_runtime_settings(Reader& r, workload::Runtime& rt, Need need) {
   if (auto v = r.choice("optimizer", workload::kOptimizerImplNames, need)) {
     rt.optimizer = *v;
   }
+  // Optional in runtime files too: only runtimes with kernels of their own for packed weights state it.
+  if (auto v = r.choice("quantized_matmul", workload::kQuantizedMatmulNames, Need::kOptional)) {
+    rt.quantized_matmul = *v;
+  }
   if (auto f = r.table("fusion", need)) {
     for (auto [key, out] : {std::pair<const char*, bool*>{"norm_residual", &rt.fusion.norm_residual},
                             {"bias_activation", &rt.fusion.bias_activation},
@@ -436,6 +447,10 @@ void read_runtime_settings(Reader& r, workload::Runtime& rt, Need need) {
       if (auto v = f->boolean(key, need)) {
         *out = *v;
       }
+    }
+    // Optional in runtime files too: only runtimes that keep the matrices apart state it.
+    if (auto v = f->boolean("projections", Need::kOptional)) {
+      rt.fusion.projections = *v;
     }
     f->finish();
   }
@@ -468,6 +483,9 @@ void read_runtime_settings(Reader& r, workload::Runtime& rt, Need need) {
       rt.remainder = *v;
     }
     set_q(*e, "gemv_inflight", Dim::kBytes, rt.gemv_inflight, Need::kOptional, Range::kPositive);
+    if (auto v = e->number("mmq", Need::kOptional, Range::kFraction)) {
+      rt.mmq = *v;
+    }
     e->finish();
   }
   read_loss_settings(r, rt);
@@ -504,10 +522,25 @@ void read_serving_engine(Reader& r, workload::ServingEngine& e, Need need) {
   set_q(r, "allreduce_max", Dim::kBytes, e.allreduce_max, need, Range::kNonNegative);
   set_q(r, "allreduce_one_shot_max", Dim::kBytes, e.allreduce_one_shot_max, need, Range::kNonNegative);
   set_q(r, "allreduce_latency", Dim::kTime, e.allreduce_latency, need, Range::kNonNegative);
-  // Optional in runtime files too: most runtimes publish neither.
+  // Optional in runtime files too: most runtimes publish none of the host costs.
   set_q(r, "step_overhead", Dim::kTime, e.step_overhead, Need::kOptional, Range::kNonNegative);
+  set_q(r, "schedule_per_sequence", Dim::kTime, e.schedule_per_sequence, Need::kOptional, Range::kNonNegative);
+  set_q(r, "output_per_sequence", Dim::kTime, e.output_per_sequence, Need::kOptional, Range::kNonNegative);
+  if (auto v = r.boolean("async_output", Need::kOptional)) {
+    e.async_output = *v;
+  }
   if (auto v = r.boolean("overlap_scheduler", Need::kOptional)) {
     e.overlap_scheduler = *v;
+  }
+  if (auto v = r.integer("scheduler_steps", Need::kOptional, 1, limits::kSequence)) {
+    e.scheduler_steps = *v;
+  }
+  if (auto v = r.boolean("mixed_batches", Need::kOptional)) {
+    e.mixed_batches = *v;
+  }
+  set_q(r, "api_latency", Dim::kTime, e.api_latency, Need::kOptional, Range::kNonNegative);
+  if (auto v = r.boolean("allreduce_on_amd", Need::kOptional)) {
+    e.allreduce_on_amd = *v;
   }
 }
 
@@ -526,6 +559,11 @@ void read_runtime(Reader& r, workload::Runtime& rt) {
     } else {
       r.error("recipe", "[recipe] holds the defaults of training recipes; this runtime runs inference");
     }
+  }
+  if (rt.quantized_matmul != workload::QuantizedMatmul::kFused && rt.mmq <= 0) {
+    r.error("quantized_matmul",
+            "the \"mmq\" and \"dequantize\" paths run MMQ kernels: state [efficiency] mmq, their share of the "
+            "int8 mma.sync rate, in (0, 1]");
   }
   if (rt.kind == workload::RuntimeKind::kInference) {
     if (auto s = r.table("serving", Need::kRequired)) {

@@ -86,6 +86,7 @@ Fabric make_fabric(const hardware::System& sys) {
   Fabric f;
   f.gpus_per_node = sys.gpus_per_node;
   f.nodes = sys.nodes();
+  f.amd = hardware::is_amd(sys.gpu.arch);
   const hardware::GpuSpec& g = sys.gpu;
   const LinkSpec& intra = sys.intra_node;
   // An NVLink bridge joins pairs only; a larger node rings over PCIe.
@@ -245,7 +246,9 @@ Seconds serving_allreduce_time(const Fabric& f, const workload::ServingEngine& e
   const double n = ranks;
   // Peer memory inside one node: every pair over NVLink, or a lone pair with peer access.
   const bool peers = ranks <= f.gpus_per_node && !f.host_staged && (f.nvlink || ranks == 2);
-  if (!peers || e.allreduce_max.value() <= 0 || size > e.allreduce_max) {
+  // Some builds leave the custom kernel out on ROCm (upstream vLLM V0 disables it on AMD GPUs).
+  const bool built = e.allreduce_on_amd || !f.amd;
+  if (!peers || !built || e.allreduce_max.value() <= 0 || size > e.allreduce_max) {
     return collective_time(f, Collective::kAllReduce, size, ranks);
   }
   // The one-shot threshold is stated for 8 GPUs; fewer GPUs read fewer peers, so it scales with

@@ -1,8 +1,16 @@
 // Kernel time on one GPU: a roofline [williams-2009] with wave quantization for GEMMs.
 //   t = max(FLOPs / (peak · η_compute · clock), bytes / (BW_dram · η_dram))
 // GEMMs: the output is cut into tm x tn tiles spread over the SMs in waves; a partial last wave
-// still takes a whole wave: t_compute = ⌈tiles / SMs⌉ · 2·tm·tn·k / (peak/SMs · η_gemm) + t_fixed,
-// with t_fixed the calibrated per-GEMM latency (pipeline fill and drain) and η_gemm per dtype.
+// still takes a whole wave, and each tile pays c cycles besides its K loop (filling the operand
+// pipeline before the first MMA, writing the tile after the last):
+//   t_compute = ⌈tiles / SMs⌉ · (2·tm·tn·k / r + c) / (clock · η_gemm) + t_fixed,
+// with r = peak / (SMs · boost clock) the tensor rate per SM per clock, t_fixed the calibrated
+// per-GEMM latency and η_gemm per dtype. The K loop of a tile is short where r is high (H100:
+// 4096 FLOP/clk/SM, an RTX 4090 with fp32 accumulation: 512), so medium GEMMs lose more there.
+// Where the architecture states an operand staging rate F (Ampere, Ada: ldmatrix and mma.sync),
+// η_gemm is the architecture's value times 1 / (1 + r / F): staging a K block's operands takes a
+// fixed time the MMAs do not hide, so a GeForce SM, whose FP32-accumulate MMAs run at a quarter
+// of a GA100 SM's rate per clock, reaches a larger share of its own peak.
 // Outputs with too few tiles to fill the SMs use split-K [cutlass]: s K-slices in parallel
 // (s ∈ 1..16, at least 256 of K each), paying 2·s·M·N·4 bytes of fp32 partials; the fastest s is
 // taken. GEMV-like GEMMs (M <= 16) stream at most SMs × bytes-in-flight-per-SM / DRAM latency
@@ -10,8 +18,10 @@
 // L2 is read once; otherwise the other operand is re-read once per L2-sized panel (the better loop
 // order; C written once). Attention uses η_attention (measured FlashAttention throughput);
 // memory-bound kernels only the bandwidth term: when the kernel's whole working set
-// fits in L2 (reads from L2, writes to DRAM), else DRAM. Launch and framework overheads belong
-// to the step model.
+// fits in L2 (reads from L2, writes to DRAM), else DRAM; one that reduces before it writes at
+// most at the Little's-law rate of the GEMV. GEMMs on int8 tensor cores through mma.sync
+// (llama.cpp's MMQ) run at the int8 peak x the architecture's mma.sync share x the kernel's share.
+// Launch and framework overheads belong to the step model.
 #include <algorithm>
 #include <cmath>
 
@@ -55,6 +65,11 @@ double split_efficiency(double m, double n, double batch, const GpuSpec& gpu, do
   return (m * n * batch * split) / (waves * sms * t.tm * t.tn);
 }
 
+// Both: wave quantization and the fixed cost of each tile, for K cut in `split` slices.
+double shape_efficiency(const Op& op, DType dt, const GpuSpec& gpu, double split) {
+  return split_efficiency(op.m, op.n, op.batch, gpu, split) * tile_efficiency(op.m, op.n, op.k / split, gpu, dt);
+}
+
 // DRAM traffic of a GEMM after L2 reuse, the better of two schedules (C written once):
 //  - blocked-matmul I/O: an operand that fits in half the L2 is read once while the other streams
 //    past it; otherwise the streaming operand is read once per L2-sized panel of the resident one;
@@ -83,6 +98,21 @@ Bytes gemm_traffic(const Op& op, const GpuSpec& gpu) {
   return Bytes(std::min({a_outer, b_outer, rasterized}) + c);
 }
 
+// A GEMM on int8 tensor cores through the warp-level mma.sync (llama.cpp's MMQ kernels): the int8
+// peak at the clock, times the share of it mma.sync reaches on the architecture (efficiency.mma_sync)
+// and the kernel's share of that (op.int8_mma). MMQ's stream-k decomposition splits the tiles' K
+// loops evenly over the SMs [llama-cpp-pr-8018], so no partial last wave. Its operands stream after
+// L2 reuse as any GEMM's.
+KernelTime int8_mma_time(const Op& op, const GpuSpec& gpu, double clock) {
+  KernelTime kt;
+  const FlopPerSecond rate = gpu.peak_for(DType::kInt8) * clock * (gpu.efficiency.mma_sync * op.int8_mma);
+  kt.compute = op.flops / rate;
+  kt.dram = gemm_traffic(op, gpu);
+  kt.memory = kt.dram / dram_bandwidth(gpu);
+  kt.time = std::max(kt.compute, kt.memory);
+  return kt;
+}
+
 }  // namespace
 
 bool l2_resident(const Op& op, const GpuSpec& gpu) {
@@ -93,10 +123,34 @@ double wave_efficiency(double m, double n, double batch, const GpuSpec& gpu) {
   return split_efficiency(m, n, batch, gpu, 1.0);
 }
 
+double tensor_rate_per_sm(const GpuSpec& gpu, DType dtype) {
+  return gpu.peak_for(dtype).value() / (gpu.sm_count * gpu.boost_clock.value());
+}
+
+double tile_efficiency(double m, double n, double k, const GpuSpec& gpu, DType dtype) {
+  const double fixed = gpu.efficiency.gemm_tile_cycles.value();
+  if (fixed <= 0 || k <= 0) {
+    return 1.0;
+  }
+  const Tiling t = tiling(m, n, 1.0, gpu);
+  const double loop = 2.0 * t.tm * t.tn * k / tensor_rate_per_sm(gpu, dtype);
+  return loop / (loop + fixed);
+}
+
+double staging_efficiency(const GpuSpec& gpu, DType dtype) {
+  const double rate16 = gpu.efficiency.gemm_staging_rate;
+  if (rate16 <= 0 || !on_tensor_cores(dtype)) {
+    return 1.0;
+  }
+  const double rate = rate16 * 2.0 / units::bytes_per_element(dtype);
+  return 1.0 / (1.0 + tensor_rate_per_sm(gpu, dtype) / rate);
+}
+
 double gemm_efficiency(const GpuSpec& gpu, DType dtype) {
   // fp4 GEMMs take the fp8 share: no fp4 GEMM measurement is stored (assumption).
   const bool low_float = dtype == DType::kFp8 || dtype == DType::kFp4;
-  return low_float ? gpu.efficiency.gemm_fp8.value_or(gpu.efficiency.gemm) : gpu.efficiency.gemm;
+  const double eta = low_float ? gpu.efficiency.gemm_fp8.value_or(gpu.efficiency.gemm) : gpu.efficiency.gemm;
+  return eta * staging_efficiency(gpu, dtype);
 }
 
 BytesPerSecond dram_bandwidth(const GpuSpec& gpu) { return gpu.memory_bandwidth * gpu.efficiency.dram; }
@@ -120,8 +174,25 @@ KernelTime kernel_time(const Op& op, const GpuSpec& gpu, double clock) {
       kt.memory = std::max((op.bytes - written) / (gpu.l2_bandwidth * gpu.efficiency.l2), written / bw);
       kt.dram = written;
     }
+    // A kernel that reduces each row (a norm) or column (a sum over the tokens) before it writes
+    // issues no further loads until its reduction completes, so each SM keeps only the traffic of
+    // its current rows in flight. By Little's law [little-1961] it then streams at most
+    // SMs × bytes in flight per SM / DRAM latency, with the bytes in flight per SM of the
+    // architecture's other latency-bound kernel, the GEMV. On a GPU whose bandwidth grew faster
+    // than its SMs (H100 SXM: 132 × 4 KiB / 383 ns = 1.41 TB/s against 2.9 TB/s streamed) this is
+    // the bound; on one with few bytes per second per SM (RTX 4090: 2.1 against 0.92 TB/s) it is
+    // not. An H100's LayerNorm forward and bias-gradient sums ran at 1.36 and 1.38 TB/s over
+    // L2-sized tensors [session-h100-profile-2026-11]: the bound holds with the data in L2 too.
+    if (op.reduction && gpu.memory_latency.value() > 0) {
+      const BytesPerSecond little(gpu.sm_count * gpu.efficiency.gemv_inflight_per_sm.value() /
+                                  gpu.memory_latency.value());
+      kt.memory = std::max(kt.memory, op.bytes / little);
+    }
     kt.time = kt.memory;
     return kt;
+  }
+  if (op.int8_mma > 0 && gpu.supports(DType::kInt8)) {
+    return int8_mma_time(op, gpu, clock);
   }
   // int8/int4 weights are dequantized and multiplied in fp16.
   const DType dt = gpu.supports(op.dtype) ? op.dtype : DType::kFp16;
@@ -156,15 +227,14 @@ KernelTime kernel_time(const Op& op, const GpuSpec& gpu, double clock) {
       break;
     }
     const Bytes partials(s > 1 ? 2.0 * s * op.m * op.n * op.batch * 4.0 : 0.0);
-    const Seconds guess = std::max(op.flops / (peak * split_efficiency(op.m, op.n, op.batch, gpu, s)),
-                                   (traffic + partials) / gpu.memory_bandwidth);
+    const Seconds guess =
+        std::max(op.flops / (peak * shape_efficiency(op, dt, gpu, s)), (traffic + partials) / gpu.memory_bandwidth);
     if (s == 1 || guess < best_guess) {
       best_guess = guess;
       best_s = s;
     }
   }
-  kt.compute =
-      op.flops / (peak * (eta * split_efficiency(op.m, op.n, op.batch, gpu, best_s))) + gpu.efficiency.gemm_latency;
+  kt.compute = op.flops / (peak * (eta * shape_efficiency(op, dt, gpu, best_s))) + gpu.efficiency.gemm_latency;
   kt.dram = traffic + Bytes(best_s > 1 ? 2.0 * best_s * op.m * op.n * op.batch * 4.0 : 0.0);
   // A kernel that unpacks quantized weights on the fly (W4A16, llama.cpp's MMVQ) streams them
   // below a plain GEMV's rate: the runtime's measured share (op.stream).

@@ -207,7 +207,12 @@ Evaluation Evaluator::evaluate_inference(const Layout& layout, const System& sys
   s.max_batched_tokens = engine.max_batched_tokens;
   s.chunked = engine.chunked_prefill;
   s.reserve_output = engine.reserve_output;
-  s.overlap = engine.overlap_scheduler;
+  s.overlap = engine.overlap_scheduler || engine.async_output;
+  s.scheduler_steps = engine.scheduler_steps;
+  s.mixed = engine.mixed_batches;
+  // Requests that arrive over time come through the engine's API server; a queue filled at once is
+  // the offline API (or a throughput run, whose rate a fixed latency per request does not move).
+  s.api_latency = inf.load.arrival == workload::Arrival::kOffline ? 0.0 : engine.api_latency.value();
   s.kv_block = std::max<std::int64_t>(1, engine.kv_block);
   const double one_request = std::ceil(context / static_cast<double>(s.kv_block));
   s.kv_blocks =

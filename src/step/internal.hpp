@@ -79,6 +79,10 @@ double settle_clock(const hardware::GpuSpec& g, Watts limit, MixAt mix_at) {
   return clock;
 }
 
+// Host time a serving iteration of `gpu` GPU time adds: the engine's host work left exposed
+// (engine_host.cpp).
+Seconds engine_host_time(const workload::ServingEngine& e, const IterationShape& s, Seconds gpu);
+
 // One engine (a data-parallel replica, or one of a pipeline's virtual engines) and its share of
 // the load (serving.cpp).
 struct ServingSetup {
@@ -88,7 +92,10 @@ struct ServingSetup {
   std::int64_t max_batched_tokens = 0;
   bool chunked = false;
   bool reserve_output = false;
-  bool overlap = false;  // tokens reach the user one iteration after they are sampled
+  bool overlap = false;              // tokens reach the user one iteration after they are sampled
+  std::int64_t scheduler_steps = 1;  // decode iterations per scheduler call: admissions only between calls
+  bool mixed = true;                 // false: an iteration that admits prompts runs no decodes
+  double api_latency = 0;            // seconds the API server adds to every request's first token
   std::int64_t kv_block = 16;
   std::int64_t kv_blocks = 0;  // the pool (static engines hold their batch: no limit)
   std::int64_t prompt = 0;

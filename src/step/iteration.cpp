@@ -123,10 +123,7 @@ IterationModel::IterationModel(const hardware::System& sys, const physics::Fabri
                                const workload::ModelShape& m, const workload::Inference& inf,
                                const workload::Runtime& rt, const workload::Layout& layout, double clock,
                                double max_tokens)
-    : remainder_(rt.remainder),
-      pipeline_(layout.pipeline),
-      clock_(clock),
-      step_overhead_(rt.serving.step_overhead.value()) {
+    : remainder_(rt.remainder), pipeline_(layout.pipeline), clock_(clock), engine_(rt.serving) {
   const hardware::GpuSpec& g = sys.gpu;
   const double stage_layers = std::ceil(static_cast<double>(m.layers) / layout.pipeline);
   const int tp = layout.tensor;
@@ -186,8 +183,9 @@ IterationCost IterationModel::cost(const IterationShape& s) const {
   const double kernels = sum(&Point::time);
   const double gpu = kernels * (1.0 + remainder_) + gap_.value() + comm.time;
   const double stage = std::max(gpu, host_.value());
+  const Seconds device(pipeline_ * stage + (pipeline_ - 1) * send.time);
   IterationCost c;
-  c.time = Seconds(pipeline_ * stage + (pipeline_ - 1) * send.time + step_overhead_);
+  c.time = device + engine_host_time(engine_, s, device);
   c.compute_bound = Seconds(sum(&Point::compute_bound) * (1.0 + remainder_));
   c.memory_bound = Seconds(sum(&Point::memory_bound) * (1.0 + remainder_));
   c.dram = Bytes(sum(&Point::dram));

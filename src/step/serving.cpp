@@ -8,7 +8,11 @@
 //               token budget and free KV blocks last; a request short of KV blocks evicts the
 //               latest admitted one, which is recomputed later with what it had generated
 //               [kwon-2023] (vLLM's scheduler). An engine that reserves the whole output's
-//               blocks at admission never evicts (TensorRT-LLM's in-flight batching).
+//               blocks at admission never evicts (TensorRT-LLM's in-flight batching). An engine
+//               that does not mix prompts with decodes runs an admitting iteration on the
+//               prompts alone (vLLM V0's default scheduler without chunked prefill); one that
+//               schedules several decode iterations per call admits only between calls
+//               (multi-step scheduling [vllm-multi-step-rfc], SGLang's continued decode steps).
 // A request that finishes its prompt in an iteration samples its first token at the end of it.
 #include <algorithm>
 #include <cmath>
@@ -135,7 +139,8 @@ class Engine {
       if (s_.scheduler == workload::Scheduler::kStatic) {
         schedule_static(shape, batch);
       } else {
-        schedule_continuous(shape, batch);
+        // A call ends early when nothing is left running to decode.
+        schedule_continuous(shape, batch, decode_streak_ % s_.scheduler_steps == 0 || running_.empty());
       }
       if (batch.empty()) {
         // Waiting requests that no iteration can take (a prompt larger than the KV pool): the
@@ -148,6 +153,7 @@ class Engine {
         break;
       }
       const bool decode_only = shape.pairs == 0;
+      decode_streak_ = decode_only ? decode_streak_ + 1 : 0;
       const IterationCost c = (decode_only ? decode_ : prefill_).cost(shape);
       account(c, shape, decode_only);
       now_ += c.time.value();
@@ -264,21 +270,45 @@ class Engine {
     }
   }
 
-  void schedule_continuous(IterationShape& shape, std::vector<Scheduled>& batch) {
+  // `admit`: a scheduler call, which may take waiting requests (every iteration unless the engine
+  // runs several decode iterations per call). An engine that does not mix runs prompt chunks (of
+  // running requests, then of admitted ones) alone, and decodes only when there are none.
+  void schedule_continuous(IterationShape& shape, std::vector<Scheduled>& batch, bool admit) {
     std::int64_t budget = s_.max_batched_tokens;
+    if (!s_.mixed) {
+      schedule_running(shape, batch, budget, true, false);
+      if (admit) {
+        admit_waiting(shape, batch, budget);
+      }
+      if (!batch.empty()) {
+        return;
+      }
+      schedule_running(shape, batch, budget, false, true);
+      return;
+    }
+    schedule_running(shape, batch, budget, true, true);
+    if (admit) {
+      admit_waiting(shape, batch, budget);
+    }
+  }
+
+  // Gives the running requests their tokens in order: the next chunk of a prompt (`prompts`), or
+  // one token to decode (`decodes`).
+  void schedule_running(IterationShape& shape, std::vector<Scheduled>& batch, std::int64_t& budget, bool prompts,
+                        bool decodes) {
     for (std::size_t i = 0; i < running_.size() && budget > 0; ++i) {
       const std::size_t id = running_[i];
       Request& r = reqs_[id];
       if (r.computed < r.prompt) {
         const std::int64_t need = r.prompt - r.computed;
         const std::int64_t take = s_.chunked ? std::min(need, budget) : (need <= budget ? need : 0);
-        if (take == 0 || !reserve_or_evict(id, r.computed + take)) {
+        if (!prompts || take == 0 || !reserve_or_evict(id, r.computed + take)) {
           continue;
         }
         add_prefill(shape, batch, id, take);
         budget -= take;
       } else {
-        if (!reserve_or_evict(id, r.computed + r.generated + 1)) {
+        if (!decodes || !reserve_or_evict(id, r.computed + r.generated + 1)) {
           continue;
         }
         shape.tokens += 1;
@@ -289,6 +319,10 @@ class Engine {
         budget -= 1;
       }
     }
+  }
+
+  // Admits waiting requests in order while sequences, the token budget and free KV blocks last.
+  void admit_waiting(IterationShape& shape, std::vector<Scheduled>& batch, std::int64_t& budget) {
     while (!waiting_.empty() && budget > 0 && static_cast<std::int64_t>(running_.size()) < s_.max_seqs) {
       const std::size_t id = waiting_.front();
       Request& r = reqs_[id];
@@ -392,11 +426,20 @@ class Engine {
       most = std::min(most, r.output - r.generated - 1);
       context += static_cast<double>(r.computed + r.generated);
     }
+    const std::int64_t steps = s_.scheduler_steps;
+    if (!waiting_.empty() && steps > 1) {
+      // Requests wait that the next scheduler call may admit: stop before it.
+      const std::int64_t pos = decode_streak_ % steps;
+      if (pos == 0) {
+        return;
+      }
+      most = std::min(most, steps - pos);
+    }
     const auto rows = static_cast<double>(running_.size());
-    auto shape_at = [&](double steps) {
+    auto shape_at = [&](double done) {
       IterationShape sh;
       sh.tokens = sh.rows = sh.decode_rows = rows;
-      sh.context = context + rows * steps;
+      sh.context = context + rows * done;
       return sh;
     };
     // An iteration's time is linear in the context: a for the next one, b more per iteration after
@@ -451,7 +494,18 @@ class Engine {
         hi = mid - 1;
       }
     }
+    // Requests arriving inside a scheduler call of several decode iterations wait for its end: the
+    // iterations up to the next call still run (as far as the pool and the requests allow).
+    const std::int64_t into = (decode_streak_ + lo) % steps;
+    if (arrival >= 0 && into != 0) {
+      std::int64_t ext = std::min(most, lo + (steps - into));
+      while (ext > lo && blocks_needed(ext) > free_blocks_) {
+        --ext;
+      }
+      lo = ext;
+    }
     const std::int64_t k = lo;
+    decode_streak_ += k;
     const IterationCost mean = decode_.cost(shape_at(static_cast<double>(k - 1) / 2));
     const double kd = static_cast<double>(k);
     IterationCost total;
@@ -515,10 +569,13 @@ class Engine {
     auto all = [](const Request&) { return true; };
     auto several = [](const Request& r) { return r.output > 1; };
     InferenceResult& res = out_.result;
-    res.ttft = over_requests([](const Request& r) { return r.first - r.arrival; }, all);
+    // The API server's latency delays every token the client sees by the same amount: it adds to
+    // the first token and to the whole request, not to the time between tokens.
+    const double api = s_.api_latency;
+    res.ttft = over_requests([api](const Request& r) { return r.first - r.arrival + api; }, all);
     res.tpot =
         over_requests([](const Request& r) { return (r.done - r.first) / static_cast<double>(r.output - 1); }, several);
-    res.e2e = over_requests([](const Request& r) { return r.done - r.arrival; }, all);
+    res.e2e = over_requests([api](const Request& r) { return r.done - r.arrival + api; }, all);
     res.queue = over_requests([](const Request& r) { return r.scheduled - r.arrival; }, all);
     const double span = first_arrival < 0 ? 0.0 : last_done - first_arrival;
     res.makespan = Seconds(span);
@@ -555,7 +612,8 @@ class Engine {
   std::vector<std::size_t> running_;
   std::int64_t free_blocks_ = 0;
   std::int64_t finished_ = 0;
-  std::int64_t steps_ = 0;  // decode steps of the current static batch
+  std::int64_t steps_ = 0;          // decode steps of the current static batch
+  std::int64_t decode_streak_ = 0;  // decode-only iterations since the last one with prompt tokens
   std::int64_t iterations_ = 0;
   double now_ = 0;
   double output_tokens_ = 0;
