@@ -1,4 +1,6 @@
 // Board power and the clock a GPU sustains under its power limit (physics/power.cpp).
+#include <algorithm>
+
 #include "helpers.hpp"
 
 using namespace gpusim;
@@ -98,4 +100,29 @@ TEST_CASE("a kernel's power is floor + DRAM energy + its SM activity at its cloc
   CHECK(pc.power.value() ==
         Approx(g.busy_floor.value() + g.dram_energy_per_bit * 8 * bw +
                (g.tdp - g.busy_floor).value() * g.activity.memory * physics::voltage_factor(g, pc.clock)));
+}
+
+TEST_CASE("below the voltage knee a cap buys clock linearly: x = (cap - floor - DRAM) / ((TDP - floor) A knee^2)",
+          "[power][dvfs]") {
+  // A deep cap on an RTX 3090: the busy floor (an nvidia-smi reading of a loaded, waiting card
+  // [vllm-issue-2289]) and the DRAM energy come first; what is left drives the SMs at the voltage
+  // floor, where dynamic power goes as f alone.
+  const hardware::GpuSpec g = test::catalog().gpu("rtx3090");
+  const Watts cap(150);
+  PowerMix gemm;
+  gemm.tensor = 1.0;
+  gemm.dram = units::gigabytes_per_second(200);
+  const double knee = g.voltage_knee * physics::max_clock_ratio(g);
+  const double v1 = std::max(1.0, knee);
+  const double dram_w = g.dram_energy_per_bit * 8 * 200e9;
+  const double expected = (cap.value() - g.busy_floor.value() - dram_w) /
+                          ((g.tdp - g.busy_floor).value() * g.activity.gemm) * v1 * v1 / (knee * knee);
+  REQUIRE(expected < knee);  // the cap lands below the knee
+  CHECK(physics::sustained_clock(g, cap, gemm) == Approx(expected).epsilon(1e-4));
+  // no headroom above the floor and the DRAM: the search stops at its lowest clock, and the board
+  // still draws more than the cap there
+  const Watts starved(g.busy_floor.value() + dram_w);
+  const double lowest = physics::sustained_clock(g, starved, gemm);
+  CHECK(lowest < 0.1);
+  CHECK(physics::board_power(g, gemm, lowest) >= starved);
 }
