@@ -395,6 +395,7 @@ rate = "3 req/s"
 requests = 50
 seed = 7
 length_spread = 0.25
+output_spread = 0.1
 scheduler = "continuous"
 max_seqs = 64
 max_batched_tokens = 1024
@@ -433,6 +434,7 @@ name = "vllm"
   CHECK(served.job.inference->load.requests == 50);
   CHECK(served.job.inference->load.seed == 7);
   CHECK(served.job.inference->load.length_spread == Approx(0.25));
+  CHECK(served.job.inference->load.output_spread == Approx(0.1));
   CHECK(engine.max_seqs == 64);
   CHECK(engine.max_batched_tokens == 1024);
   CHECK_FALSE(engine.chunked_prefill);
@@ -495,7 +497,7 @@ micro_batch = 64
   }
   // top level, system, model and its two tables, training, inference, serving, slo, parallelism,
   // runtime and its three tables, input, cost
-  CHECK(covered == 11 + 11 + 20 + 7 + 5 + 20 + 6 + 26 + 4 + 10 + 13 + 7 + 5 + 4 + 5 + 9);
+  CHECK(covered == 11 + 11 + 20 + 7 + 5 + 20 + 6 + 27 + 4 + 10 + 13 + 7 + 5 + 4 + 5 + 9);
 }
 
 TEST_CASE("a model given by an absurd parameter count is refused, not overflowed (a fuzz finding)",

@@ -207,6 +207,40 @@ TEST_CASE("the same seed gives the same run, another seed other arrivals", "[ser
   CHECK(r1.makespan.value() != r3.makespan.value());
 }
 
+TEST_CASE("output lengths spread alone when output_spread is set, with length_spread otherwise", "[serving]") {
+  const std::string base = "arrival = \"concurrency\"\nconcurrency = 8\nrequests = 400\n";
+  const Scenario both = test::scenario(eight_b_vllm(1, "tensor = 1", base + "length_spread = 0.25\n"));
+  CHECK(both.job.inference->load.output_spread == Approx(0.25));
+  const Scenario alone = test::scenario(eight_b_vllm(1, "tensor = 1", base + "output_spread = 0.25\n"));
+  CHECK(alone.job.inference->load.length_spread == 0);
+  CHECK(alone.job.inference->load.output_spread == Approx(0.25));
+  // Output tokens over requests is the mean output length: the uniform draw over mean x [0.75, 1.25]
+  // has a standard deviation of mean x 0.25 / sqrt(3), so 400 requests hold its mean within
+  // 0.25 / sqrt(3 x 400) = 0.7 % at one sigma.
+  const step::InferenceResult r = *step::evaluate(alone).inference;
+  const double mean_output = 128;
+  CHECK(r.output_tokens_per_s / r.requests_per_s == Approx(mean_output).epsilon(0.03));
+}
+
+TEST_CASE("a closed loop of identical requests moves in step, output lengths that differ break the step", "[serving]") {
+  // Eight requests of 512 prompt tokens all fit one 8192-token iteration: a closed loop of identical
+  // requests admits them together, they finish together, and their replacements arrive together, so
+  // every request's first token waits for all eight prompts (p50 = p99). Outputs of differing lengths
+  // end, and are replaced, one at a time: a prompt then shares its iteration with decodes only.
+  const std::string loop = "arrival = \"concurrency\"\nconcurrency = 8\nrequests = 400\n";
+  const step::InferenceResult in_step = *step::evaluate(test::scenario(eight_b_vllm(1, "tensor = 1", loop))).inference;
+  CHECK(in_step.ttft.p50.value() == Approx(in_step.ttft.p99.value()));
+  const step::InferenceResult spread =
+      *step::evaluate(test::scenario(eight_b_vllm(1, "tensor = 1", loop + "output_spread = 0.25\n"))).inference;
+  const step::InferenceResult alone =
+      *step::evaluate(
+           test::scenario(eight_b_vllm(1, "tensor = 1", "arrival = \"concurrency\"\nconcurrency = 1\nrequests = 20\n")))
+           .inference;
+  CHECK(spread.ttft.p50.value() < in_step.ttft.p50.value());
+  // One prompt's iteration beside seven decodes costs little more than the prompt alone.
+  CHECK(spread.ttft.p50.value() == Approx(alone.ttft.p50.value()).epsilon(0.25));
+}
+
 TEST_CASE("a short KV pool preempts, reserving the whole output never does", "[serving]") {
   // 0.25 of 80 GiB less 15 GiB of weights leaves about 4 GiB: some hundred requests' worth of KV,
   // while the engine admits up to 1024 sequences whose KV grows as they decode
@@ -311,6 +345,9 @@ TEST_CASE("serving load errors name the key and the fix", "[serving][errors]") {
         "max_batched_tokens or set chunked_prefill = true");
   const Diagnostic spread = one("length_spread = 1.5\n");
   CHECK(spread.key == "serving.length_spread");
+  const Diagnostic output_spread = one("output_spread = 1\n");
+  CHECK(output_spread.key == "serving.output_spread");
+  CHECK(output_spread.message == "output lengths are drawn from mean x [1 - s, 1 + s]: s must be below 1, got 1");
   const Diagnostic typo = one("arival = \"poisson\"\n");
   CHECK(typo.key == "serving.arival");
 }

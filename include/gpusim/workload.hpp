@@ -344,6 +344,7 @@ struct Load {
   std::int64_t requests = 0;     // requests simulated; 0: one batch per replica (static) or 1000
   std::uint64_t seed = 1;        // of the arrival times and lengths
   double length_spread = 0;      // prompt and output lengths uniform in mean x [1 - s, 1 + s]
+  double output_spread = 0;      // output lengths alone: uniform in mean x [1 - s, 1 + s] (length_spread unless set)
 };
 
 struct Inference {

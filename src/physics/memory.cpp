@@ -246,7 +246,7 @@ MemoryBreakdown inference_memory(const ModelShape& m, const workload::Inference&
   mb.activations = layer_activation_bytes(m, tokens, 1.0, 2.0, true, Recompute::kNone, tp) +
                    Bytes(4.0 * rows * static_cast<double>(m.vocab) / tp);
   const Bytes per_token = kv_bytes_per_token(m, inf, layout);
-  const double context = prompt + static_cast<double>(inf.output_tokens) * (1.0 + inf.load.length_spread);
+  const double context = prompt + static_cast<double>(inf.output_tokens) * (1.0 + inf.load.output_spread);
   if (!continuous) {
     mb.kv_cache = per_token * (context * batch);
     const Bytes live = mb.weights + mb.kv_cache + mb.activations;

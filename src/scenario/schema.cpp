@@ -38,6 +38,7 @@ const std::vector<TableKeys>& schema() {
         "requests",
         "seed",
         "length_spread",
+        "output_spread",
         "scheduler",
         "max_seqs",
         "max_batched_tokens",

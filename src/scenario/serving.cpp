@@ -164,6 +164,16 @@ void read_serving(Reader* r, Scenario& sc) {
                  strfmt("lengths are drawn from mean x [1 - s, 1 + s]: s must be below 1, got %g", *v));
       }
     }
+    // Output lengths may spread where prompts do not: a client that sends fixed-length prompts but lets
+    // requests stop at the end-of-sequence token before their max_tokens.
+    load.output_spread = load.length_spread;
+    if (auto v = r->number("output_spread", Need::kOptional, Range::kNonNegative)) {
+      load.output_spread = *v;
+      if (*v >= 1) {
+        r->error("output_spread",
+                 strfmt("output lengths are drawn from mean x [1 - s, 1 + s]: s must be below 1, got %g", *v));
+      }
+    }
     if (load.arrival == workload::Arrival::kPoisson && !r->has("rate")) {
       r->error("rate", "arrival = \"poisson\" needs a request rate, e.g. rate = \"10 req/s\"");
     }

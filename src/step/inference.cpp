@@ -163,7 +163,7 @@ Evaluation Evaluator::evaluate_inference(const Layout& layout, const System& sys
   e.gpus = sys.gpus;
   e.memory = physics::inference_memory(m, inf, g, layout, engine, batch);
   const double per_token = physics::kv_bytes_per_token(m, inf, layout).value();
-  const double context = (prompt + output) * (1.0 + inf.load.length_spread);
+  const double context = prompt * (1.0 + inf.load.length_spread) + output * (1.0 + inf.load.output_spread);
   const double pool_tokens = continuous ? e.memory.kv_cache.value() / per_token / layout.pipeline : 0.0;
 
   // Prefill and decode each settle at their own clock (compute-bound prefill may meet the power
@@ -222,6 +222,7 @@ Evaluation Evaluator::evaluate_inference(const Layout& layout, const System& sys
   s.prompt = inf.prompt_tokens;
   s.output = inf.output_tokens;
   s.spread = inf.load.length_spread;
+  s.output_spread = inf.load.output_spread;
   const std::int64_t total = inf.load.requests > 0 ? inf.load.requests : inf.batch * engines;
   s.requests = std::max<std::int64_t>(1, (total + engines - 1) / engines);
   s.rate = inf.load.rate / engines;

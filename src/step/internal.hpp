@@ -100,7 +100,8 @@ struct ServingSetup {
   std::int64_t kv_blocks = 0;  // the pool (static engines hold their batch: no limit)
   std::int64_t prompt = 0;
   std::int64_t output = 0;
-  double spread = 0;
+  double spread = 0;         // prompt lengths uniform in mean x [1 - spread, 1 + spread]
+  double output_spread = 0;  // output lengths likewise
   std::int64_t requests = 0;
   double rate = 0;               // requests per second (Poisson)
   std::int64_t concurrency = 0;  // in flight (closed loop)

@@ -105,7 +105,7 @@ class Engine {
     for (std::int64_t i = 0; i < s.requests; ++i) {
       Request r;
       r.prompt = draw_length(rng_, s.prompt, s.spread);
-      r.output = draw_length(rng_, s.output, s.spread);
+      r.output = draw_length(rng_, s.output, s.output_spread);
       if (s.arrival == workload::Arrival::kPoisson) {
         t += -std::log(1.0 - rng_.uniform()) / s.rate;
         r.arrival = t;
