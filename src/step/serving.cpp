@@ -16,50 +16,13 @@
 // A request that finishes its prompt in an iteration samples its first token at the end of it.
 #include <algorithm>
 #include <cmath>
-#include <deque>
 #include <limits>
 
-#include "step/internal.hpp"
+#include "step/serving_engine.hpp"
 
 namespace gpusim::step {
 
 namespace {
-// splitmix64 [steele-2014]: a fast, seedable generator; the simulation needs reproducible draws,
-// not cryptographic ones.
-class Random {
- public:
-  explicit Random(std::uint64_t seed) : state_(seed) {}
-  double uniform() {  // in [0, 1)
-    std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30U)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27U)) * 0x94D049BB133111EBULL;
-    return static_cast<double>((z ^ (z >> 31U)) >> 11U) * 0x1.0p-53;
-  }
-
- private:
-  std::uint64_t state_;
-};
-
-struct Request {
-  double arrival = 0;
-  std::int64_t prompt = 0;     // tokens to prefill (with what it had generated, after an eviction)
-  std::int64_t output = 0;     // tokens to generate
-  std::int64_t computed = 0;   // prompt tokens whose KV is cached
-  std::int64_t generated = 0;  // output tokens so far
-  std::int64_t blocks = 0;     // KV blocks held
-  double first = -1;           // time of the first output token
-  double scheduled = -1;       // time its first token was scheduled
-  double done = -1;
-};
-
-std::int64_t draw_length(Random& rng, std::int64_t mean, double spread) {
-  if (spread <= 0) {
-    return mean;
-  }
-  const double lo = static_cast<double>(mean) * (1.0 - spread);
-  const double hi = static_cast<double>(mean) * (1.0 + spread);
-  return std::max<std::int64_t>(1, std::llround(lo + (hi - lo) * rng.uniform()));
-}
 
 Seconds percentile(std::vector<double>& v, double q) {
   if (v.empty()) {
@@ -86,552 +49,348 @@ Percentiles percentiles(std::vector<double>& v) {  // reorders v
   return p;
 }
 
-// Bounds the simulation's work: iterations simulated one by one (runs of identical decode
-// iterations are summed in closed form and count once). 10^5 requests at 5 per second to a 70B model
-// take 1.9 x 10^5;
-// a KV pool that thrashes, evicting and recomputing long requests over and over, would take
-// without bound, so past this the run stops and reports over the requests completed.
-constexpr std::int64_t kMaxIterations = 4'000'000;
+}  // namespace
 
-class Engine {
- public:
-  Engine(const ServingSetup& s, const IterationModel& prefill, const IterationModel& decode)
-      : s_(s), prefill_(prefill), decode_(decode), rng_(s.seed) {
-    free_blocks_ = s.kv_blocks;
-    const bool closed = s.arrival == workload::Arrival::kConcurrency;
-    const std::int64_t initial = closed ? std::min(s.concurrency, s.requests) : s.requests;
-    double t = 0;
-    reqs_.reserve(static_cast<std::size_t>(s.requests));
-    for (std::int64_t i = 0; i < s.requests; ++i) {
-      Request r;
-      r.prompt = draw_length(rng_, s.prompt, s.spread);
-      r.output = draw_length(rng_, s.output, s.output_spread);
-      if (s.arrival == workload::Arrival::kPoisson) {
-        t += -std::log(1.0 - rng_.uniform()) / s.rate;
-        r.arrival = t;
-      } else {
-        r.arrival = i < initial ? 0.0 : -1.0;  // closed loop: released when a request ends
-      }
-      reqs_.push_back(r);
+namespace serving_engine {
+
+Engine::Engine(const ServingSetup& s, const IterationModel& prefill, const IterationModel& decode)
+    : s_(s), prefill_(prefill), decode_(decode), rng_(s.seed) {
+  free_blocks_ = s.kv_blocks;
+  const bool closed = s.arrival == workload::Arrival::kConcurrency;
+  const std::int64_t initial = closed ? std::min(s.concurrency, s.requests) : s.requests;
+  double t = 0;
+  reqs_.reserve(static_cast<std::size_t>(s.requests));
+  for (std::int64_t i = 0; i < s.requests; ++i) {
+    Request r;
+    r.prompt = draw_length(rng_, s.prompt, s.spread);
+    r.output = draw_length(rng_, s.output, s.output_spread);
+    if (s.arrival == workload::Arrival::kPoisson) {
+      t += -std::log(1.0 - rng_.uniform()) / s.rate;
+      r.arrival = t;
+    } else {
+      r.arrival = i < initial ? 0.0 : -1.0;  // closed loop: released when a request ends
     }
-    released_ = static_cast<std::size_t>(closed ? initial : s.requests);
+    reqs_.push_back(r);
   }
+  released_ = static_cast<std::size_t>(closed ? initial : s.requests);
+}
 
-  ServingOutcome run() {
-    std::size_t next = 0;  // next request to arrive, in arrival order
-    while (finished_ < s_.requests) {
-      while (next < released_ && reqs_[next].arrival <= now_) {
-        waiting_.push_back(next++);
-      }
-      if (running_.empty() && waiting_.empty()) {
-        flush(now_);  // no next iteration to hide the host's work behind
-        if (next >= released_) {
-          break;  // nothing can arrive: only a closed loop without completions gets here
-        }
-        now_ = reqs_[next].arrival;
-        continue;
-      }
-      IterationShape shape;
-      std::vector<Scheduled>& batch = batch_;
-      batch.clear();
-      const double preempted = out_.preemptions;
-      const std::size_t queued = waiting_.size();
-      if (s_.scheduler == workload::Scheduler::kStatic) {
-        schedule_static(shape, batch);
-      } else {
-        // A call ends early when nothing is left running to decode.
-        schedule_continuous(shape, batch, decode_streak_ % s_.scheduler_steps == 0 || running_.empty());
-      }
-      if (batch.empty()) {
-        // Waiting requests that no iteration can take (a prompt larger than the KV pool): the
-        // memory check rules this out; stop rather than spin.
-        out_.stalled = true;
-        break;
-      }
-      if (++iterations_ > kMaxIterations) {
-        out_.truncated = true;
-        break;
-      }
-      const bool decode_only = shape.pairs == 0;
-      decode_streak_ = decode_only ? decode_streak_ + 1 : 0;
-      const IterationCost c = (decode_only ? decode_ : prefill_).cost(shape);
-      account(c, shape, decode_only);
-      now_ += c.time.value();
-      const std::int64_t finished = finished_;
-      // An overlap scheduler hands an iteration's tokens out while the next one runs
-      // [trt-llm-overlap-scheduler, sglang-v0.4]: the previous iteration's become visible now.
-      flush(now_);
-      complete(batch);
-      // A closed loop releases one request per completion.
-      while (s_.arrival == workload::Arrival::kConcurrency && released_ < reqs_.size() &&
-             static_cast<std::int64_t>(released_) < finished_ + s_.concurrency) {
-        reqs_[released_++].arrival = now_;  // (with an overlap scheduler, one iteration early)
-      }
-      // With nobody waiting (or nobody admissible: the last decode-only iteration admitted, evicted
-      // and finished nothing), the iterations up to the next arrival or completion decode the same
-      // requests one token further each: take them at once.
-      const bool unchanged = decode_only && finished == finished_ && queued == waiting_.size();
-      if (s_.scheduler == workload::Scheduler::kContinuous && preempted == out_.preemptions &&
-          (waiting_.empty() || unchanged)) {
-        skip_decode(next < released_ ? reqs_[next].arrival : -1.0);
-      }
+ServingOutcome Engine::run() {
+  std::size_t next = 0;  // next request to arrive, in arrival order
+  while (finished_ < s_.requests) {
+    while (next < released_ && reqs_[next].arrival <= now_) {
+      waiting_.push_back(next++);
     }
-    flush(now_);
-    summarize();
-    return out_;
-  }
-
- private:
-  struct Scheduled {
-    std::size_t id;
-    bool samples;  // ends its prompt or decodes: an output token at the end of the iteration
-  };
-
-  std::int64_t blocks_for(std::int64_t tokens) const { return (tokens + s_.kv_block - 1) / s_.kv_block; }
-
-  // Grows a request's KV to `tokens`; false when the pool is short.
-  bool reserve(Request& r, std::int64_t tokens) {
-    if (tokens <= r.blocks * s_.kv_block) {
-      return true;  // its blocks hold them already (most iterations: no division)
-    }
-    const std::int64_t need = blocks_for(tokens) - r.blocks;
-    if (need <= 0) {
-      return true;
-    }
-    if (need > free_blocks_) {
-      return false;
-    }
-    free_blocks_ -= need;
-    r.blocks += need;
-    return true;
-  }
-
-  void release(Request& r) {
-    free_blocks_ += r.blocks;
-    r.blocks = 0;
-  }
-
-  // Evicts the latest admitted running request (not `keep`): it returns to the queue's front and
-  // will prefill its prompt and what it had generated again.
-  bool evict_for(std::size_t keep) {
-    for (auto it = running_.rbegin(); it != running_.rend(); ++it) {
-      if (*it == keep) {
-        continue;
+    if (running_.empty() && waiting_.empty()) {
+      flush(now_);  // no next iteration to hide the host's work behind
+      if (next >= released_) {
+        break;  // nothing can arrive: only a closed loop without completions gets here
       }
-      Request& v = reqs_[*it];
-      release(v);
-      v.prompt += v.generated;
-      v.output -= v.generated;
-      v.generated = 0;
-      v.computed = 0;
-      waiting_.push_front(*it);
-      running_.erase(std::next(it).base());
-      out_.preemptions += 1;
-      return true;
+      now_ = reqs_[next].arrival;
+      continue;
     }
-    return false;
-  }
-
-  bool reserve_or_evict(std::size_t id, std::int64_t tokens) {
-    while (!reserve(reqs_[id], tokens)) {
-      if (!evict_for(id)) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  void schedule_static(IterationShape& shape, std::vector<Scheduled>& batch) {
-    if (running_.empty()) {
-      while (!waiting_.empty() && static_cast<std::int64_t>(running_.size()) < s_.max_seqs) {
-        running_.push_back(waiting_.front());
-        waiting_.pop_front();
-      }
-      for (const std::size_t id : running_) {
-        Request& r = reqs_[id];
-        const double p = static_cast<double>(r.prompt);
-        shape.tokens += p;
-        shape.pairs += p * (p + 1.0) / 2.0;
-        shape.rows += 1;
-        r.scheduled = now_;
-        r.computed = r.prompt;
-        batch.push_back({id, true});
-      }
-      return;
-    }
-    // Decode: every sequence of the batch, finished ones padded, over its grown context.
-    for (const std::size_t id : running_) {
-      Request& r = reqs_[id];
-      shape.tokens += 1;
-      shape.rows += 1;
-      shape.decode_rows += 1;
-      shape.context += static_cast<double>(r.prompt + std::min(r.generated, static_cast<std::int64_t>(steps_)));
-      batch.push_back({id, r.generated < r.output});
-    }
-  }
-
-  // `admit`: a scheduler call, which may take waiting requests (every iteration unless the engine
-  // runs several decode iterations per call). An engine that does not mix runs prompt chunks (of
-  // running requests, then of admitted ones) alone, and decodes only when there are none.
-  void schedule_continuous(IterationShape& shape, std::vector<Scheduled>& batch, bool admit) {
-    std::int64_t budget = s_.max_batched_tokens;
-    if (!s_.mixed) {
-      schedule_running(shape, batch, budget, true, false);
-      if (admit) {
-        admit_waiting(shape, batch, budget);
-      }
-      if (!batch.empty()) {
-        return;
-      }
-      schedule_running(shape, batch, budget, false, true);
-      return;
-    }
-    schedule_running(shape, batch, budget, true, true);
-    if (admit) {
-      admit_waiting(shape, batch, budget);
-    }
-  }
-
-  // Gives the running requests their tokens in order: the next chunk of a prompt (`prompts`), or
-  // one token to decode (`decodes`).
-  void schedule_running(IterationShape& shape, std::vector<Scheduled>& batch, std::int64_t& budget, bool prompts,
-                        bool decodes) {
-    for (std::size_t i = 0; i < running_.size() && budget > 0; ++i) {
-      const std::size_t id = running_[i];
-      Request& r = reqs_[id];
-      if (r.computed < r.prompt) {
-        const std::int64_t need = r.prompt - r.computed;
-        const std::int64_t take = s_.chunked ? std::min(need, budget) : (need <= budget ? need : 0);
-        if (!prompts || take == 0 || !reserve_or_evict(id, r.computed + take)) {
-          continue;
-        }
-        add_prefill(shape, batch, id, take);
-        budget -= take;
-      } else {
-        if (!decodes || !reserve_or_evict(id, r.computed + r.generated + 1)) {
-          continue;
-        }
-        shape.tokens += 1;
-        shape.rows += 1;
-        shape.decode_rows += 1;
-        shape.context += static_cast<double>(r.computed + r.generated);
-        batch.push_back({id, true});
-        budget -= 1;
-      }
-    }
-  }
-
-  // Admits waiting requests in order while sequences, the token budget and free KV blocks last.
-  void admit_waiting(IterationShape& shape, std::vector<Scheduled>& batch, std::int64_t& budget) {
-    while (!waiting_.empty() && budget > 0 && static_cast<std::int64_t>(running_.size()) < s_.max_seqs) {
-      const std::size_t id = waiting_.front();
-      Request& r = reqs_[id];
-      const std::int64_t take = s_.chunked ? std::min(r.prompt, budget) : (r.prompt <= budget ? r.prompt : 0);
-      // GUARANTEED_NO_EVICT-style admission takes the blocks of the whole request at once.
-      if (take == 0 || !reserve(r, s_.reserve_output ? r.prompt + r.output : take)) {
-        break;  // no room this iteration: requests are admitted in order
-      }
-      waiting_.pop_front();
-      running_.push_back(id);
-      add_prefill(shape, batch, id, take);
-      budget -= take;
-    }
-  }
-
-  void add_prefill(IterationShape& shape, std::vector<Scheduled>& batch, std::size_t id, std::int64_t take) {
-    Request& r = reqs_[id];
-    const double q = static_cast<double>(take);
-    shape.tokens += q;
-    shape.pairs += q * (static_cast<double>(r.computed) + (q + 1.0) / 2.0);
-    if (r.scheduled < 0) {
-      r.scheduled = now_;
-    }
-    r.computed += take;
-    const bool ends = r.computed == r.prompt;
-    shape.rows += ends ? 1.0 : 0.0;
-    batch.push_back({id, ends});
-  }
-
-  // Tokens sampled by the last iteration reach their users at `t` (overlap scheduler).
-  void flush(double t) {
-    for (const std::size_t id : pending_first_) {
-      reqs_[id].first = t;
-    }
-    for (const std::size_t id : pending_done_) {
-      reqs_[id].done = t;
-    }
-    pending_first_.clear();
-    pending_done_.clear();
-  }
-
-  void complete(const std::vector<Scheduled>& batch) {
-    bool batch_over = s_.scheduler == workload::Scheduler::kStatic;
-    for (const Scheduled& b : batch) {
-      Request& r = reqs_[b.id];
-      if (b.samples && r.generated < r.output) {
-        r.generated += 1;
-        if (r.first < 0) {
-          r.first = now_;
-          if (s_.overlap) {
-            pending_first_.push_back(b.id);
-          }
-        }
-        if (r.generated == r.output) {
-          r.done = now_;
-          if (s_.overlap) {
-            pending_done_.push_back(b.id);
-          }
-          finished_ += 1;
-          output_tokens_ += static_cast<double>(r.output);
-        }
-      }
-      batch_over = batch_over && r.generated >= r.output;
-    }
+    IterationShape shape;
+    std::vector<Scheduled>& batch = batch_;
+    batch.clear();
+    const double preempted = out_.preemptions;
+    const std::size_t queued = waiting_.size();
     if (s_.scheduler == workload::Scheduler::kStatic) {
-      steps_ += 1;
-      if (batch_over) {
-        running_.clear();
-        steps_ = 0;
-      }
-      return;
+      schedule_static(shape, batch);
+    } else {
+      // A call ends early when nothing is left running to decode.
+      schedule_continuous(shape, batch, decode_streak_ % s_.scheduler_steps == 0 || running_.empty());
     }
-    running_.erase(std::remove_if(running_.begin(), running_.end(),
-                                  [&](std::size_t id) {
-                                    Request& r = reqs_[id];
-                                    if (r.done < 0) {
-                                      return false;
-                                    }
-                                    release(r);
-                                    return true;
-                                  }),
-                   running_.end());
+    if (batch.empty()) {
+      // Waiting requests that no iteration can take (a prompt larger than the KV pool): the
+      // memory check rules this out; stop rather than spin.
+      out_.stalled = true;
+      break;
+    }
+    if (++iterations_ > kMaxIterations) {
+      out_.truncated = true;
+      break;
+    }
+    const bool decode_only = shape.pairs == 0;
+    decode_streak_ = decode_only ? decode_streak_ + 1 : 0;
+    const IterationCost c = (decode_only ? decode_ : prefill_).cost(shape);
+    account(c, shape, decode_only);
+    now_ += c.time.value();
+    const std::int64_t finished = finished_;
+    // An overlap scheduler hands an iteration's tokens out while the next one runs
+    // [trt-llm-overlap-scheduler, sglang-v0.4]: the previous iteration's become visible now.
+    flush(now_);
+    complete(batch);
+    // A closed loop releases one request per completion.
+    while (s_.arrival == workload::Arrival::kConcurrency && released_ < reqs_.size() &&
+           static_cast<std::int64_t>(released_) < finished_ + s_.concurrency) {
+      reqs_[released_++].arrival = now_;  // (with an overlap scheduler, one iteration early)
+    }
+    // With nobody waiting (or nobody admissible: the last decode-only iteration admitted, evicted
+    // and finished nothing), the iterations up to the next arrival or completion decode the same
+    // requests one token further each: take them at once.
+    const bool unchanged = decode_only && finished == finished_ && queued == waiting_.size();
+    if (s_.scheduler == workload::Scheduler::kContinuous && preempted == out_.preemptions &&
+        (waiting_.empty() || unchanged)) {
+      skip_decode(next < released_ ? reqs_[next].arrival : -1.0);
+    }
   }
+  flush(now_);
+  summarize();
+  return out_;
+}
 
-  // k more decode iterations of the running requests, summed in closed form: each iteration's
-  // cost is linear in the total context, which grows by one token per request per iteration, so
-  // k iterations take k x the cost at their mean context (exact while one of the GPU or the host
-  // paces them throughout). Stops before a request would finish, before an iteration would start
-  // at or after `arrival` (when >= 0), and before the KV pool runs short.
-  void skip_decode(double arrival) {
-    if (running_.empty()) {
+// Tokens sampled by the last iteration reach their users at `t` (overlap scheduler).
+void Engine::flush(double t) {
+  for (const std::size_t id : pending_first_) {
+    reqs_[id].first = t;
+  }
+  for (const std::size_t id : pending_done_) {
+    reqs_[id].done = t;
+  }
+  pending_first_.clear();
+  pending_done_.clear();
+}
+
+void Engine::complete(const std::vector<Scheduled>& batch) {
+  bool batch_over = s_.scheduler == workload::Scheduler::kStatic;
+  for (const Scheduled& b : batch) {
+    Request& r = reqs_[b.id];
+    if (b.samples && r.generated < r.output) {
+      r.generated += 1;
+      if (r.first < 0) {
+        r.first = now_;
+        if (s_.overlap) {
+          pending_first_.push_back(b.id);
+        }
+      }
+      if (r.generated == r.output) {
+        r.done = now_;
+        if (s_.overlap) {
+          pending_done_.push_back(b.id);
+        }
+        finished_ += 1;
+        output_tokens_ += static_cast<double>(r.output);
+      }
+    }
+    batch_over = batch_over && r.generated >= r.output;
+  }
+  if (s_.scheduler == workload::Scheduler::kStatic) {
+    steps_ += 1;
+    if (batch_over) {
+      running_.clear();
+      steps_ = 0;
+    }
+    return;
+  }
+  running_.erase(std::remove_if(running_.begin(), running_.end(),
+                                [&](std::size_t id) {
+                                  Request& r = reqs_[id];
+                                  if (r.done < 0) {
+                                    return false;
+                                  }
+                                  release(r);
+                                  return true;
+                                }),
+                 running_.end());
+}
+
+// k more decode iterations of the running requests, summed in closed form: each iteration's
+// cost is linear in the total context, which grows by one token per request per iteration, so
+// k iterations take k x the cost at their mean context (exact while one of the GPU or the host
+// paces them throughout). Stops before a request would finish, before an iteration would start
+// at or after `arrival` (when >= 0), and before the KV pool runs short.
+void Engine::skip_decode(double arrival) {
+  if (running_.empty()) {
+    return;
+  }
+  std::int64_t most = std::numeric_limits<std::int64_t>::max();
+  double context = 0;
+  for (const std::size_t id : running_) {
+    const Request& r = reqs_[id];
+    if (r.computed < r.prompt) {
+      return;  // a prefill in flight
+    }
+    most = std::min(most, r.output - r.generated - 1);
+    context += static_cast<double>(r.computed + r.generated);
+  }
+  const std::int64_t steps = s_.scheduler_steps;
+  if (!waiting_.empty() && steps > 1) {
+    // Requests wait that the next scheduler call may admit: stop before it.
+    const std::int64_t pos = decode_streak_ % steps;
+    if (pos == 0) {
       return;
     }
-    std::int64_t most = std::numeric_limits<std::int64_t>::max();
-    double context = 0;
+    most = std::min(most, steps - pos);
+  }
+  const auto rows = static_cast<double>(running_.size());
+  auto shape_at = [&](double done) {
+    IterationShape sh;
+    sh.tokens = sh.rows = sh.decode_rows = rows;
+    sh.context = context + rows * done;
+    return sh;
+  };
+  // An iteration's time is linear in the context: a for the next one, b more per iteration after
+  // it, so k iterations take S(k) = k·a + b·k(k−1)/2 (the search's estimate; the accounting
+  // below takes the model's cost at the mean context).
+  const double a = decode_.cost(shape_at(0)).time.value();
+  const double b = std::max(0.0, decode_.cost(shape_at(1)).time.value() - a);
+  auto span = [&](std::int64_t k) {  // time of k iterations
+    const auto kd = static_cast<double>(k);
+    return k <= 0 ? 0.0 : kd * a + b * kd * (kd - 1.0) / 2.0;
+  };
+  auto blocks_needed = [&](std::int64_t k) {
+    // Each request needs at most ceil(k / block) + 1 more blocks: when the pool has that for all,
+    // no request can be short (the common case, spared the per-request sum).
+    const std::int64_t bound = static_cast<std::int64_t>(running_.size()) * ((k + s_.kv_block - 1) / s_.kv_block + 1);
+    if (bound <= free_blocks_) {
+      return std::int64_t{0};
+    }
+    std::int64_t need = 0;
     for (const std::size_t id : running_) {
       const Request& r = reqs_[id];
-      if (r.computed < r.prompt) {
-        return;  // a prefill in flight
-      }
-      most = std::min(most, r.output - r.generated - 1);
-      context += static_cast<double>(r.computed + r.generated);
+      need += std::max<std::int64_t>(0, blocks_for(r.computed + r.generated + k) - r.blocks);
     }
-    const std::int64_t steps = s_.scheduler_steps;
-    if (!waiting_.empty() && steps > 1) {
-      // Requests wait that the next scheduler call may admit: stop before it.
-      const std::int64_t pos = decode_streak_ % steps;
-      if (pos == 0) {
-        return;
-      }
-      most = std::min(most, steps - pos);
-    }
-    const auto rows = static_cast<double>(running_.size());
-    auto shape_at = [&](double done) {
-      IterationShape sh;
-      sh.tokens = sh.rows = sh.decode_rows = rows;
-      sh.context = context + rows * done;
-      return sh;
-    };
-    // An iteration's time is linear in the context: a for the next one, b more per iteration after
-    // it, so k iterations take S(k) = k·a + b·k(k−1)/2 (the search's estimate; the accounting
-    // below takes the model's cost at the mean context).
-    const double a = decode_.cost(shape_at(0)).time.value();
-    const double b = std::max(0.0, decode_.cost(shape_at(1)).time.value() - a);
-    auto span = [&](std::int64_t k) {  // time of k iterations
-      const auto kd = static_cast<double>(k);
-      return k <= 0 ? 0.0 : kd * a + b * kd * (kd - 1.0) / 2.0;
-    };
-    auto blocks_needed = [&](std::int64_t k) {
-      // Each request needs at most ceil(k / block) + 1 more blocks: when the pool has that for all,
-      // no request can be short (the common case, spared the per-request sum).
-      const std::int64_t bound = static_cast<std::int64_t>(running_.size()) * ((k + s_.kv_block - 1) / s_.kv_block + 1);
-      if (bound <= free_blocks_) {
-        return std::int64_t{0};
-      }
-      std::int64_t need = 0;
-      for (const std::size_t id : running_) {
-        const Request& r = reqs_[id];
-        need += std::max<std::int64_t>(0, blocks_for(r.computed + r.generated + k) - r.blocks);
-      }
-      return need;
-    };
-    auto fits = [&](std::int64_t k) {
-      return blocks_needed(k) <= free_blocks_ && (arrival < 0 || now_ + span(k - 1) < arrival);
-    };
-    if (most <= 0 || !fits(1)) {
-      return;
-    }
-    std::int64_t lo = 1;
-    std::int64_t hi = most;
-    if (arrival >= 0) {
-      // The largest j with now + S(j) < arrival bounds k − 1 (then searched exactly below).
-      const double room = arrival - now_;
-      const double j = b > 0 ? (-(a - b / 2) + std::sqrt((a - b / 2) * (a - b / 2) + 2 * b * room)) / b : room / a;
-      hi = std::min(hi, static_cast<std::int64_t>(std::ceil(j)) + 2);
-      const std::int64_t below = std::min(hi, static_cast<std::int64_t>(std::floor(j)) - 1);
-      if (below > lo && fits(below)) {
-        lo = below;
-      }
-    }
-    if (fits(hi)) {
-      lo = hi;
-    }
-    while (lo < hi) {
-      const std::int64_t mid = lo + (hi - lo + 1) / 2;
-      if (fits(mid)) {
-        lo = mid;
-      } else {
-        hi = mid - 1;
-      }
-    }
-    // Requests arriving inside a scheduler call of several decode iterations wait for its end: the
-    // iterations up to the next call still run (as far as the pool and the requests allow).
-    const std::int64_t into = (decode_streak_ + lo) % steps;
-    if (arrival >= 0 && into != 0) {
-      std::int64_t ext = std::min(most, lo + (steps - into));
-      while (ext > lo && blocks_needed(ext) > free_blocks_) {
-        --ext;
-      }
-      lo = ext;
-    }
-    const std::int64_t k = lo;
-    decode_streak_ += k;
-    const IterationCost mean = decode_.cost(shape_at(static_cast<double>(k - 1) / 2));
-    const double kd = static_cast<double>(k);
-    IterationCost total;
-    total.time = mean.time * kd;
-    total.compute_bound = mean.compute_bound * kd;
-    total.memory_bound = mean.memory_bound * kd;
-    total.dram = mean.dram * kd;
-    for (const std::size_t id : running_) {
-      Request& r = reqs_[id];
-      reserve(r, r.computed + r.generated + k);
-      r.generated += k;
-    }
-    flush(now_ + a);  // the first skipped iteration hands out the last one's tokens
-    IterationShape sh = shape_at(0);
-    sh.decode_rows *= kd;  // the iterations' decoded sequences, summed
-    account(total, sh, true, kd);
-    now_ += total.time.value();
+    return need;
+  };
+  auto fits = [&](std::int64_t k) {
+    return blocks_needed(k) <= free_blocks_ && (arrival < 0 || now_ + span(k - 1) < arrival);
+  };
+  if (most <= 0 || !fits(1)) {
+    return;
   }
-
-  void account(const IterationCost& c, const IterationShape& shape, bool decode_only, double iterations = 1) {
-    const double t = c.time.value();
-    ServingPhase& ph = decode_only ? out_.decode : out_.prefill;
-    ph.time += t;
-    ph.compute_bound += c.compute_bound.value();
-    ph.memory_bound += c.memory_bound.value();
-    ph.dram += c.dram.value();
-    seq_time_ += static_cast<double>(running_.size()) * t;
-    if (shape.tokens > shape.decode_rows) {
-      prefill_tokens_sum_ += shape.tokens - shape.decode_rows;
-      prefill_iteration_time_ += t;
+  std::int64_t lo = 1;
+  std::int64_t hi = most;
+  if (arrival >= 0) {
+    // The largest j with now + S(j) < arrival bounds k − 1 (then searched exactly below).
+    const double room = arrival - now_;
+    const double j = b > 0 ? (-(a - b / 2) + std::sqrt((a - b / 2) * (a - b / 2) + 2 * b * room)) / b : room / a;
+    hi = std::min(hi, static_cast<std::int64_t>(std::ceil(j)) + 2);
+    const std::int64_t below = std::min(hi, static_cast<std::int64_t>(std::floor(j)) - 1);
+    if (below > lo && fits(below)) {
+      lo = below;
     }
-    if (shape.decode_rows > 0) {
-      decode_rows_sum_ += shape.decode_rows;
-      decode_iterations_ += iterations;
-      decode_iteration_time_ += t;
-    }
-    held_block_time_ += static_cast<double>(s_.kv_blocks - free_blocks_) * t;
   }
+  if (fits(hi)) {
+    lo = hi;
+  }
+  while (lo < hi) {
+    const std::int64_t mid = lo + (hi - lo + 1) / 2;
+    if (fits(mid)) {
+      lo = mid;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  // Requests arriving inside a scheduler call of several decode iterations wait for its end: the
+  // iterations up to the next call still run (as far as the pool and the requests allow).
+  const std::int64_t into = (decode_streak_ + lo) % steps;
+  if (arrival >= 0 && into != 0) {
+    std::int64_t ext = std::min(most, lo + (steps - into));
+    while (ext > lo && blocks_needed(ext) > free_blocks_) {
+      --ext;
+    }
+    lo = ext;
+  }
+  const std::int64_t k = lo;
+  decode_streak_ += k;
+  const IterationCost mean = decode_.cost(shape_at(static_cast<double>(k - 1) / 2));
+  const double kd = static_cast<double>(k);
+  IterationCost total;
+  total.time = mean.time * kd;
+  total.compute_bound = mean.compute_bound * kd;
+  total.memory_bound = mean.memory_bound * kd;
+  total.dram = mean.dram * kd;
+  for (const std::size_t id : running_) {
+    Request& r = reqs_[id];
+    reserve(r, r.computed + r.generated + k);
+    r.generated += k;
+  }
+  flush(now_ + a);  // the first skipped iteration hands out the last one's tokens
+  IterationShape sh = shape_at(0);
+  sh.decode_rows *= kd;  // the iterations' decoded sequences, summed
+  account(total, sh, true, kd);
+  now_ += total.time.value();
+}
 
-  void summarize() {
-    double first_arrival = -1;
-    double last_done = 0;
+void Engine::account(const IterationCost& c, const IterationShape& shape, bool decode_only, double iterations) {
+  const double t = c.time.value();
+  ServingPhase& ph = decode_only ? out_.decode : out_.prefill;
+  ph.time += t;
+  ph.compute_bound += c.compute_bound.value();
+  ph.memory_bound += c.memory_bound.value();
+  ph.dram += c.dram.value();
+  seq_time_ += static_cast<double>(running_.size()) * t;
+  if (shape.tokens > shape.decode_rows) {
+    prefill_tokens_sum_ += shape.tokens - shape.decode_rows;
+    prefill_iteration_time_ += t;
+  }
+  if (shape.decode_rows > 0) {
+    decode_rows_sum_ += shape.decode_rows;
+    decode_iterations_ += iterations;
+    decode_iteration_time_ += t;
+  }
+  held_block_time_ += static_cast<double>(s_.kv_blocks - free_blocks_) * t;
+}
+
+void Engine::summarize() {
+  double first_arrival = -1;
+  double last_done = 0;
+  for (const Request& r : reqs_) {
+    if (r.done >= 0) {
+      first_arrival = first_arrival < 0 ? r.arrival : std::min(first_arrival, r.arrival);
+      last_done = std::max(last_done, r.done);
+    }
+  }
+  // One buffer for every latency in turn: a run of 10^5 requests is memory-bound here.
+  std::vector<double> buf;
+  buf.reserve(reqs_.size());
+  auto over_requests = [&](auto&& latency, bool (*counts)(const Request&)) {
+    buf.clear();
     for (const Request& r : reqs_) {
-      if (r.done >= 0) {
-        first_arrival = first_arrival < 0 ? r.arrival : std::min(first_arrival, r.arrival);
-        last_done = std::max(last_done, r.done);
+      if (r.done >= 0 && counts(r)) {
+        buf.push_back(latency(r));
       }
     }
-    // One buffer for every latency in turn: a run of 10^5 requests is memory-bound here.
-    std::vector<double> buf;
-    buf.reserve(reqs_.size());
-    auto over_requests = [&](auto&& latency, bool (*counts)(const Request&)) {
-      buf.clear();
-      for (const Request& r : reqs_) {
-        if (r.done >= 0 && counts(r)) {
-          buf.push_back(latency(r));
-        }
-      }
-      return percentiles(buf);
-    };
-    auto all = [](const Request&) { return true; };
-    auto several = [](const Request& r) { return r.output > 1; };
-    InferenceResult& res = out_.result;
-    // The API server's latency delays every token the client sees by the same amount: it adds to
-    // the first token and to the whole request, not to the time between tokens.
-    const double api = s_.api_latency;
-    res.ttft = over_requests([api](const Request& r) { return r.first - r.arrival + api; }, all);
-    res.tpot =
-        over_requests([](const Request& r) { return (r.done - r.first) / static_cast<double>(r.output - 1); }, several);
-    res.e2e = over_requests([api](const Request& r) { return r.done - r.arrival + api; }, all);
-    res.queue = over_requests([](const Request& r) { return r.scheduled - r.arrival; }, all);
-    const double span = first_arrival < 0 ? 0.0 : last_done - first_arrival;
-    res.makespan = Seconds(span);
-    res.requests = static_cast<double>(finished_);
-    if (span > 0) {
-      res.output_tokens_per_s = output_tokens_ / span;
-      res.requests_per_s = static_cast<double>(finished_) / span;
-      res.batch = seq_time_ / now_;
-      res.kv_utilization = s_.kv_blocks > 0 ? held_block_time_ / (now_ * static_cast<double>(s_.kv_blocks)) : 0.0;
-    }
-    if (prefill_iteration_time_ > 0) {
-      out_.prefill_rate = prefill_tokens_sum_ / prefill_iteration_time_;
-    }
-    if (decode_iteration_time_ > 0) {
-      out_.decode_rate = decode_rows_sum_ / decode_iteration_time_;
-      out_.decode_rows = decode_rows_sum_ / decode_iterations_;
-    }
-    res.preemptions = out_.preemptions;
-    res.truncated = out_.truncated;
-    out_.busy = out_.prefill.time + out_.decode.time;
-    out_.elapsed = now_;
+    return percentiles(buf);
+  };
+  auto all = [](const Request&) { return true; };
+  auto several = [](const Request& r) { return r.output > 1; };
+  InferenceResult& res = out_.result;
+  // The API server's latency delays every token the client sees by the same amount: it adds to
+  // the first token and to the whole request, not to the time between tokens.
+  const double api = s_.api_latency;
+  res.ttft = over_requests([api](const Request& r) { return r.first - r.arrival + api; }, all);
+  res.tpot =
+      over_requests([](const Request& r) { return (r.done - r.first) / static_cast<double>(r.output - 1); }, several);
+  res.e2e = over_requests([api](const Request& r) { return r.done - r.arrival + api; }, all);
+  res.queue = over_requests([](const Request& r) { return r.scheduled - r.arrival; }, all);
+  const double span = first_arrival < 0 ? 0.0 : last_done - first_arrival;
+  res.makespan = Seconds(span);
+  res.requests = static_cast<double>(finished_);
+  if (span > 0) {
+    res.output_tokens_per_s = output_tokens_ / span;
+    res.requests_per_s = static_cast<double>(finished_) / span;
+    res.batch = seq_time_ / now_;
+    res.kv_utilization = s_.kv_blocks > 0 ? held_block_time_ / (now_ * static_cast<double>(s_.kv_blocks)) : 0.0;
   }
+  if (prefill_iteration_time_ > 0) {
+    out_.prefill_rate = prefill_tokens_sum_ / prefill_iteration_time_;
+  }
+  if (decode_iteration_time_ > 0) {
+    out_.decode_rate = decode_rows_sum_ / decode_iteration_time_;
+    out_.decode_rows = decode_rows_sum_ / decode_iterations_;
+  }
+  res.preemptions = out_.preemptions;
+  res.truncated = out_.truncated;
+  out_.busy = out_.prefill.time + out_.decode.time;
+  out_.elapsed = now_;
+}
 
-  const ServingSetup& s_;
-  const IterationModel& prefill_;
-  const IterationModel& decode_;
-  Random rng_;
-  std::vector<Request> reqs_;
-  std::vector<Scheduled> batch_;            // the iteration's requests, reused
-  std::vector<std::size_t> pending_first_;  // overlap scheduler: first and last tokens not yet handed out
-  std::vector<std::size_t> pending_done_;
-  std::size_t released_ = 0;
-  std::deque<std::size_t> waiting_;
-  std::vector<std::size_t> running_;
-  std::int64_t free_blocks_ = 0;
-  std::int64_t finished_ = 0;
-  std::int64_t steps_ = 0;          // decode steps of the current static batch
-  std::int64_t decode_streak_ = 0;  // decode-only iterations since the last one with prompt tokens
-  std::int64_t iterations_ = 0;
-  double now_ = 0;
-  double output_tokens_ = 0;
-  double seq_time_ = 0;
-  double decode_rows_sum_ = 0;        // sequences decoded, summed over iterations
-  double decode_iteration_time_ = 0;  // time of the iterations that decode
-  double decode_iterations_ = 0;
-  double prefill_tokens_sum_ = 0;
-  double prefill_iteration_time_ = 0;
-  double held_block_time_ = 0;
-  ServingOutcome out_;
-};
-
-}  // namespace
+}  // namespace serving_engine
 
 ServingOutcome simulate_serving(const ServingSetup& setup, const IterationModel& prefill,
                                 const IterationModel& decode) {
-  Engine engine(setup, prefill, decode);
+  serving_engine::Engine engine(setup, prefill, decode);
   return engine.run();
 }
 

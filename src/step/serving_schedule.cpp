@@ -1,0 +1,175 @@
+// Which requests a serving iteration takes and the KV blocks they hold (the rules are stated in
+// serving.cpp): static batches, continuous batching with chunked or whole prompts, admission in
+// order while sequences, the token budget and free blocks last, and eviction of the latest
+// admitted request when a running one is short of blocks [kwon-2023].
+#include <algorithm>
+#include <iterator>
+
+#include "step/serving_engine.hpp"
+
+namespace gpusim::step::serving_engine {
+
+// Grows a request's KV to `tokens`; false when the pool is short.
+bool Engine::reserve(Request& r, std::int64_t tokens) {
+  if (tokens <= r.blocks * s_.kv_block) {
+    return true;  // its blocks hold them already (most iterations: no division)
+  }
+  const std::int64_t need = blocks_for(tokens) - r.blocks;
+  if (need <= 0) {
+    return true;
+  }
+  if (need > free_blocks_) {
+    return false;
+  }
+  free_blocks_ -= need;
+  r.blocks += need;
+  return true;
+}
+
+void Engine::release(Request& r) {
+  free_blocks_ += r.blocks;
+  r.blocks = 0;
+}
+
+// Evicts the latest admitted running request (not `keep`): it returns to the queue's front and
+// will prefill its prompt and what it had generated again.
+bool Engine::evict_for(std::size_t keep) {
+  for (auto it = running_.rbegin(); it != running_.rend(); ++it) {
+    if (*it == keep) {
+      continue;
+    }
+    Request& v = reqs_[*it];
+    release(v);
+    v.prompt += v.generated;
+    v.output -= v.generated;
+    v.generated = 0;
+    v.computed = 0;
+    waiting_.push_front(*it);
+    running_.erase(std::next(it).base());
+    out_.preemptions += 1;
+    return true;
+  }
+  return false;
+}
+
+bool Engine::reserve_or_evict(std::size_t id, std::int64_t tokens) {
+  while (!reserve(reqs_[id], tokens)) {
+    if (!evict_for(id)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+void Engine::schedule_static(IterationShape& shape, std::vector<Scheduled>& batch) {
+  if (running_.empty()) {
+    while (!waiting_.empty() && static_cast<std::int64_t>(running_.size()) < s_.max_seqs) {
+      running_.push_back(waiting_.front());
+      waiting_.pop_front();
+    }
+    for (const std::size_t id : running_) {
+      Request& r = reqs_[id];
+      const double p = static_cast<double>(r.prompt);
+      shape.tokens += p;
+      shape.pairs += p * (p + 1.0) / 2.0;
+      shape.rows += 1;
+      r.scheduled = now_;
+      r.computed = r.prompt;
+      batch.push_back({id, true});
+    }
+    return;
+  }
+  // Decode: every sequence of the batch, finished ones padded, over its grown context.
+  for (const std::size_t id : running_) {
+    Request& r = reqs_[id];
+    shape.tokens += 1;
+    shape.rows += 1;
+    shape.decode_rows += 1;
+    shape.context += static_cast<double>(r.prompt + std::min(r.generated, static_cast<std::int64_t>(steps_)));
+    batch.push_back({id, r.generated < r.output});
+  }
+}
+
+// `admit`: a scheduler call, which may take waiting requests (every iteration unless the engine
+// runs several decode iterations per call). An engine that does not mix runs prompt chunks (of
+// running requests, then of admitted ones) alone, and decodes only when there are none.
+void Engine::schedule_continuous(IterationShape& shape, std::vector<Scheduled>& batch, bool admit) {
+  std::int64_t budget = s_.max_batched_tokens;
+  if (!s_.mixed) {
+    schedule_running(shape, batch, budget, true, false);
+    if (admit) {
+      admit_waiting(shape, batch, budget);
+    }
+    if (!batch.empty()) {
+      return;
+    }
+    schedule_running(shape, batch, budget, false, true);
+    return;
+  }
+  schedule_running(shape, batch, budget, true, true);
+  if (admit) {
+    admit_waiting(shape, batch, budget);
+  }
+}
+
+// Gives the running requests their tokens in order: the next chunk of a prompt (`prompts`), or
+// one token to decode (`decodes`).
+void Engine::schedule_running(IterationShape& shape, std::vector<Scheduled>& batch, std::int64_t& budget, bool prompts,
+                              bool decodes) {
+  for (std::size_t i = 0; i < running_.size() && budget > 0; ++i) {
+    const std::size_t id = running_[i];
+    Request& r = reqs_[id];
+    if (r.computed < r.prompt) {
+      const std::int64_t need = r.prompt - r.computed;
+      const std::int64_t take = s_.chunked ? std::min(need, budget) : (need <= budget ? need : 0);
+      if (!prompts || take == 0 || !reserve_or_evict(id, r.computed + take)) {
+        continue;
+      }
+      add_prefill(shape, batch, id, take);
+      budget -= take;
+    } else {
+      if (!decodes || !reserve_or_evict(id, r.computed + r.generated + 1)) {
+        continue;
+      }
+      shape.tokens += 1;
+      shape.rows += 1;
+      shape.decode_rows += 1;
+      shape.context += static_cast<double>(r.computed + r.generated);
+      batch.push_back({id, true});
+      budget -= 1;
+    }
+  }
+}
+
+// Admits waiting requests in order while sequences, the token budget and free KV blocks last.
+void Engine::admit_waiting(IterationShape& shape, std::vector<Scheduled>& batch, std::int64_t& budget) {
+  while (!waiting_.empty() && budget > 0 && static_cast<std::int64_t>(running_.size()) < s_.max_seqs) {
+    const std::size_t id = waiting_.front();
+    Request& r = reqs_[id];
+    const std::int64_t take = s_.chunked ? std::min(r.prompt, budget) : (r.prompt <= budget ? r.prompt : 0);
+    // GUARANTEED_NO_EVICT-style admission takes the blocks of the whole request at once.
+    if (take == 0 || !reserve(r, s_.reserve_output ? r.prompt + r.output : take)) {
+      break;  // no room this iteration: requests are admitted in order
+    }
+    waiting_.pop_front();
+    running_.push_back(id);
+    add_prefill(shape, batch, id, take);
+    budget -= take;
+  }
+}
+
+void Engine::add_prefill(IterationShape& shape, std::vector<Scheduled>& batch, std::size_t id, std::int64_t take) {
+  Request& r = reqs_[id];
+  const double q = static_cast<double>(take);
+  shape.tokens += q;
+  shape.pairs += q * (static_cast<double>(r.computed) + (q + 1.0) / 2.0);
+  if (r.scheduled < 0) {
+    r.scheduled = now_;
+  }
+  r.computed += take;
+  const bool ends = r.computed == r.prompt;
+  shape.rows += ends ? 1.0 : 0.0;
+  batch.push_back({id, ends});
+}
+
+}  // namespace gpusim::step::serving_engine
