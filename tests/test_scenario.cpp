@@ -476,8 +476,10 @@ preset = "resnet50"
 images = 1e6
 global_batch = 64
 micro_batch = 64
+memory_format = "nchw"
 )");
   CHECK(images.job.training->tokens == Approx(1e6));
+  CHECK(images.job.training->memory_format == workload::MemoryFormat::kNchw);
   // LoRA's keys (a dense model: adapters on a mixture of experts are refused).
   const Scenario lora = test::scenario(
       test::kSmallTraining,
@@ -495,7 +497,7 @@ micro_batch = 64
   }
   // top level, system, model and its two tables, training, inference, serving, slo, parallelism,
   // runtime and its three tables, input, cost
-  CHECK(covered == 11 + 11 + 20 + 7 + 5 + 20 + 6 + 26 + 4 + 10 + 13 + 7 + 5 + 4 + 5 + 9);
+  CHECK(covered == 11 + 11 + 20 + 7 + 5 + 21 + 6 + 26 + 4 + 10 + 13 + 7 + 5 + 4 + 5 + 9);
 }
 
 TEST_CASE("a model given by an absurd parameter count is refused, not overflowed (a fuzz finding)",

@@ -89,9 +89,10 @@ Op optimizer_op(const workload::ModelShape& m, const workload::Training& t, cons
                 const workload::Runtime& rt);
 // A ResNet (lowering/resnet.cpp): `images` through the network in `precision`, forward only or
 // forward and backward, every op Scope::kLayer of its one layer; `autocast`: fp32 parameters cast
-// to 16 bits per forward. lower_training dispatches here for Family::kResNet.
+// to 16 bits per forward; `format`: the activations' layout (NCHW adds cuDNN's transposes around
+// each tensor-core convolution). lower_training dispatches here for Family::kResNet.
 std::vector<Op> lower_resnet(const workload::ModelShape& m, DType precision, double images, bool training,
-                             bool autocast);
+                             bool autocast, workload::MemoryFormat format = workload::MemoryFormat::kChannelsLast);
 // A ViT (lowering/vit.cpp): the transformer's ops of `images` images with their embedding, loss
 // and logits replaced by the patch projection and a classifier on the class token (and the KV-cache
 // write dropped). lower_training and lower_forward call it for Family::kVit.

@@ -329,7 +329,7 @@ std::vector<Op> lower_training(const ModelShape& m, const workload::Training& tc
                                const workload::Runtime& rt) {
   if (m.family == workload::Family::kResNet) {
     return lower_resnet(m, tc.precision, static_cast<double>(layout.micro_batch), true,
-                        rt.autocast && tc.master_weights);
+                        rt.autocast && tc.master_weights, tc.memory_format);
   }
   std::vector<Op> ops;
   PassShape p;
