@@ -46,6 +46,7 @@ struct Op {
   double count = 1;               // instances per layer (kLayer) or per pass (other scopes)
   Scope scope = Scope::kLayer;
   bool flash3 = false;       // attention: a FlashAttention-3-class kernel (Hopper warp specialization)
+  double attn_share = 1.0;   // attention: share of the architecture's attention efficiency its kernel reaches
   double write_share = 0.5;  // memory-bound: share of `bytes` written (an elementwise pass: half)
   double stream = 1.0;       // GEMM: share of the bandwidth its operands stream at (a dequantizing kernel: less)
   Bytes inflight;            // GEMM at small M: bytes per SM its kernel keeps in flight (0: the architecture's)

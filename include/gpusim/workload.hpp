@@ -589,6 +589,10 @@ struct Runtime {
   // MMQ (the "mmq" and "dequantize" paths, batches above a GEMV's): throughput as a share of the
   // GPU's int8 mma.sync rate; 0 = not stated (an error for those paths).
   double mmq = 0;
+  // The runtime's fused attention kernel, forward and backward, as a share of the architecture's
+  // FlashAttention-2-class efficiency (a FlashAttention-1-algorithm Triton kernel: less); 1 = FA2.
+  double attention_forward = 1.0;
+  double attention_backward = 1.0;
   // Bytes per SM a small-batch (decode) GEMM keeps in flight: the Little's-law cap on its weight
   // stream; 0 = the architecture's (a plain GEMV kernel's).
   Bytes gemv_inflight;
