@@ -249,7 +249,8 @@ TEST_CASE("nchw fp32 convolutions without tensor cores take the layout as it is"
   CHECK(memory_bytes(nchw) == Approx(memory_bytes(nhwc)));
 }
 
-TEST_CASE("training.memory_format: nchw slows a resnet step, and is an error for a transformer or a vit", "[resnet][errors]") {
+TEST_CASE("training.memory_format: nchw slows a resnet step, and is an error for a transformer or a vit",
+          "[resnet][errors]") {
   const Scenario cl = test::scenario(kTraining);
   const Scenario nchw = test::scenario(kTraining, {{"training.memory_format", "\"nchw\""}});
   CHECK(cl.job.training->memory_format == workload::MemoryFormat::kChannelsLast);
