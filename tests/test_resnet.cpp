@@ -196,3 +196,71 @@ family = "cnn"
 )"});
   CHECK(has_key(diagnostics_of([&] { (void)c.model("bad-family"); }), "family"));
 }
+
+namespace {
+
+double memory_bytes(const std::vector<Op>& ops) {
+  double b = 0;
+  for (const Op& op : ops) {
+    if (op.kind == OpKind::kMemoryBound) {
+      b += op.bytes.value() * op.count;
+    }
+  }
+  return b;
+}
+
+}  // namespace
+
+TEST_CASE("nchw on tensor cores: each cuDNN call reads and writes a transposed copy of its operands", "[resnet]") {
+  const workload::ModelShape& m = resnet50();
+  const double images = 16;
+  const double e = 2.0;  // fp16
+  const auto nhwc = lowering::lower_resnet(m, DType::kFp16, images, true, true);
+  const auto nchw = lowering::lower_resnet(m, DType::kFp16, images, true, true, workload::MemoryFormat::kNchw);
+  // Forward x, w -> y; data gradient dy, w -> dx (none for the stem); weight gradient x, dy -> dw:
+  // every operand once in, once out.
+  const auto convs = workload::resnet_convs(m.resnet);
+  double expected = 0;
+  for (std::size_t i = 0; i < convs.size(); ++i) {
+    const double x = images * convs[i].in_elements() * e;
+    const double y = images * convs[i].out_elements() * e;
+    const double w = convs[i].weights() * e;
+    const double calls = i == 0 ? 2.0 : 3.0;
+    expected += calls * 2.0 * (x + y + w);
+  }
+  CHECK(memory_bytes(nchw) - memory_bytes(nhwc) == Approx(expected));
+  // The convolutions themselves are the same GEMMs.
+  CHECK(flops_of(nchw, Phase::kForward) == Approx(flops_of(nhwc, Phase::kForward)));
+  CHECK(flops_of(nchw, Phase::kBackward) == Approx(flops_of(nhwc, Phase::kBackward)));
+  // Inference: the forward's transposes only.
+  const auto inf_nchw = lowering::lower_resnet(m, DType::kFp16, images, false, false, workload::MemoryFormat::kNchw);
+  const auto inf_nhwc = lowering::lower_resnet(m, DType::kFp16, images, false, false);
+  double forward = 0;
+  for (const auto& c : convs) {
+    forward += 2.0 * (images * (c.in_elements() + c.out_elements()) + c.weights()) * e;
+  }
+  CHECK(memory_bytes(inf_nchw) - memory_bytes(inf_nhwc) == Approx(forward));
+}
+
+TEST_CASE("nchw fp32 convolutions without tensor cores take the layout as it is", "[resnet]") {
+  const auto nhwc = lowering::lower_resnet(resnet50(), DType::kFp32, 8, true, false);
+  const auto nchw = lowering::lower_resnet(resnet50(), DType::kFp32, 8, true, false, workload::MemoryFormat::kNchw);
+  CHECK(nchw.size() == nhwc.size());
+  CHECK(memory_bytes(nchw) == Approx(memory_bytes(nhwc)));
+}
+
+TEST_CASE("training.memory_format: nchw slows a resnet step, and is an error for a transformer or a vit",
+          "[resnet][errors]") {
+  const Scenario cl = test::scenario(kTraining);
+  const Scenario nchw = test::scenario(kTraining, {{"training.memory_format", "\"nchw\""}});
+  CHECK(cl.job.training->memory_format == workload::MemoryFormat::kChannelsLast);
+  REQUIRE(nchw.job.training->memory_format == workload::MemoryFormat::kNchw);
+  CHECK(step::evaluate(nchw).step.time > step::evaluate(cl).step.time);
+  CHECK(has_key(errors_of(std::string(kTraining) + "memory_format = \"nhwc\"\n"), "training.memory_format"));
+  std::string llm = test::kSmallTraining;
+  llm.replace(llm.find("tokens = 1e9"), 12, "tokens = 1e9\nmemory_format = \"nchw\"");
+  CHECK(has_key(errors_of(llm), "training.memory_format"));
+  std::string vit = kTraining;
+  vit.replace(vit.find("preset = \"resnet50\""), 19, "preset = \"vit-b16\"");
+  CHECK(has_key(errors_of(vit + "memory_format = \"nchw\"\n"), "training.memory_format"));
+}

@@ -312,6 +312,8 @@ quantized = 1.0
 remainder = 0.1
 gemv_inflight = "32 KiB"
 mmq = 0.3
+attention_forward = 0.8
+attention_backward = 0.6
 [input]
 sample_bytes = "8 kB"
 cpu_time_per_sample = "1 ms"
@@ -337,6 +339,8 @@ carbon_intensity = "0.3 kg/kWh"
   CHECK(sc.runtime.gemv_inflight.value() == Approx(32.0 * 1024));
   CHECK(sc.runtime.quantized_matmul == workload::QuantizedMatmul::kMmq);
   CHECK(sc.runtime.mmq == Approx(0.3));
+  CHECK(sc.runtime.attention_forward == Approx(0.8));
+  CHECK(sc.runtime.attention_backward == Approx(0.6));
   CHECK_FALSE(sc.runtime.fusion.projections);
   CHECK(sc.runtime.overlap.pipeline == Approx(0.5));
   CHECK(sc.runtime.overlap.expert_parallel == Approx(0.5));
@@ -478,8 +482,10 @@ preset = "resnet50"
 images = 1e6
 global_batch = 64
 micro_batch = 64
+memory_format = "nchw"
 )");
   CHECK(images.job.training->tokens == Approx(1e6));
+  CHECK(images.job.training->memory_format == workload::MemoryFormat::kNchw);
   // LoRA's keys (a dense model: adapters on a mixture of experts are refused).
   const Scenario lora = test::scenario(
       test::kSmallTraining,
@@ -497,7 +503,7 @@ micro_batch = 64
   }
   // top level, system, model and its two tables, training, inference, serving, slo, parallelism,
   // runtime and its three tables, input, cost
-  CHECK(covered == 11 + 11 + 20 + 7 + 5 + 20 + 6 + 27 + 4 + 10 + 13 + 7 + 5 + 4 + 5 + 9);
+  CHECK(covered == 11 + 11 + 20 + 7 + 5 + 21 + 6 + 27 + 4 + 10 + 13 + 7 + 5 + 6 + 5 + 9);
 }
 
 TEST_CASE("a model given by an absurd parameter count is refused, not overflowed (a fuzz finding)",

@@ -165,3 +165,41 @@ TEST_CASE("the pipeline bubble neither raises the busy stages' clock nor draws m
         Approx((400.0 * busy + idle * e.step.bubble.value()) / e.step.time.value()).epsilon(0.003));
   CHECK(e.gpu_avg_power.value() < 400.0);
 }
+
+TEST_CASE("a runtime's attention kernel shares scale the flash attention's compute time, forward and backward",
+          "[lowering][software][kernel]") {
+  const double fwd_share = 0.71;
+  const double bwd_share = 0.5;
+  const Scenario fa2 = gpt2();
+  const Scenario triton = gpt2({{"runtime.efficiency.attention_forward", std::to_string(fwd_share)},
+                                {"runtime.efficiency.attention_backward", std::to_string(bwd_share)}});
+  CHECK(fa2.runtime.attention_forward == 1.0);  // absent: FlashAttention-2 itself
+  CHECK(fa2.runtime.attention_backward == 1.0);
+  const hardware::GpuSpec& g = fa2.system.gpu;
+  for (const auto& [name, phase, share] : {std::tuple{"attention.flash", Phase::kForward, fwd_share},
+                                           std::tuple{"attention.flash.bwd", Phase::kBackward, bwd_share}}) {
+    const auto base = ops_named(fa2, name, phase);
+    const auto slow = ops_named(triton, name, phase);
+    REQUIRE(base.size() == 1);
+    REQUIRE(slow.size() == 1);
+    CHECK(base[0].attn_share == 1.0);
+    CHECK(slow[0].attn_share == Approx(share));
+    CHECK(slow[0].flops.value() == Approx(base[0].flops.value()));  // the same work
+    // t = FLOPs / (peak x η_attention x share) at the rated clock.
+    const double expected = base[0].flops.value() / (g.peak_for(DType::kBf16).value() * g.efficiency.attention * share);
+    CHECK(physics::kernel_time(slow[0], g, 1.0).compute.value() == Approx(expected));
+    CHECK(physics::kernel_time(slow[0], g, 1.0).compute.value() ==
+          Approx(physics::kernel_time(base[0], g, 1.0).compute.value() / share));
+  }
+}
+
+TEST_CASE("an attention kernel share of 0 or above 1 is an error with its key", "[software][runtime][errors]") {
+  for (const char* value : {"0", "1.2"}) {
+    const auto ds = test::diagnostics_of([&] {
+      (void)test::scenario(test::kSmallTraining, {{"runtime.efficiency.attention_backward", value}});
+    });
+    REQUIRE(ds.size() == 1);
+    CHECK(ds[0].key == "runtime.efficiency.attention_backward");
+    CHECK(ds[0].message.find("fraction in (0, 1]") != std::string::npos);
+  }
+}

@@ -46,6 +46,7 @@ struct Op {
   double count = 1;               // instances per layer (kLayer) or per pass (other scopes)
   Scope scope = Scope::kLayer;
   bool flash3 = false;       // attention: a FlashAttention-3-class kernel (Hopper warp specialization)
+  double attn_share = 1.0;   // attention: share of the architecture's attention efficiency its kernel reaches
   double write_share = 0.5;  // memory-bound: share of `bytes` written (an elementwise pass: half)
   double stream = 1.0;       // GEMM: share of the bandwidth its operands stream at (a dequantizing kernel: less)
   Bytes inflight;            // GEMM at small M: bytes per SM its kernel keeps in flight (0: the architecture's)
@@ -89,9 +90,10 @@ Op optimizer_op(const workload::ModelShape& m, const workload::Training& t, cons
                 const workload::Runtime& rt);
 // A ResNet (lowering/resnet.cpp): `images` through the network in `precision`, forward only or
 // forward and backward, every op Scope::kLayer of its one layer; `autocast`: fp32 parameters cast
-// to 16 bits per forward. lower_training dispatches here for Family::kResNet.
+// to 16 bits per forward; `format`: the activations' layout (NCHW adds cuDNN's transposes around
+// each tensor-core convolution). lower_training dispatches here for Family::kResNet.
 std::vector<Op> lower_resnet(const workload::ModelShape& m, DType precision, double images, bool training,
-                             bool autocast);
+                             bool autocast, workload::MemoryFormat format = workload::MemoryFormat::kChannelsLast);
 // A ViT (lowering/vit.cpp): the transformer's ops of `images` images with their embedding, loss
 // and logits replaced by the patch projection and a classifier on the class token (and the KV-cache
 // write dropped). lower_training and lower_forward call it for Family::kVit.

@@ -69,6 +69,12 @@ inline constexpr base::Named<Recompute> kRecomputeNames[] = {{Recompute::kNone, 
                                                              {Recompute::kOp, "op"},
                                                              {Recompute::kFull, "full"}};
 constexpr const char* to_string(Recompute r) { return base::name_in(kRecomputeNames, r); }
+// A convolution network's activation layout: channels-last (NHWC, what tensor cores take) or
+// PyTorch's default NCHW, which cuDNN transposes around each tensor-core convolution
+// [cudnn-legacy-api, composer-channels-last].
+enum class MemoryFormat { kChannelsLast, kNchw };
+inline constexpr base::Named<MemoryFormat> kMemoryFormatNames[] = {{MemoryFormat::kChannelsLast, "channels-last"},
+                                                                   {MemoryFormat::kNchw, "nchw"}};
 
 // The model families gpusim lowers: a dense transformer (the fields below, lowering/transformer.cpp),
 // a ResNet of bottleneck blocks (`resnet`, lowering/resnet.cpp) or a Vision Transformer (`vit`: a
@@ -291,6 +297,7 @@ struct Training {
   // The step of each parameter runs as soon as its gradient is accumulated and the gradient is
   // freed (torchtune's optimizer_in_bwd [torchtune-memory-docs], LOMO [lv-lomo-2023]).
   bool optimizer_in_backward = false;
+  MemoryFormat memory_format = MemoryFormat::kChannelsLast;  // a ResNet's activations
   [[nodiscard]] double tokens_per_step() const { return static_cast<double>(global_batch * seq_len); }
   [[nodiscard]] bool adapters() const { return method != Method::kFull; }
   // The moments' width in effect: adamw-8bit's bytes, the stated one, fp32 beside a master copy or
@@ -584,6 +591,10 @@ struct Runtime {
   // MMQ (the "mmq" and "dequantize" paths, batches above a GEMV's): throughput as a share of the
   // GPU's int8 mma.sync rate; 0 = not stated (an error for those paths).
   double mmq = 0;
+  // The runtime's fused attention kernel, forward and backward, as a share of the architecture's
+  // FlashAttention-2-class efficiency (a FlashAttention-1-algorithm Triton kernel: less); 1 = FA2.
+  double attention_forward = 1.0;
+  double attention_backward = 1.0;
   // Bytes per SM a small-batch (decode) GEMM keeps in flight: the Little's-law cap on its weight
   // stream; 0 = the architecture's (a plain GEMV kernel's).
   Bytes gemv_inflight;

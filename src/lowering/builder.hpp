@@ -27,6 +27,8 @@ struct PassShape {
   double kv_len = 1;    // key/value positions each query attends over
   bool flash = true;
   bool flash3 = false;
+  double attention_forward = 1.0;  // the runtime's flash kernel, of the architecture's efficiency
+  double attention_backward = 1.0;
   workload::Fusion fusion;
   bool causal_square = true;  // training/prefill with causal mask: half the score matrix
   double tp = 1;              // tensor-parallel degree: heads, FFN columns and vocabulary are split
@@ -183,6 +185,7 @@ class Builder {
     if (p.flash) {
       Op op = flash_attention_op({p.seqs, p.q_len, p.kv_len, h, kv, mask, p.e, p.kv_bytes}, ph, p.attn_dtype);
       op.flash3 = p.flash3;
+      op.attn_share = bwd ? p.attention_backward : p.attention_forward;
       add(std::move(op), count);
       if (bwd) {
         // FlashAttention's backward runs two passes of its own [flash-attention-bwd-preprocess]:

@@ -13,6 +13,14 @@
 // (PyTorch max_pool2d_with_indices). The stem convolution has no data gradient (the image needs
 // none). Under autocast each convolution casts its fp32 weight to 16 bits per forward, and the
 // 16-bit weight gradient back into the fp32 .grad.
+// In PyTorch's default NCHW layout a tensor-core convolution still runs on NHWC data: cuDNN
+// transposes its NCHW operands to NHWC and its result back ("the cuDNN library may use padding,
+// folding, and NCHW-to-NHWC transformations to call the Tensor Core operations"
+// [cudnn-legacy-api]; "the NCHW tensor must be transposed to NHWC before the convolution and
+// transposed back to NCHW after" [composer-channels-last]). Each of the three cuDNN calls of a
+// convolution does so for its own operands, one read and one write each: the forward x, w in and
+// y out; the data gradient dy, w in and dx out; the weight gradient x, dy in and dw out. fp32
+// convolutions without tensor cores take NCHW as it is.
 #include "gpusim/lowering.hpp"
 
 namespace gpusim::lowering {
@@ -26,6 +34,7 @@ struct Net {
   double e = 2;       // bytes per activation and per weight as the convolutions read them
   double images = 1;  // per micro-batch
   bool training = true;
+  bool transposes = false;  // NCHW activations on tensor cores: cuDNN's layout transposes
 
   void mem(const std::string& name, Phase ph, double bytes, double count = 1) const {
     Op op;
@@ -45,8 +54,15 @@ struct Net {
   [[nodiscard]] double in(const ConvLayer& c) const { return images * c.in_elements() * e; }
   [[nodiscard]] double out(const ConvLayer& c) const { return images * c.out_elements() * e; }
 
+  // A read and a write of each operand a convolution call transposes.
+  void transpose(const std::string& name, Phase ph, double bytes) const {
+    if (transposes) {
+      mem(name + ".nchw", ph, 2.0 * bytes);
+    }
+  }
   void forward(const ConvLayer& c) const {
     const double hw = static_cast<double>(c.out_hw * c.out_hw);
+    transpose(c.name, Phase::kForward, in(c) + c.weights() * e + out(c));
     conv_gemm(c.name, Phase::kForward, images * hw, static_cast<double>(c.out_c),
               c.weights() / static_cast<double>(c.out_c), in(c) + c.weights() * e + out(c));
     mem(c.name + ".bn", Phase::kForward, (training ? 3.0 : 2.0) * out(c));
@@ -68,10 +84,12 @@ struct Net {
     mem(c.name + ".bn.bwd", ph, 5.0 * out(c));
     const double stride2 = static_cast<double>(c.stride * c.stride);
     if (!first) {
+      transpose(c.name + ".dgrad", ph, out(c) + c.weights() * e + in(c));
       conv_gemm(c.name + ".dgrad", ph, images * c.in_elements() / static_cast<double>(c.in_c),
                 static_cast<double>(c.in_c), static_cast<double>(c.out_c * c.kernel * c.kernel) / stride2,
                 out(c) + c.weights() * e + in(c));
     }
+    transpose(c.name + ".wgrad", ph, in(c) + out(c) + c.weights() * e);
     conv_gemm(c.name + ".wgrad", ph, static_cast<double>(c.out_c), c.weights() / static_cast<double>(c.out_c),
               images * static_cast<double>(c.out_hw * c.out_hw), in(c) + out(c) + c.weights() * e);
   }
@@ -80,7 +98,7 @@ struct Net {
 }  // namespace
 
 std::vector<Op> lower_resnet(const workload::ModelShape& m, DType precision, double images, bool training,
-                             bool autocast) {
+                             bool autocast, workload::MemoryFormat format) {
   const workload::ResNet& r = m.resnet;
   std::vector<Op> ops;
   Net net;
@@ -89,6 +107,7 @@ std::vector<Op> lower_resnet(const workload::ModelShape& m, DType precision, dou
   net.e = units::is_wide(precision) ? 4.0 : 2.0;
   net.images = images;
   net.training = training;
+  net.transposes = format == workload::MemoryFormat::kNchw && precision != DType::kFp32 && precision != DType::kFp64;
   const double e = net.e;
   const auto convs = workload::resnet_convs(r);
   if (convs.empty()) {

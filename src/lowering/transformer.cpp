@@ -329,7 +329,7 @@ std::vector<Op> lower_training(const ModelShape& m, const workload::Training& tc
                                const workload::Runtime& rt) {
   if (m.family == workload::Family::kResNet) {
     return lower_resnet(m, tc.precision, static_cast<double>(layout.micro_batch), true,
-                        rt.autocast && tc.master_weights);
+                        rt.autocast && tc.master_weights, tc.memory_format);
   }
   std::vector<Op> ops;
   PassShape p;
@@ -347,6 +347,8 @@ std::vector<Op> lower_training(const ModelShape& m, const workload::Training& tc
   p.q_len = p.kv_len / layout.context;
   p.flash = rt.flash_attention();
   p.flash3 = rt.attention == workload::AttentionKernel::kFlash3;
+  p.attention_forward = rt.attention_forward;
+  p.attention_backward = rt.attention_backward;
   p.fusion = rt.fusion;
   p.tp = layout.tensor;
   p.sp = layout.sequence;
@@ -430,6 +432,7 @@ std::vector<Op> lower_forward(const ModelShape& m, const workload::Inference& ic
   p.fusion = rt.fusion;
   p.flash = rt.flash_attention();
   p.flash3 = rt.attention == workload::AttentionKernel::kFlash3;
+  p.attention_forward = rt.attention_forward;
   p.gemm_dtype = ic.weight_precision;
   // fp8 and fp4 weights feed fp8/fp4 GEMMs; attention runs in fp16 over the KV cache.
   const bool low_float = ic.weight_precision == DType::kFp8 || ic.weight_precision == DType::kFp4;

@@ -486,6 +486,12 @@ void read_runtime_settings(Reader& r, workload::Runtime& rt, Need need) {
     if (auto v = e->number("mmq", Need::kOptional, Range::kFraction)) {
       rt.mmq = *v;
     }
+    for (auto [key, into] : {std::pair{"attention_forward", &rt.attention_forward},
+                             std::pair{"attention_backward", &rt.attention_backward}}) {
+      if (auto v = e->number(key, Need::kOptional, Range::kFraction)) {
+        *into = *v;
+      }
+    }
     e->finish();
   }
   read_loss_settings(r, rt);

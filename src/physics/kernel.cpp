@@ -16,7 +16,8 @@
 // taken. GEMV-like GEMMs (M <= 16) stream at most SMs × bytes-in-flight-per-SM / DRAM latency
 // (Little's law [little-1961]). GEMM DRAM traffic after L2 reuse: an operand that fits in half the
 // L2 is read once; otherwise the other operand is re-read once per L2-sized panel (the better loop
-// order; C written once). Attention uses η_attention (measured FlashAttention throughput);
+// order; C written once). Attention uses η_attention (measured FlashAttention throughput) times the
+// share of it the runtime's kernel reaches (op.attn_share: 1 for FlashAttention-2 itself);
 // memory-bound kernels only the bandwidth term: when the kernel's whole working set
 // fits in L2 (reads from L2, writes to DRAM), else DRAM; one that reduces before it writes at
 // most at the Little's-law rate of the GEMV. GEMMs on int8 tensor cores through mma.sync
@@ -200,7 +201,7 @@ KernelTime kernel_time(const Op& op, const GpuSpec& gpu, double clock) {
   if (op.kind != OpKind::kGemm) {
     const double eta =
         op.flash3 ? gpu.efficiency.attention_flash3.value_or(gpu.efficiency.attention) : gpu.efficiency.attention;
-    kt.compute = op.flops / (peak * eta);
+    kt.compute = op.flops / (peak * (eta * op.attn_share));
     kt.time = std::max(kt.compute, kt.memory);
     return kt;
   }

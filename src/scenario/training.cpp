@@ -94,9 +94,22 @@ void read_training(Reader& r, Scenario& sc, RuntimeOverrides& overrides) {
       t.tokens = *v * static_cast<double>(per_image);
     }
     t.seq_len = per_image;
+    if (auto v = r.choice("memory_format", workload::kMemoryFormatNames, Need::kOptional)) {
+      if (sc.job.model.family != workload::Family::kResNet) {
+        r.error("memory_format",
+                "memory_format is the layout of a convolution network's activations (a ResNet); "
+                "a ViT's patches are a sequence");
+      }
+      t.memory_format = *v;
+    }
   } else {
     if (r.has("images")) {
       r.error("images", "images is for image models (a ResNet or ViT preset); a transformer trains on tokens");
+    }
+    if (r.has("memory_format")) {
+      r.error("memory_format",
+              "memory_format is the layout of a convolution network's activations (a ResNet); a "
+              "transformer's are [batch, sequence, hidden]");
     }
     if (auto v = r.number("tokens", Need::kRequired, Range::kPositive, limits::kTokens)) {
       t.tokens = *v;
