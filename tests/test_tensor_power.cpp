@@ -46,9 +46,10 @@ TEST_CASE("boards of one die share the energy per tensor FLOP at a clock, whatev
   CHECK(rtx6000.activity.gemm > l40s.activity.gemm);
 }
 
-TEST_CASE("a full-rate board's power limit holds a dense GEMM below its rated clock: x = ((TDP - floor - DRAM) / "
-          "((TDP - floor) a))^(1/3)",
-          "[power][dvfs][ada]") {
+TEST_CASE(
+    "a full-rate board's power limit holds a dense GEMM below its rated clock: x = ((TDP - floor - DRAM) / "
+    "((TDP - floor) a))^(1/3)",
+    "[power][dvfs][ada]") {
   const hardware::GpuSpec g = test::catalog().gpu("l40s");
   PowerMix gemm;
   gemm.tensor = 1.0;
