@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <vector>
 
@@ -38,6 +39,20 @@ inline std::filesystem::path process_scratch(const std::string& prefix) {
 
 inline Scenario scenario(const std::string& toml, const std::vector<Override>& overrides = {}) {
   return scenario::load_scenario(catalog(), "test.toml", toml, overrides);
+}
+
+// The estimate of `sc` with its band (answer::Options::uncertainty).
+inline answer::Estimate banded(const Scenario& sc) {
+  answer::Options o;
+  o.uncertainty = true;
+  return answer::estimate(sc, o);
+}
+
+// The band of report key `key`, which the estimate must have.
+inline answer::Band band(const answer::Estimate& e, std::string_view key) {
+  const auto b = answer::band_of(e, key);
+  REQUIRE(b.has_value());
+  return *b;
 }
 
 // The diagnostics a load throws (empty if it does not throw).

@@ -9,6 +9,8 @@
 #include "helpers.hpp"
 
 using namespace gpusim;
+using gpusim::test::band;
+using gpusim::test::banded;
 using answer::Band;
 using catalog::SpecFile;
 using catalog::SpecKind;
@@ -18,18 +20,6 @@ using workload::MetricFamily;
 using workload::ModelErrorGroup;
 
 namespace {
-
-answer::Estimate banded(const Scenario& sc) {
-  answer::Options o;
-  o.uncertainty = true;
-  return answer::estimate(sc, o);
-}
-
-Band band(const answer::Estimate& e, std::string_view key) {
-  const auto b = answer::band_of(e, key);
-  REQUIRE(b.has_value());
-  return *b;
-}
 
 std::shared_ptr<const workload::ModelError> one_group(JobKind job, MetricFamily metric, double low, double high,
                                                       const std::string& runtime = "") {

@@ -8,24 +8,14 @@
 #include "helpers.hpp"
 
 using namespace gpusim;
+using gpusim::test::band;
+using gpusim::test::banded;
 using answer::Band;
 using answer::Unknown;
 using catalog::SpecFile;
 using gpusim::test::diagnostics_of;
 
 namespace {
-
-answer::Estimate banded(const Scenario& sc) {
-  answer::Options o;
-  o.uncertainty = true;
-  return answer::estimate(sc, o);
-}
-
-Band band(const answer::Estimate& e, std::string_view key) {
-  const auto b = answer::band_of(e, key);
-  REQUIRE(b.has_value());
-  return *b;
-}
 
 double width(const Band& b) { return b.high - b.low; }
 
