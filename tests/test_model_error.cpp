@@ -9,11 +9,11 @@
 #include "helpers.hpp"
 
 using namespace gpusim;
-using gpusim::test::band;
-using gpusim::test::banded;
 using answer::Band;
 using catalog::SpecFile;
 using catalog::SpecKind;
+using gpusim::test::band;
+using gpusim::test::banded;
 using validation::Residual;
 using workload::JobKind;
 using workload::MetricFamily;

@@ -8,11 +8,11 @@
 #include "helpers.hpp"
 
 using namespace gpusim;
-using gpusim::test::band;
-using gpusim::test::banded;
 using answer::Band;
 using answer::Unknown;
 using catalog::SpecFile;
+using gpusim::test::band;
+using gpusim::test::banded;
 using gpusim::test::diagnostics_of;
 
 namespace {
