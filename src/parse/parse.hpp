@@ -120,7 +120,8 @@ class Reader {
 
 // --- Spec tables (formats in specs/README.md) ---
 // Each reader reports every problem through the Reader's diagnostics and leaves defaults where a
-// value was bad; the caller throws.
+// value was bad; the caller throws. GPU, host, link and collective library in hardware_specs.cpp,
+// runtimes in runtime_specs.cpp, model shapes in model_specs.cpp.
 
 // GPU spec from a fully merged table (base resolved, architecture defaults merged).
 void read_gpu(Reader& r, hardware::GpuSpec& out);

@@ -1,4 +1,5 @@
-// Private to src/scenario/: what the loader's table readers share.
+// Private to src/scenario/: what the loader's table readers share. loader.cpp resolves a scenario
+// table by table through these readers, each in the file named beside it.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +23,20 @@ struct RuntimeOverrides {
 // A count that must fit the `int` the model holds it in.
 std::optional<int> count(parse::Reader& r, std::string_view key, parse::Need need, std::int64_t min, std::int64_t max);
 
+// [system] (system.cpp); make_system reads a lone [system] table through it too.
+void read_system(parse::Reader& r, const catalog::Catalog& cat, hardware::System& s);
+// [model] (model.cpp).
+void read_model(parse::Reader& r, const catalog::Catalog& cat, workload::ModelShape& m);
+// [parallelism] (layout.cpp); `r` is null when the table is absent (all GPUs data-parallel).
+void read_parallel(parse::Reader* r, Scenario& sc);
+// [runtime] (runtime.cpp): the named or default runtime, with the scenario's overrides applied.
+// `r` is null when the table is absent.
+void read_runtime(parse::Reader* r, Diagnostics& diags, const catalog::Catalog& cat, Scenario& sc,
+                  const RuntimeOverrides& o);
+// [input] (runtime.cpp): the host input pipeline.
+void read_input(parse::Reader& r, Scenario& sc);
+// [cost] (system.cpp); `r` is null when the table is absent.
+void read_cost(parse::Reader* r, const catalog::Catalog& cat, Scenario& sc, bool gpu_changed);
 // [training] (training.cpp).
 void read_training(parse::Reader& r, Scenario& sc, RuntimeOverrides& overrides);
 // Once the runtime is known: the keys the scenario left out take the runtime's recipe defaults
