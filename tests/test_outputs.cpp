@@ -61,7 +61,7 @@ std::string read_fifo_while(const fs::path& fifo, Write write) {
 
 }  // namespace
 
-TEST_CASE("-o through a symbolic link writes the link's target and keeps the link", "[cli][outputs]") {
+TEST_CASE("an output path through a symbolic link writes the link's target and keeps the link", "[cli][outputs]") {
   const fs::path dir = fresh_dir("out-link");
   write_temp("out-link/target.json", "old\n");
   fs::create_symlink("target.json", dir / "link.json");
@@ -75,7 +75,8 @@ TEST_CASE("-o through a symbolic link writes the link's target and keeps the lin
   CHECK(entries(dir) == 2);  // no temporary file left beside them
 }
 
-TEST_CASE("-o through a dangling symbolic link creates the file it names and keeps the link", "[cli][outputs]") {
+TEST_CASE("an output path through a dangling symbolic link creates the file it names and keeps the link",
+          "[cli][outputs]") {
   const fs::path dir = fresh_dir("out-dangling");
   fs::create_symlink("made.txt", dir / "link.txt");
   const Run r = run("estimate " + source(kScenario) + " -o " + (dir / "link.txt").string());
@@ -84,7 +85,7 @@ TEST_CASE("-o through a dangling symbolic link creates the file it names and kee
   CHECK_THAT(read_text(dir / "made.txt"), Catch::Contains("bottleneck"));
 }
 
-TEST_CASE("-o through a link to standard output's descriptor delivers the report and keeps the link",
+TEST_CASE("an output path through a link to standard output's descriptor delivers the report and keeps the link",
           "[cli][outputs]") {
   // As `-o /dev/stdout`: /proc/self/fd/1 is the pipe the test reads, written in place.
   const fs::path dir = fresh_dir("out-fd-link");
@@ -96,7 +97,7 @@ TEST_CASE("-o through a link to standard output's descriptor delivers the report
   CHECK(entries(dir) == 1);
 }
 
-TEST_CASE("-o to a FIFO, or to a link to one, writes into the FIFO and keeps both", "[cli][outputs]") {
+TEST_CASE("an output to a FIFO, or to a link to one, writes into the FIFO and keeps both", "[cli][outputs]") {
   const fs::path dir = fresh_dir("out-fifo");
   const fs::path fifo = dir / "pipe";
   REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
@@ -115,7 +116,7 @@ TEST_CASE("-o to a FIFO, or to a link to one, writes into the FIFO and keeps bot
   CHECK(entries(dir) == 2);
 }
 
-TEST_CASE("-o to a character device writes into the device in place", "[cli][outputs]") {
+TEST_CASE("an output to a character device writes into the device in place", "[cli][outputs]") {
   const fs::path dir = fresh_dir("out-device");
   fs::create_symlink("/dev/null", dir / "null-link");
   for (const std::string& path : {std::string("/dev/null"), (dir / "null-link").string()}) {
