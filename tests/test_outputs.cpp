@@ -147,6 +147,13 @@ TEST_CASE("an output naming one of the command's inputs is refused and the input
     CHECK_THAT(r.err, Catch::Contains("a file this command reads"));
     CHECK(read_text(scenario) == before);
   }
+  // model import's config.json too.
+  const std::string config = (dir / "config.json").string();
+  fs::copy_file(source("tests/data/hf/Meta-Llama-3-8B.json"), config);
+  const std::string json = read_text(config);
+  CHECK(run("model import " + config + " -o " + config).code == 2);
+  CHECK(read_text(config) == json);
+  fs::remove(config);
   const Run first = run("estimate " + scenario + " -o " + scenario);
   CHECK_THAT(first.err, Catch::Contains(scenario + ": --output: is a file this command reads"));
   CHECK(entries(dir) == 2);
