@@ -43,15 +43,12 @@ int run_calibrate(const std::vector<std::string>& args) {
 
   std::vector<std::pair<std::string, std::string>> outputs;
   for (const auto& f : validation::overlay_files(fit.params)) {
-    const fs::path path = fs::path(out_dir) / f.relative_path;
-    fs::create_directories(path.parent_path(), ec);
-    if (ec) {
-      throw InputError({Diagnostic{SourcePos{path.parent_path().string()}, "-o", "cannot create: " + ec.message()}});
-    }
-    outputs.emplace_back(path.string(), f.text);
+    outputs.emplace_back((fs::path(out_dir) / f.relative_path).string(), f.text);
   }
   outputs.emplace_back("", report::calibration_text(fit, v0, v1, out_dir));
-  write_outputs(outputs);
+  // DIR and its folders are created here and removed again when a write fails: a failed run
+  // leaves nothing behind.
+  write_outputs(outputs, WriteOptions{true, inputs_of(d, vm)});
   return 0;
 }
 

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "cli/output.hpp"
 #include "gpusim/gpusim.hpp"
 
 namespace gpusim::cli {
@@ -30,12 +31,7 @@ class UsageError : public std::runtime_error {
 // The catalog with GPUSIM_SPECS directories (colon-separated) and then --specs directories.
 Catalog load_catalog_with_env(const std::vector<std::string>& spec_dirs);
 
-// Writes each (path, text) in full, or none of them: every file goes to a temporary sibling first
-// and is renamed into place once all were written. An empty path or "-" means standard output,
-// written last. Throws InputError (exit 2) naming a file that cannot be written where it is asked
-// for (no such directory, no permission), IoError (exit 1) when the device fails the write (a full
-// disk, /dev/full); either way no file is left behind.
-void write_outputs(const std::vector<std::pair<std::string, std::string>>& outputs);
+// write_outputs, write_stdout: cli/output.hpp.
 
 int run_estimate(const std::vector<std::string>& args);
 int run_compare(const std::vector<std::string>& args);

@@ -95,7 +95,8 @@ int run_init(const std::vector<std::string>& args) {
   if (kind != "training" && kind != "serving") {
     throw UsageError("init needs training or serving, got \"" + kind + "\"");
   }
-  if (!out.empty() && out != "-" && std::filesystem::exists(out)) {
+  std::error_code ec;  // a file there is kept; a device or pipe (or a link to one) takes the template
+  if (!out.empty() && out != "-" && std::filesystem::is_regular_file(out, ec)) {
     throw UsageError(out + " exists: init does not overwrite a scenario");
   }
   write_outputs({{out, kind == "training" ? kTraining : kServing}});

@@ -1,15 +1,14 @@
 // gpusim: analytical GPU performance and cost simulator. Maps errors to exit codes: 0 success,
-// 1 internal error or a failed write (a full disk), 2 bad input or usage (message on stderr, nothing on stdout), 3 a
-// threshold exceeded (`validate --fail-above`).
+// 1 internal error or a failed write (a full disk, a closed stdout), 2 bad input or usage (message on stderr, nothing
+// on stdout), 3 a threshold exceeded (`validate --fail-above`).
 #include <boost/program_options/errors.hpp>
 #include <cerrno>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "cli/cli.hpp"
 
@@ -36,87 +35,6 @@ Catalog load_catalog_with_env(const std::vector<std::string>& spec_dirs) {
   return load_catalog(dirs);
 }
 
-namespace {
-// The system's reason for a failed write ("No space left on device"), when it left one in errno.
-std::string reason(int error) { return error == 0 ? std::string() : std::string(": ") + std::strerror(error); }
-
-// A failed write is the device's fault (exit 1) or the path's (exit 2, bad input).
-[[noreturn]] void fail_write(const std::string& where, const std::string& what, int error) {
-  if (error == ENOSPC || error == EIO || error == EDQUOT || error == EFBIG) {
-    throw IoError(where + ": " + what + reason(error));
-  }
-  throw InputError({Diagnostic{SourcePos{where}, "", what + reason(error)}});
-}
-}  // namespace
-
-void write_outputs(const std::vector<std::pair<std::string, std::string>>& outputs) {
-  namespace fs = std::filesystem;
-  std::vector<std::pair<fs::path, fs::path>> staged;  // temporary, final
-  auto discard = [&staged] {
-    for (const auto& [tmp, final_path] : staged) {
-      std::error_code ec;
-      fs::remove(tmp, ec);
-    }
-  };
-  const std::string* to_stdout = nullptr;
-  std::vector<const std::pair<std::string, std::string>*> special;  // devices and pipes: written in place
-  for (const auto& output : outputs) {
-    const auto& [path, text] = output;
-    if (path.empty() || path == "-") {
-      to_stdout = &text;
-      continue;
-    }
-    const fs::path final_path(path);
-    std::error_code ec;
-    if (fs::exists(final_path, ec) && !fs::is_regular_file(final_path, ec)) {
-      special.push_back(&output);
-      continue;
-    }
-    fs::path tmp = final_path;
-    tmp += ".gpusim-partial";
-    errno = 0;
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    out.close();
-    const bool ok = !out.fail();
-    const int error = errno;
-    staged.emplace_back(tmp, final_path);
-    if (!ok) {
-      discard();
-      fail_write(path, "cannot write the output file", error);
-    }
-  }
-  for (const auto* output : special) {
-    errno = 0;
-    std::ofstream out(output->first, std::ios::binary);
-    out << output->second;
-    out.flush();
-    out.close();
-    if (out.fail()) {
-      const int error = errno;
-      discard();
-      fail_write(output->first, "cannot write the output file", error);
-    }
-  }
-  for (const auto& [tmp, final_path] : staged) {
-    std::error_code ec;
-    fs::rename(tmp, final_path, ec);
-    if (ec) {
-      discard();
-      throw InputError(
-          {Diagnostic{SourcePos{final_path.string()}, "", "cannot write the output file: " + ec.message()}});
-    }
-  }
-  if (to_stdout != nullptr) {
-    errno = 0;
-    std::cout << *to_stdout << std::flush;
-    if (!std::cout) {
-      fail_write("<stdout>", "cannot write to standard output", errno);
-    }
-  }
-}
-
 }  // namespace gpusim::cli
 
 namespace {
@@ -140,26 +58,25 @@ constexpr const char* kUsage =
     "Every subcommand takes --specs DIR (also GPUSIM_SPECS=DIR[:DIR]) to add or override spec files,\n"
     "and --help for its own options. Formats: docs/scenarios.md (scenarios), docs/report.md (reports),\n"
     "docs/measurements.md (measurements), specs/README.md (spec files).\n"
+    "Outputs (-o, --svg) follow symbolic links to the file they name, write devices and pipes in place,\n"
+    "and never replace an input or another output; a file is written whole (renamed into place) or not\n"
+    "at all (docs/report.md#output-files).\n"
     "Exit codes: 0 success, 1 internal error or a failed write, 2 bad input, 3 a threshold exceeded,\n"
     "4 a sweep with points that could not run (each row says why).\n";
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// Runs one command; returns its exit code.
+int run_command(const std::string& cmd, const std::vector<std::string>& args) {
   using gpusim::cli::kBadInput;
   using gpusim::cli::kInternalError;
-  std::vector<std::string> args(argv + 1, argv + argc);
-  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
-    std::cout << kUsage;
-    return args.empty() ? kBadInput : 0;
-  }
-  if (args[0] == "--version") {
-    std::cout << "gpusim 0.2.0\n";
-    return 0;
-  }
-  const std::string cmd = args[0];
-  args.erase(args.begin());
   try {
+    if (cmd == "--help" || cmd == "-h" || cmd == "help") {
+      gpusim::cli::write_stdout(kUsage);
+      return 0;
+    }
+    if (cmd == "--version") {
+      gpusim::cli::write_stdout("gpusim 0.2.0\n");
+      return 0;
+    }
     using Command = int (*)(const std::vector<std::string>&);
     static const std::pair<const char*, Command> kCommands[] = {
         {"estimate", gpusim::cli::run_estimate}, {"compare", gpusim::cli::run_compare},
@@ -169,9 +86,9 @@ int main(int argc, char** argv) {
         {"specs", gpusim::cli::run_specs},       {"init", gpusim::cli::run_init},
         {"model", gpusim::cli::run_model},
     };
-    for (const auto& [name, run] : kCommands) {
+    for (const auto& [name, command] : kCommands) {
       if (cmd == name) {
-        return run(args);
+        return command(args);
       }
     }
     std::cerr << "gpusim: unknown command \"" << cmd << "\"\n\n" << kUsage;
@@ -194,4 +111,24 @@ int main(int argc, char** argv) {
     std::cerr << "gpusim " << cmd << ": internal error: " << e.what() << '\n';
     return kInternalError;
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  gpusim::cli::hold_standard_descriptors();
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) {
+    std::cerr << kUsage;  // a usage error: on stderr, like every other
+    return gpusim::cli::kBadInput;
+  }
+  const std::string cmd = args[0];
+  args.erase(args.begin());
+  const int code = run_command(cmd, args);
+  // Every write was checked as it was made; closing shows an error the system delayed.
+  if (!gpusim::cli::close_stdout()) {
+    std::cerr << "gpusim " << cmd << ": <stdout>: cannot write to standard output: " << std::strerror(errno) << '\n';
+    return code == gpusim::cli::kOk ? gpusim::cli::kInternalError : code;
+  }
+  return code;
 }

@@ -2,8 +2,8 @@
 #pragma once
 
 #include <boost/program_options.hpp>
-#include <filesystem>
-#include <iostream>
+#include <cstdlib>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -31,6 +31,34 @@ inline void add_common(po::options_description& d, Common& c, bool with_format) 
   }
 }
 
+// The files and folders a command reads, as its options name them: the scenario, measurement
+// files, `model import`'s config, and the spec folders of a command that loads the catalog.
+inline std::vector<std::string> inputs_of(const po::options_description& d, const po::variables_map& vm) {
+  std::vector<std::string> inputs;
+  for (const char* key : {"scenario", "inputs", "args"}) {
+    if (vm.count(key) == 0U) {
+      continue;
+    }
+    if (const auto* one = boost::any_cast<std::string>(&vm[key].value())) {
+      inputs.push_back(*one);
+    } else if (const auto* many = boost::any_cast<std::vector<std::string>>(&vm[key].value())) {
+      inputs.insert(inputs.end(), many->begin(), many->end());
+    }
+  }
+  const bool loads_specs = d.find_nothrow("scenario", false) != nullptr || d.find_nothrow("inputs", false) != nullptr;
+  if (loads_specs && vm.count("specs") != 0U) {
+    const auto& dirs = vm["specs"].as<std::vector<std::string>>();
+    inputs.insert(inputs.end(), dirs.begin(), dirs.end());
+  }
+  if (const char* env = std::getenv("GPUSIM_SPECS"); loads_specs && env != nullptr) {
+    std::stringstream all(env);
+    for (std::string dir; std::getline(all, dir, ':');) {
+      inputs.push_back(dir);
+    }
+  }
+  return inputs;
+}
+
 // Parses; returns false when --help was printed.
 enum class OutputIs { kFile, kDirectory };
 
@@ -39,33 +67,26 @@ inline bool parse(const std::vector<std::string>& args, const po::options_descri
                   OutputIs output = OutputIs::kFile) {
   po::store(po::command_line_parser(args).options(d).positional(pos).run(), vm);
   if (vm.count("help") != 0U) {
-    std::cout << usage << "\n" << d;
+    std::ostringstream help;
+    help << usage << "\n" << d;
+    write_stdout(help.str());
     return false;
   }
   po::notify(vm);
   // Output paths are checked before any work, so that a long plan or sweep does not end in a bad
-  // path: a file output needs an existing directory to be written into (files are renamed into
-  // place there: cli.hpp's write_outputs). calibrate's -o is a directory it creates.
+  // path (cli/output.hpp: an existing directory to write in, no output over an input or another
+  // output). calibrate's -o is a directory it creates; standard output is the report's by default.
+  std::vector<Destination> destinations;
   for (const char* key : {"output", "svg"}) {
-    if (vm.count(key) == 0U || (std::string(key) == "output" && output == OutputIs::kDirectory)) {
-      continue;
-    }
-    const std::string path = vm[key].as<std::string>();
-    if (path.empty() || path == "-") {
-      continue;
-    }
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    const fs::path p(path);
-    if (fs::is_directory(p, ec)) {
-      throw InputError({Diagnostic{SourcePos{path}, "", std::string("--") + key + ": is a directory, not a file"}});
-    }
-    const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
-    if (!fs::is_directory(dir, ec)) {
-      throw InputError({Diagnostic{SourcePos{path}, "",
-                                   std::string("--") + key + ": no directory " + dir.string() + " to write it in"}});
+    if (vm.count(key) != 0U && !(std::string(key) == "output" && output == OutputIs::kDirectory)) {
+      destinations.push_back({std::string("--") + key, vm[key].as<std::string>()});
     }
   }
+  if (d.find_nothrow("output", false) == nullptr || output == OutputIs::kDirectory || vm.count("output") == 0U) {
+    // the report's default
+    destinations.push_back({"standard output", ""});
+  }
+  check_destinations(destinations, inputs_of(d, vm));
   return true;
 }
 

@@ -1,5 +1,6 @@
 // gpusim validate MEASUREMENTS...: predicted against measured, per row and summarized.
 #include <cmath>
+#include <iostream>
 #include <map>
 
 #include "cli/options.hpp"
