@@ -95,6 +95,17 @@ TEST_CASE("the bottleneck names host memory when what the job offloads does not 
              !Catch::Contains("\"bottleneck\": \"host-memory\"") && !Catch::Contains("\"bottleneck\": \"capacity\""));
 }
 
+TEST_CASE("the bottleneck names the pipeline bubble when it is the largest part of the step", "[explain]") {
+  // Eight pipeline stages fed eight micro-batches of one sample: stages idle for close to half the step.
+  const Run r = run("estimate " + source("scenarios/llama2-13b-8xa100.toml") +
+                    " --set parallelism.pipeline=8 --set parallelism.data=1 --set training.global_batch=8"
+                    " --set training.micro_batch=1");
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("bottleneck  bubble — ") && Catch::Contains("of step time in the pipeline bubble"));
+  // Twice the micro-batches per step is advised with its effect.
+  CHECK_THAT(r.out, Catch::Contains("global_batch 8 -> 16 (twice the micro-batches per step)"));
+}
+
 TEST_CASE(
     "model import refuses a config whose spec specs check would reject, naming the config field and writing "
     "nothing",

@@ -82,6 +82,7 @@ enum class AdviceKind {
   kHostFitsWith,          // change makes the offloaded states fit the host: before/after (memory, time per token)
   kMoreHostMemory,        // nothing tried fits the host: before (the host memory needed and available)
   kPipelineBubble,        // share of the step in the pipeline bubble
+  kFillPipeline,          // global batch doubled, twice the micro-batches per step: from/to, before/after
 };
 
 // One side of a variant, as the evaluator gives it.

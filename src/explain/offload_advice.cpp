@@ -117,7 +117,7 @@ void bubble_advice(const scenario::Scenario& sc, const step::Evaluation& e, std:
   const auto gb = sc.job.training->global_batch;
   scenario::Scenario v = sc;
   v.job.training->global_batch = 2 * gb;
-  Advice more = of(AdviceKind::kGlobalBatch);
+  Advice more = of(AdviceKind::kFillPipeline);
   more.change = {{"training.global_batch", std::to_string(2 * gb)}};
   more.before = effect_of(e);
   more.after = run(v);

@@ -192,6 +192,9 @@ std::string advice_text(const answer::Estimate& e, const explain::Advice& a) {
           "the offloaded states need %.1f GiB of host memory per GPU and the host has %.1f: a host with more "
           "memory, more nodes to spread them over, or offloading less",
           gib(a.before->memory.host), gib(a.before->memory.host_capacity));
+    case AdviceKind::kFillPipeline:
+      return strfmt("global_batch %.0f -> %.0f (twice the micro-batches per step) fills the pipeline longer: %s",
+                    a.from, a.to, step_change(a).c_str());
     case AdviceKind::kPipelineBubble:
       return strfmt(
           "%.0f %% of the step is the pipeline bubble: more micro-batches per step, interleaved stages "
