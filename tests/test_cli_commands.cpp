@@ -29,12 +29,6 @@ std::size_t count_of(const std::string& text, const std::string& what) {
   return n;
 }
 
-// The plan's first line carries wall time, rate and peak memory, which vary run to run.
-std::string without_timing(std::string text) {
-  return std::regex_replace(text, std::regex(" in [0-9.]+ s \\([0-9.]+ M timed/s\\), peak memory [0-9]+ MB"),
-                            " in <time>");
-}
-
 const std::string kPlanScenario = source("scenarios/llama2-13b-8xa100.toml");
 
 }  // namespace
@@ -79,7 +73,34 @@ TEST_CASE("plan's best layout is what estimate gives for that layout", "[cli][pl
 TEST_CASE("plan's table matches its golden file", "[cli][plan][golden]") {
   const Run r = run("plan " + kPlanScenario + " --top 5");
   REQUIRE(r.code == 0);
-  check_golden("tests/golden/plan-llama2-13b-8xa100.txt", without_timing(r.out));
+  check_golden("tests/golden/plan-llama2-13b-8xa100.txt", r.out);
+}
+
+TEST_CASE("plan gives the same bytes every time it is asked the same question", "[cli][plan]") {
+  for (const std::string& scenario : {kPlanScenario, source("scenarios/llama3-70b-fp8-4xh100-serve.toml")}) {
+    for (const char* format : {"text", "json"}) {
+      const std::string args = "plan " + scenario + " --top 3 --format " + format;
+      const Run first = run(args);
+      const Run second = run(args);
+      REQUIRE(first.code == 0);
+      CHECK(first.out == second.out);
+      CHECK(first.out.find("seconds") == std::string::npos);  // no wall time in the report
+    }
+  }
+}
+
+TEST_CASE("plan --timing adds the search's wall time, rate and peak memory", "[cli][plan]") {
+  const Run text = run("plan " + kPlanScenario + " --top 1 --timing");
+  REQUIRE(text.code == 0);
+  CHECK(
+      std::regex_search(text.out, std::regex(" timed in [0-9.]+ s \\([0-9.]+ M timed/s\\), peak memory [0-9]+ MB\n")));
+  const Run json = run("plan " + kPlanScenario + " --top 1 --timing --format json");
+  REQUIRE(json.code == 0);
+  CHECK(json_number(json.out, "seconds") >= 0);
+  const Run serving =
+      run("plan " + source("scenarios/llama3-70b-fp8-4xh100-serve.toml") + " --formats fp8 --top 1 --timing");
+  REQUIRE(serving.code == 0);
+  CHECK(std::regex_search(serving.out, std::regex(" meet the SLO, in [0-9.]+ s\n")));
 }
 
 TEST_CASE("plan rejects bad options with exit 2", "[cli][plan][errors]") {

@@ -1,8 +1,10 @@
 // Explain: what bounds a step, what would relieve it, and the roofline picture — as data; the
 // report stage puts them into words and pictures.
 //
-// Bottleneck: capacity when the job does not fit; otherwise the largest of compute-bound kernel
-// time, bandwidth-bound kernel time, exposed communication, input stall and overhead.
+// Bottleneck: capacity when the job does not fit in the GPU's memory, host memory when what it
+// offloads does not fit in the host's; otherwise the largest part of the step: compute-bound kernel
+// time, bandwidth-bound kernel time, exposed communication, exposed offload traffic, the pipeline
+// bubble, input stall and overhead.
 // Advice: each suggestion is the scenario with one change, run through the same evaluator, so
 // every number in it comes from the model, not from a rule of thumb.
 // Roofline [williams-2009]: attainable rate at arithmetic intensity I is min(compute roof,
@@ -20,15 +22,31 @@
 
 namespace gpusim::explain {
 
-enum class Bottleneck { kCompute, kMemory, kCommunication, kInput, kLatency, kCapacity };
-inline constexpr base::Named<Bottleneck> kBottleneckNames[] = {
-    {Bottleneck::kCompute, "compute"}, {Bottleneck::kMemory, "memory"},   {Bottleneck::kCommunication, "communication"},
-    {Bottleneck::kInput, "input"},     {Bottleneck::kLatency, "latency"}, {Bottleneck::kCapacity, "capacity"}};
+enum class Bottleneck {
+  kCompute,
+  kMemory,
+  kCommunication,
+  kOffload,
+  kBubble,
+  kInput,
+  kLatency,
+  kCapacity,
+  kHostMemory
+};
+inline constexpr base::Named<Bottleneck> kBottleneckNames[] = {{Bottleneck::kCompute, "compute"},
+                                                               {Bottleneck::kMemory, "memory"},
+                                                               {Bottleneck::kCommunication, "communication"},
+                                                               {Bottleneck::kOffload, "offload"},
+                                                               {Bottleneck::kBubble, "bubble"},
+                                                               {Bottleneck::kInput, "input"},
+                                                               {Bottleneck::kLatency, "latency"},
+                                                               {Bottleneck::kCapacity, "capacity"},
+                                                               {Bottleneck::kHostMemory, "host-memory"}};
 constexpr const char* to_string(Bottleneck b) { return base::name_in(kBottleneckNames, b); }
 
 struct Diagnosis {
   Bottleneck bottleneck = Bottleneck::kCompute;
-  double share = 0;          // of step time in the bottleneck (0 for capacity)
+  double share = 0;          // of step time in the bottleneck (0 for capacity and host memory)
   double peak_fraction = 0;  // compute: FLOP/s of the compute-bound kernels / dense peak
 };
 // `e` with op shares (for the compute fraction of peak).
@@ -59,6 +77,12 @@ enum class AdviceKind {
   kInputPcie,             // host-to-device copies are the slowest stage
   kNoCheaperVariant,      // nothing helps: before MFU
   kPlan,                  // multi-GPU training: try `gpusim plan`
+  kOffloadLess,           // offloading less fits and is faster: change, before/after (time per token, memory)
+  kOffloadBound,          // nothing that offloads less fits: exposed offload time per step, share of the step
+  kHostFitsWith,          // change makes the offloaded states fit the host: before/after (memory, time per token)
+  kMoreHostMemory,        // nothing tried fits the host: before (the host memory needed and available)
+  kPipelineBubble,        // share of the step in the pipeline bubble
+  kFillPipeline,          // global batch doubled, twice the micro-batches per step: from/to, before/after
 };
 
 // One side of a variant, as the evaluator gives it.

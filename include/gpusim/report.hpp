@@ -59,14 +59,23 @@ std::string breakeven_svg(const Breakeven& b);
 std::string estimate_html(const answer::Estimate& e, const explain::Roofline& roofline, const Breakeven& breakeven);
 
 // ---------------------------------------------------------------- search
+// A plan's report holds only what the question determines, so that one question always gives the
+// same bytes; `timing` (plan --timing) adds the search's wall time (and, as text, its rate and the
+// process's peak memory), which vary from run to run.
+struct SearchTiming {
+  double peak_rss_mb = 0;
+};
 std::string plan_text(const scenario::Scenario& sc, const search::PlanOptions& o, const search::PlanResult& r,
-                      double peak_rss_mb);
-std::string plan_json(const scenario::Scenario& sc, const search::PlanResult& r);
+                      const std::optional<SearchTiming>& timing = std::nullopt);
+std::string plan_json(const scenario::Scenario& sc, const search::PlanResult& r,
+                      const std::optional<SearchTiming>& timing = std::nullopt);
 // The serving plan (serving_plan_report.cpp): best deployments meeting the SLO, the frontier of
 // tokens/s per GPU against tokens/s per user, and its SVG.
 std::string plan_serving_text(const scenario::Scenario& sc, const search::PlanOptions& o,
-                              const search::ServingPlanResult& r);
-std::string plan_serving_json(const scenario::Scenario& sc, const search::ServingPlanResult& r);
+                              const search::ServingPlanResult& r,
+                              const std::optional<SearchTiming>& timing = std::nullopt);
+std::string plan_serving_json(const scenario::Scenario& sc, const search::ServingPlanResult& r,
+                              const std::optional<SearchTiming>& timing = std::nullopt);
 std::string plan_serving_svg(const scenario::Scenario& sc, const search::ServingPlanResult& r);
 std::string compare_text(const std::string& title, const std::vector<search::CompareRow>& rows);
 std::string compare_json(const std::vector<search::CompareRow>& rows);
@@ -76,9 +85,24 @@ std::string compare_csv(const std::vector<search::CompareRow>& rows);
 // combination of the others; plan as time against cost of every layout that fits, with the
 // frontier.
 std::string compare_svg(const std::vector<search::CompareRow>& rows, const std::string& baseline);
-std::string sweep_svg(const std::vector<search::Axis>& axes, const std::vector<search::SweepPoint>& points,
+// What the sweep picture keeps of a point: its axis values and its `metric` (none when the point
+// cannot run or has no such value), so that a picture of many points needs little memory.
+struct SweepSample {
+  std::vector<std::string> values;
+  std::optional<double> y;
+};
+SweepSample sweep_sample(const search::SweepPoint& p, const std::string& metric);
+std::string sweep_svg(const std::vector<search::Axis>& axes, const std::vector<SweepSample>& samples,
                       const std::string& metric);
 std::string plan_svg(const scenario::Scenario& sc, const search::PlanResult& r);
+// A sweep's rows as they are computed, so that a grid of any size is written in constant memory:
+// the opening (the CSV header, JSON's "["), one record per point (`index` counts them from 0), the
+// closing after `points` records. sweep_csv and sweep_json are the three put together.
+enum class SweepFormat { kCsv, kJson };
+std::string sweep_begin(SweepFormat f, const std::vector<search::Axis>& axes);
+std::string sweep_record(SweepFormat f, const std::vector<search::Axis>& axes, const search::SweepPoint& p,
+                         std::size_t index);
+std::string sweep_end(SweepFormat f, std::size_t points);
 std::string sweep_csv(const std::vector<search::Axis>& axes, const std::vector<search::SweepPoint>& points);
 std::string sweep_json(const std::vector<search::Axis>& axes, const std::vector<search::SweepPoint>& points);
 

@@ -137,14 +137,35 @@ struct SweepPoint {
   std::string problem;  // why the point cannot run, when it cannot
 };
 
+// A sweep estimates at most kMaxSweepPoints points in one run (about three minutes at the ~16 us
+// a point takes in process) unless SweepOptions::max_points (sweep --max-points) says otherwise, up
+// to kMaxSweepPointsLimit; a larger grid is split with shards.
+inline constexpr std::uint64_t kMaxSweepPoints = 10'000'000;
+inline constexpr std::uint64_t kMaxSweepPointsLimit = 1'000'000'000'000;
+
 struct SweepOptions {
   int shard = 0;  // run points shard, shard + shards, ...
   int shards = 1;
+  std::uint64_t max_points = kMaxSweepPoints;  // the most points this shard may have
   std::function<void(std::size_t done, std::size_t total)> progress;
 };
 
-std::size_t grid_size(const std::vector<Axis>& axes);
-// Every point of the grid (the product of the axes, first axis fastest) of this shard.
+// The points of the grid: the product of the axes' value counts; nullopt when it is beyond what
+// 64 bits hold.
+std::optional<std::uint64_t> grid_points(const std::vector<Axis>& axes);
+// Of `points`, those shard `shard` of `shards` runs (shard, shard + shards, ...).
+std::uint64_t shard_points(std::uint64_t points, int shard, int shards);
+// Throws InputError (naming the point count, each axis's size and the limit) when this shard of
+// the grid has more than options.max_points points; sweep calls it before any work.
+void check_grid(const std::vector<Axis>& axes, const SweepOptions& options);
+
+// Every point of the grid (the product of the axes, first axis fastest) of this shard, handed to
+// `visit` in that order as soon as it is estimated: memory stays the same however many points
+// there are.
+void sweep(const catalog::Catalog& catalog, const scenario::ParsedScenario& parsed,
+           const std::vector<scenario::Override>& fixed, const std::vector<Axis>& axes, const SweepOptions& options,
+           const std::function<void(const SweepPoint&)>& visit);
+// The same points, kept.
 std::vector<SweepPoint> sweep(const catalog::Catalog& catalog, const scenario::ParsedScenario& parsed,
                               const std::vector<scenario::Override>& fixed, const std::vector<Axis>& axes,
                               const SweepOptions& options = {});

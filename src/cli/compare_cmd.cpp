@@ -28,7 +28,9 @@ int run_compare(const std::vector<std::string>& args) {
   if (!parse(args, d, pos, vm,
              "usage: gpusim compare SCENARIO --gpus ID,ID,... [--format text|json|csv] [--svg FILE [--baseline ID]]\n"
              "Ranks GPUs for one job: jobs that fit first, then by time to finish; each GPU keeps the\n"
-             "scenario's GPU count and layout. Exit 2 when the scenario runs on none of them.")) {
+             "scenario's GPU count and layout. A GPU the job cannot run on keeps its row, with the reason\n"
+             "(CSV: the status column; JSON: \"problem\"). Exit 2, in every format, when the job runs on none\n"
+             "of them: each GPU's reason on stderr, nothing written.")) {
     return 0;
   }
   if (scenario.empty() || gpus.empty()) {
@@ -58,6 +60,14 @@ int run_compare(const std::vector<std::string>& args) {
   const std::vector<Override> overrides = scenario::parse_overrides(sets);
   const Scenario base = scenario::resolve(catalog, file, overrides);  // the file itself must be valid (exit 2)
   const std::vector<search::CompareRow> rows = search::compare(catalog, file, overrides, ids);
+  // A comparison with no GPU left in it is no answer, in any format: exit 2 with each GPU's reason.
+  if (std::none_of(rows.begin(), rows.end(), [](const search::CompareRow& r) { return r.estimate.has_value(); })) {
+    std::vector<Diagnostic> reasons;
+    for (const auto& r : rows) {
+      reasons.push_back(Diagnostic{SourcePos{scenario}, "", "cannot run on " + r.gpu + " (--gpus): " + r.problem});
+    }
+    throw InputError(reasons);
+  }
   const std::string text = c.format == "json"  ? report::compare_json(rows)
                            : c.format == "csv" ? report::compare_csv(rows)
                                                : report::compare_text(base.name, rows);

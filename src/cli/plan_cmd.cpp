@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <iostream>
+#include <optional>
 
 #include "cli/options.hpp"
 
@@ -28,6 +29,7 @@ int run_plan(const std::vector<std::string>& args) {
   std::string svg;
   std::vector<std::string> sets;
   bool quiet = false;
+  bool timing = false;
   po::options_description d("options");
   add_common(d, c, true);
   d.add_options()("scenario", po::value<std::string>(&scenario), "training scenario")(
@@ -36,6 +38,9 @@ int run_plan(const std::vector<std::string>& args) {
       "time | cost: training, time to train or cloud USD; serving, output tokens/s per GPU or cloud USD per "
       "million output tokens")("quiet,q", po::bool_switch(&quiet),
                                "no progress line (it is shown only when stderr is a terminal)")(
+      "timing", po::bool_switch(&timing),
+      "also report the search's wall time (text: with its rate and the peak memory), which varies from run to "
+      "run; without it one question always gives the same bytes")(
       "max-gpus", po::value<int>(&max_gpus)->default_value(0), "also search GPU counts up to N")(
       "formats", po::value<std::string>(&formats),
       "serving: weight formats to try, comma-separated (default: the scenario's, bf16 and fp8)")(
@@ -48,7 +53,7 @@ int run_plan(const std::vector<std::string>& args) {
   po::variables_map vm;
   if (!parse(args, d, pos, vm,
              "usage: gpusim plan SCENARIO [--top N] [--objective time|cost] [--max-gpus N] [--format text|json]\n"
-             "                            [--formats F1,F2,...] [--svg FILE]\n"
+             "                            [--formats F1,F2,...] [--svg FILE] [--timing]\n"
              "Training: searches every valid tensor x pipeline x data layout with ZeRO stage, micro-batch,\n"
              "recompute, sequence parallelism and virtual stages (and GPU counts with --max-gpus); sizes each\n"
              "with the memory model, times those that fit with the same evaluator as `estimate`, and ranks\n"
@@ -98,8 +103,10 @@ int run_plan(const std::vector<std::string>& args) {
       };
     }
     const search::ServingPlanResult r = search::plan_serving(sc, o);
+    const std::optional<report::SearchTiming> t =
+        timing ? std::optional<report::SearchTiming>(report::SearchTiming{peak_rss_mb()}) : std::nullopt;
     std::vector<std::pair<std::string, std::string>> outputs{
-        {c.out, c.format == "json" ? report::plan_serving_json(sc, r) : report::plan_serving_text(sc, o, r)}};
+        {c.out, c.format == "json" ? report::plan_serving_json(sc, r, t) : report::plan_serving_text(sc, o, r, t)}};
     if (!svg.empty()) {
       outputs.emplace_back(svg, report::plan_serving_svg(sc, r));
     }
@@ -110,8 +117,10 @@ int run_plan(const std::vector<std::string>& args) {
     throw UsageError("--formats applies to serving scenarios; this scenario trains");
   }
   const search::PlanResult r = search::plan(sc, o);
+  const std::optional<report::SearchTiming> t =
+      timing ? std::optional<report::SearchTiming>(report::SearchTiming{peak_rss_mb()}) : std::nullopt;
   std::vector<std::pair<std::string, std::string>> outputs{
-      {c.out, c.format == "json" ? report::plan_json(sc, r) : report::plan_text(sc, o, r, peak_rss_mb())}};
+      {c.out, c.format == "json" ? report::plan_json(sc, r, t) : report::plan_text(sc, o, r, t)}};
   if (!svg.empty()) {
     outputs.emplace_back(svg, report::plan_svg(sc, r));
   }

@@ -3,12 +3,29 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <iostream>
 
 #include "cli/options.hpp"
+#include "cli/streamed_output.hpp"
 
 namespace gpusim::cli {
+namespace {
+
+// --max-points: a whole number from 1 to search::kMaxSweepPointsLimit.
+std::uint64_t parse_max_points(const std::string& text) {
+  const bool digits = !text.empty() && text.size() <= 13 &&
+                      std::all_of(text.begin(), text.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+  const std::uint64_t n = digits ? std::stoull(text) : 0;
+  if (n < 1 || n > search::kMaxSweepPointsLimit) {
+    throw UsageError("--max-points must be a whole number from 1 to " + std::to_string(search::kMaxSweepPointsLimit) +
+                     ", got \"" + text + "\"");
+  }
+  return n;
+}
+
+}  // namespace
 
 int run_sweep(const std::vector<std::string>& args) {
   Common c;
@@ -20,6 +37,7 @@ int run_sweep(const std::vector<std::string>& args) {
   std::string svg;
   std::string metric = "throughput.tokens_per_s";
   bool quiet = false;
+  std::string max_points = std::to_string(search::kMaxSweepPoints);
   po::options_description d("options");
   add_common(d, c, true);
   d.add_options()("scenario", po::value<std::string>(&scenario), "scenario TOML file")(
@@ -31,16 +49,21 @@ int run_sweep(const std::vector<std::string>& args) {
       "svg", po::value<std::string>(&svg),
       "also write --metric against the first --vary key to FILE (SVG), one line per value of the others")(
       "metric", po::value<std::string>(&metric)->default_value("throughput.tokens_per_s"),
-      "report key the --svg plots (docs/report.md), e.g. step.time_s, inference.time_per_output_token_s");
+      "report key the --svg plots (docs/report.md), e.g. step.time_s, inference.time_per_output_token_s")(
+      "max-points", po::value<std::string>(&max_points)->default_value(max_points),
+      "the most grid points one run estimates (this shard's, with --shard); a larger grid is refused before "
+      "any work (exit 2). At most 1000000000000");
   po::positional_options_description pos;
   pos.add("scenario", 1);
   po::variables_map vm;
   if (!parse(args, d, pos, vm,
              "usage: gpusim sweep SCENARIO --vary KEY=V1,V2,... [--vary ...] [--format csv|json] [--shard I/N]\n"
-             "                    [--svg FILE [--metric KEY]]\n"
+             "                    [--svg FILE [--metric KEY]] [--max-points N]\n"
              "Estimates every point of the grid; default output CSV, one row per point. A point that cannot\n"
              "run says why in its row and the sweep goes on: exit 4 when some point failed, 2 when none can\n"
-             "run (the reasons on stderr).")) {
+             "run (the reasons on stderr). A grid of more than 10000000 points (--max-points) is refused\n"
+             "before any work, exit 2; rows are written as they are computed, so memory stays the same\n"
+             "however large the grid (--svg keeps one number per point).")) {
     return 0;
   }
   if (scenario.empty() || varies.empty()) {
@@ -55,12 +78,20 @@ int run_sweep(const std::vector<std::string>& args) {
       opt.shard >= opt.shards) {
     throw UsageError("--shard expects I/N with 0 <= I < N, got \"" + shard + "\"");
   }
+  opt.max_points = parse_max_points(max_points);
   if (!answer::is_report_metric(metric)) {
     throw UsageError("--metric \"" + metric + "\" is not a numeric report key (docs/report.md lists them)");
   }
   std::vector<search::Axis> axes;
   for (const auto& v : varies) {
     axes.push_back(search::parse_axis(v));
+  }
+  search::check_grid(axes, opt);  // a grid over the limit is refused before any work
+  if (same_output(c.out, scenario)) {
+    throw UsageError("-o \"" + c.out + "\" names the scenario file itself: the sweep would replace its own input");
+  }
+  if (!svg.empty() && same_output(svg, c.out)) {
+    throw UsageError("--svg \"" + svg + "\" and -o name the same file: give each its own");
   }
   const Catalog catalog = load_catalog_with_env(c.specs);
   const std::vector<Override> fixed = scenario::parse_overrides(sets);
@@ -73,38 +104,53 @@ int run_sweep(const std::vector<std::string>& args) {
       }
     };
   }
-  const std::vector<search::SweepPoint> points = search::sweep(catalog, file, fixed, axes, opt);
-  const bool any_ran = std::any_of(points.begin(), points.end(), [](const auto& p) { return p.estimate.has_value(); });
-  if (!points.empty() && !any_ran) {
-    std::vector<Diagnostic> problems;
-    // One reason for every point (an unknown --vary key): said once.
-    const bool same =
-        std::all_of(points.begin(), points.end(), [&](const auto& p) { return p.problem == points[0].problem; });
-    if (same) {
-      throw InputError(
-          {Diagnostic{SourcePos{scenario}, "",
-                      "no point can run (all " + std::to_string(points.size()) + "): " + points[0].problem}});
+  // Rows are written as they are computed, into a temporary file put in place at the end.
+  const report::SweepFormat format = c.format == "json" ? report::SweepFormat::kJson : report::SweepFormat::kCsv;
+  StreamedOutput out(c.out);
+  out.write(report::sweep_begin(format, axes));
+  std::vector<report::SweepSample> samples;  // for --svg: the metric of each point, not its estimate
+  std::size_t count = 0;
+  std::size_t ran = 0;
+  std::string first_problem;
+  bool one_problem = true;           // every point that cannot run says the same
+  std::vector<Diagnostic> problems;  // the first few points that cannot run, with their values
+  search::sweep(catalog, file, fixed, axes, opt, [&](const search::SweepPoint& p) {
+    out.write(report::sweep_record(format, axes, p, count++));
+    if (!svg.empty()) {
+      samples.push_back(report::sweep_sample(p, metric));
     }
-    for (const auto& p : points) {
+    if (p.estimate) {
+      ++ran;
+      return;
+    }
+    if (problems.empty()) {
+      first_problem = p.problem;
+    }
+    one_problem = one_problem && p.problem == first_problem;
+    if (problems.size() < 5) {
       std::string where;
       for (std::size_t k = 0; k < axes.size(); ++k) {
         where += (k == 0 ? "" : ", ") + axes[k].key + "=" + p.values[k];
       }
       problems.push_back(Diagnostic{SourcePos{scenario}, "", "no point can run; " + where + ": " + p.problem});
-      if (problems.size() >= 5) {
-        break;
-      }
+    }
+  });
+  if (count > 0 && ran == 0) {  // nothing is written (the temporary file goes with `out`)
+    if (one_problem) {          // one reason for every point (an unknown --vary key): said once
+      throw InputError({Diagnostic{SourcePos{scenario}, "",
+                                   "no point can run (all " + std::to_string(count) + "): " + first_problem}});
     }
     throw InputError(problems);
   }
-  std::vector<std::pair<std::string, std::string>> outputs{
-      {c.out, c.format == "json" ? report::sweep_json(axes, points) : report::sweep_csv(axes, points)}};
-  if (!svg.empty()) {
-    outputs.emplace_back(svg, report::sweep_svg(axes, points, metric));
+  out.write(report::sweep_end(format, count));
+  if (svg.empty()) {
+    commit_all({&out});
+  } else {
+    StreamedOutput picture(svg);
+    picture.write(report::sweep_svg(axes, samples, metric));
+    commit_all({&out, &picture});
   }
-  write_outputs(outputs);
-  const bool all_ran = std::all_of(points.begin(), points.end(), [](const auto& p) { return p.estimate.has_value(); });
-  return all_ran ? kOk : kSomePointsFailed;
+  return ran == count ? kOk : kSomePointsFailed;
 }
 
 }  // namespace gpusim::cli

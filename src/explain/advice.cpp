@@ -3,15 +3,10 @@
 #include <cmath>
 #include <optional>
 
+#include "explain/advice_internal.hpp"
 #include "gpusim/explain.hpp"
 
 namespace gpusim::explain {
-namespace {
-
-using scenario::Override;
-using scenario::Scenario;
-using step::Evaluation;
-using workload::Recompute;
 
 Advice of(AdviceKind kind) {
   Advice a;
@@ -19,19 +14,20 @@ Advice of(AdviceKind kind) {
   return a;
 }
 
-Effect effect_of(const Evaluation& e) {
+Effect effect_of(const step::Evaluation& e) {
   return Effect{e.step.time, e.step.time / e.tokens_per_step, e.tokens_per_s, e.mfu, e.memory};
 }
 
-// A variant: the scenario with `change` applied to its structs by `apply`, evaluated.
-struct Variant {
-  std::vector<Override> change;
-  Scenario sc;
-};
-
-Effect run(const Scenario& v) { return effect_of(step::evaluate(v)); }
+Effect run(const scenario::Scenario& v) { return effect_of(step::evaluate(v)); }
 
 double gain(const Effect& before, const Effect& after) { return 1.0 - after.time_per_token / before.time_per_token; }
+
+namespace {
+
+using scenario::Override;
+using scenario::Scenario;
+using step::Evaluation;
+using workload::Recompute;
 
 // A scenario value as a user writes it: "full".
 std::string quoted(Recompute r) { return base::strfmt("\"%s\"", workload::to_string(r)); }
@@ -373,6 +369,15 @@ std::vector<Advice> advise(const Scenario& sc, const Evaluation& e, const Diagno
       break;
     case Bottleneck::kInput:
       input_advice(sc, e, out);
+      break;
+    case Bottleneck::kOffload:
+      offload_advice(sc, e, out);
+      break;
+    case Bottleneck::kHostMemory:
+      host_memory_advice(sc, e, out);
+      break;
+    case Bottleneck::kBubble:
+      bubble_advice(sc, e, out);
       break;
   }
   if (out.empty()) {

@@ -120,7 +120,15 @@ std::string compare_svg(const std::vector<search::CompareRow>& rows, const std::
   return svg.str();
 }
 
-std::string sweep_svg(const std::vector<search::Axis>& axes, const std::vector<search::SweepPoint>& points,
+SweepSample sweep_sample(const search::SweepPoint& p, const std::string& metric) {
+  SweepSample s{p.values, std::nullopt};
+  if (p.estimate) {
+    s.y = answer::report_metric(*p.estimate, metric);
+  }
+  return s;
+}
+
+std::string sweep_svg(const std::vector<search::Axis>& axes, const std::vector<SweepSample>& points,
                       const std::string& metric) {
   Svg svg(760, 480);
   const plot::Frame f{90, 50, 560, 400};
@@ -151,10 +159,10 @@ std::string sweep_svg(const std::vector<search::Axis>& axes, const std::vector<s
       lines.emplace_back();
     }
     const auto at = std::find(xs.begin(), xs.end(), p.values.front());
-    if (!p.estimate || at == xs.end()) {
+    if (!p.y || at == xs.end()) {
       continue;  // a point that cannot run leaves a gap
     }
-    const double y = answer::report_metric(*p.estimate, metric).value_or(std::nan(""));
+    const double y = *p.y;
     if (!std::isfinite(y)) {
       continue;
     }

@@ -22,6 +22,10 @@ inline std::string exact_number(double v) {
 
 class JsonWriter {
  public:
+  JsonWriter() = default;
+  // A writer for a value nested `depth` levels down in a document written piece by piece: its
+  // lines are indented as they would be there.
+  explicit JsonWriter(int depth) : depth_(depth) {}
   void begin_object(const char* key = nullptr) { open(key, '{'); }
   void end_object() { close('}'); }
   void begin_array(const char* key = nullptr) { open(key, '['); }

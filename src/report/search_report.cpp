@@ -104,15 +104,17 @@ std::string region_text(const scenario::Scenario& sc, const search::PlanResult& 
 }  // namespace
 
 std::string plan_text(const scenario::Scenario& sc, const search::PlanOptions& o, const search::PlanResult& r,
-                      double peak_rss_mb) {
+                      const std::optional<SearchTiming>& timing) {
   const std::string counts = o.max_gpus > sc.system.gpus ? strfmt("%d to %d GPUs", sc.system.gpus, o.max_gpus)
                                                          : strfmt("%d GPUs", sc.system.gpus);
-  std::string text = strfmt(
-      "Plan: %s — %s, %s; %llu layouts sized, %llu fit and were timed in %.3f s (%.2f M timed/s), peak memory "
-      "%.0f MB\n",
-      sc.name.c_str(), sc.system.gpu.id.c_str(), counts.c_str(), static_cast<unsigned long long>(r.sized),
-      static_cast<unsigned long long>(r.timed), r.seconds,
-      r.seconds > 0 ? static_cast<double>(r.timed) / r.seconds / units::kMega : 0.0, peak_rss_mb);
+  std::string text = strfmt("Plan: %s — %s, %s; %llu layouts sized, %llu fit and were timed", sc.name.c_str(),
+                            sc.system.gpu.id.c_str(), counts.c_str(), static_cast<unsigned long long>(r.sized),
+                            static_cast<unsigned long long>(r.timed));
+  if (timing) {
+    text += strfmt(" in %.3f s (%.2f M timed/s), peak memory %.0f MB", r.seconds,
+                   r.seconds > 0 ? static_cast<double>(r.timed) / r.seconds / units::kMega : 0.0, timing->peak_rss_mb);
+  }
+  text += "\n";
   // A mixture of experts adds the expert-parallel degree as a last column; a long-sequence job,
   // whose search includes context parallelism, its degree.
   const bool moe = sc.job.model.moe.has_value();
@@ -124,8 +126,8 @@ std::string plan_text(const scenario::Scenario& sc, const search::PlanOptions& o
   int rank = 0;
   for (const PlanRow& row : r.best) {
     const Layout& l = row.layout;
-    text += strfmt("  %-4d %5d %6d %5d %5d %4d %5lld %-9s %3s %4d %8.3fs %4.0f%% %9.1f %10s %11s%s%s\n", ++rank, row.gpus,
-                   l.tensor, l.pipeline, l.data, l.zero, static_cast<long long>(l.micro_batch),
+    text += strfmt("  %-4d %5d %6d %5d %5d %4d %5lld %-9s %3s %4d %8.3fs %4.0f%% %9.1f %10s %11s%s%s\n", ++rank,
+                   row.gpus, l.tensor, l.pipeline, l.data, l.zero, static_cast<long long>(l.micro_batch),
                    workload::to_string(l.recompute), l.sequence ? "yes" : "no", l.virtual_stages,
                    units::to_seconds(row.eval.step.time), pct(row.eval.mfu), gib(row.eval.memory.total()),
                    duration(row.eval.job_time).c_str(), money(units::to_usd(row.cloud)).c_str(),
@@ -167,13 +169,16 @@ void layout_fields(JsonWriter& w, int gpus, const workload::Layout& l) {
 
 }  // namespace
 
-std::string plan_json(const scenario::Scenario& sc, const search::PlanResult& r) {
+std::string plan_json(const scenario::Scenario& sc, const search::PlanResult& r,
+                      const std::optional<SearchTiming>& timing) {
   JsonWriter w;
   w.begin_object();
   w.value("scenario", sc.name);
   w.value("sized", static_cast<double>(r.sized));
   w.value("timed", static_cast<double>(r.timed));
-  w.value("seconds", r.seconds);
+  if (timing) {
+    w.value("seconds", r.seconds);
+  }
   w.begin_array("best");
   for (const PlanRow& row : r.best) {
     w.begin_object();
@@ -300,61 +305,90 @@ std::string compare_json(const std::vector<search::CompareRow>& rows) {
   return w.str() + "\n";
 }
 
+// One record per GPU, as sweep does per point: the GPU id, `status` ("ok", or why the job cannot
+// run on it, the remaining fields empty), then the report's fields.
 std::string compare_csv(const std::vector<search::CompareRow>& rows) {
-  std::vector<answer::Estimate> ests;
-  for (const auto& r : rows) {
-    if (r.estimate) {
-      ests.push_back(*r.estimate);
-    }
-  }
-  return estimate_csv(ests);
-}
-
-std::string sweep_csv(const std::vector<search::Axis>& axes, const std::vector<search::SweepPoint>& points) {
-  std::string out;
-  for (const auto& a : axes) {
-    out += csv_field("vary." + a.key) + ",";  // "vary.": a varied key may also be a report field (system.gpus)
-  }
   const std::string columns = estimate_csv_header();
-  out += "status," + columns;
-  const std::size_t empty_columns = static_cast<std::size_t>(std::count(columns.begin(), columns.end(), ','));
-  for (const auto& p : points) {
-    for (const auto& v : p.values) {
-      out += csv_field(v) + ",";
-    }
-    if (p.estimate) {
-      out += "ok," + estimate_csv_row(*p.estimate);
+  std::string out = "gpu,status," + columns;
+  const auto empty_columns = static_cast<std::size_t>(std::count(columns.begin(), columns.end(), ','));
+  for (const auto& r : rows) {
+    out += csv_field(r.gpu) + ",";
+    if (r.estimate) {
+      out += "ok," + estimate_csv_row(*r.estimate);
     } else {
-      out += csv_field(p.problem) + std::string(empty_columns + 1, ',') + "\n";  // N fields after status
+      out += csv_field(r.problem) + std::string(empty_columns + 1, ',') + "\n";  // N fields after status
     }
   }
   return out;
 }
 
-std::string sweep_json(const std::vector<search::Axis>& axes, const std::vector<search::SweepPoint>& points) {
-  JsonWriter w;
-  w.begin_array();
-  for (const auto& p : points) {
-    w.begin_object();
-    for (std::size_t k = 0; k < axes.size(); ++k) {
-      w.value(axes[k].key.c_str(), p.values[k]);
-    }
-    w.value("status", p.estimate ? std::string("ok") : p.problem);
-    if (p.estimate) {
-      const answer::Estimate& e = *p.estimate;
-      w.value("step_time_s", units::to_seconds(e.eval.step.time));
-      w.value("tokens_per_s", e.eval.tokens_per_s);
-      w.value("mfu", e.eval.mfu);
-      w.value("memory_per_gpu_bytes", units::to_bytes(e.eval.memory.total()));
-      w.value("fits", e.eval.memory.fits());
-      w.value("train_time_s", units::to_seconds(e.eval.job_time));
-      w.value("cloud_usd", units::to_usd(e.cost.cloud));
-      w.value("bottleneck", explain::to_string(e.diagnosis.bottleneck));
-    }
-    w.end_object();
+std::string sweep_begin(SweepFormat f, const std::vector<search::Axis>& axes) {
+  if (f == SweepFormat::kJson) {
+    return "[";
   }
-  w.end_array();
-  return w.str() + "\n";
+  std::string out;
+  for (const auto& a : axes) {
+    out += csv_field("vary." + a.key) + ",";  // "vary.": a varied key may also be a report field (system.gpus)
+  }
+  return out + "status," + estimate_csv_header();
+}
+
+std::string sweep_record(SweepFormat f, const std::vector<search::Axis>& axes, const search::SweepPoint& p,
+                         std::size_t index) {
+  if (f == SweepFormat::kCsv) {
+    std::string out;
+    for (const auto& v : p.values) {
+      out += csv_field(v) + ",";
+    }
+    if (p.estimate) {
+      return out + "ok," + estimate_csv_row(*p.estimate);
+    }
+    static const std::size_t empty_columns = [] {
+      const std::string columns = estimate_csv_header();
+      return static_cast<std::size_t>(std::count(columns.begin(), columns.end(), ','));
+    }();
+    return out + csv_field(p.problem) + std::string(empty_columns + 1, ',') + "\n";  // N fields after status
+  }
+  JsonWriter w(1);  // an element of the top-level array
+  w.begin_object();
+  for (std::size_t k = 0; k < axes.size(); ++k) {
+    w.value(axes[k].key.c_str(), p.values[k]);
+  }
+  w.value("status", p.estimate ? std::string("ok") : p.problem);
+  if (p.estimate) {
+    const answer::Estimate& e = *p.estimate;
+    w.value("step_time_s", units::to_seconds(e.eval.step.time));
+    w.value("tokens_per_s", e.eval.tokens_per_s);
+    w.value("mfu", e.eval.mfu);
+    w.value("memory_per_gpu_bytes", units::to_bytes(e.eval.memory.total()));
+    w.value("fits", e.eval.memory.fits());
+    w.value("train_time_s", units::to_seconds(e.eval.job_time));
+    w.value("cloud_usd", units::to_usd(e.cost.cloud));
+    w.value("bottleneck", explain::to_string(e.diagnosis.bottleneck));
+  }
+  w.end_object();
+  return std::string(index == 0 ? "" : ",") + "\n  " + w.str();
+}
+
+std::string sweep_end(SweepFormat f, std::size_t /*points*/) { return f == SweepFormat::kJson ? "\n]\n" : ""; }
+
+namespace {
+std::string sweep_all(SweepFormat f, const std::vector<search::Axis>& axes,
+                      const std::vector<search::SweepPoint>& points) {
+  std::string out = sweep_begin(f, axes);
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    out += sweep_record(f, axes, points[i], i);
+  }
+  return out + sweep_end(f, points.size());
+}
+}  // namespace
+
+std::string sweep_csv(const std::vector<search::Axis>& axes, const std::vector<search::SweepPoint>& points) {
+  return sweep_all(SweepFormat::kCsv, axes, points);
+}
+
+std::string sweep_json(const std::vector<search::Axis>& axes, const std::vector<search::SweepPoint>& points) {
+  return sweep_all(SweepFormat::kJson, axes, points);
 }
 
 }  // namespace gpusim::report

@@ -52,7 +52,7 @@ std::string header(scenario::Percentile p) {
 }  // namespace
 
 std::string plan_serving_text(const scenario::Scenario& sc, const search::PlanOptions& o,
-                              const search::ServingPlanResult& r) {
+                              const search::ServingPlanResult& r, const std::optional<SearchTiming>& timing) {
   const scenario::Percentile p = sc.slo ? sc.slo->percentile : scenario::Percentile::kP50;
   std::string formats;
   for (const auto& f : r.formats) {
@@ -69,10 +69,10 @@ std::string plan_serving_text(const scenario::Scenario& sc, const search::PlanOp
                 sc.slo ? slo_words(*sc.slo).c_str() : "no [slo]: every deployment that fits is ranked");
   out += strfmt(
       "  %llu candidates (GPU counts up to %d; formats %s; batch limits in powers of two): %llu do not fit, %llu "
-      "simulated, %llu meet the SLO, in %.2f s\n",
+      "simulated, %llu meet the SLO%s\n",
       static_cast<unsigned long long>(r.candidates), std::max(sc.system.gpus, o.max_gpus), formats.c_str(),
       static_cast<unsigned long long>(r.no_fit), static_cast<unsigned long long>(r.timed),
-      static_cast<unsigned long long>(r.meeting), r.seconds);
+      static_cast<unsigned long long>(r.meeting), timing ? strfmt(", in %.2f s", r.seconds).c_str() : "");
   if (!r.best.empty()) {
     out += strfmt("best by %s:\n", o.objective == search::Objective::kTime ? "output tokens/s per GPU"
                                                                            : "cloud USD per million output tokens");
@@ -101,7 +101,8 @@ std::string plan_serving_text(const scenario::Scenario& sc, const search::PlanOp
   return out;
 }
 
-std::string plan_serving_json(const scenario::Scenario& sc, const search::ServingPlanResult& r) {
+std::string plan_serving_json(const scenario::Scenario& sc, const search::ServingPlanResult& r,
+                              const std::optional<SearchTiming>& timing) {
   JsonWriter w;
   w.begin_object();
   w.value("scenario", sc.name);
@@ -109,7 +110,9 @@ std::string plan_serving_json(const scenario::Scenario& sc, const search::Servin
   w.value("no_fit", static_cast<double>(r.no_fit));
   w.value("simulated", static_cast<double>(r.timed));
   w.value("meeting_slo", static_cast<double>(r.meeting));
-  w.value("seconds", r.seconds);
+  if (timing) {
+    w.value("seconds", r.seconds);
+  }
   auto rows = [&w](const char* key, const std::vector<ServingPlanRow>& list) {
     w.begin_array(key);
     for (const ServingPlanRow& row : list) {

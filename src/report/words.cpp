@@ -43,6 +43,21 @@ std::string bottleneck_reason(const answer::Estimate& e) {
     case Bottleneck::kCommunication:
       return strfmt("%.0f %% of step time waiting on data-parallel collectives over %s", pct(d.share),
                     e.fabric.c_str());
+    case Bottleneck::kOffload:
+      return strfmt(
+          "%.0f %% of step time waiting on offload traffic to host memory or NVMe and the host's optimizer step "
+          "(%s of the %s step)",
+          pct(d.share), duration(s.offload).c_str(), duration(s.time).c_str());
+    case Bottleneck::kBubble:
+      return strfmt("%.0f %% of step time in the pipeline bubble (stages idle while the pipeline fills and drains)",
+                    pct(d.share));
+    case Bottleneck::kHostMemory: {
+      const physics::MemoryBreakdown& m = e.eval.memory;
+      return strfmt(
+          "what the job offloads needs %.1f GiB of host memory per GPU but the host has %.1f GiB per GPU; the "
+          "GPU's own %.1f of %.1f GiB would fit",
+          gib(m.host), gib(m.host_capacity), gib(m.total()), gib(m.capacity));
+    }
     case Bottleneck::kInput:
       return strfmt("%.0f %% of step time waiting on the input pipeline (%s is the slowest stage)", pct(d.share),
                     base::name_in(step::kStaveNames, s.input_stave));
@@ -159,6 +174,32 @@ std::string advice_text(const answer::Estimate& e, const explain::Advice& a) {
       return strfmt("no cheaper variant found: the step already runs at %.0f %% MFU", pct(a.before->mfu));
     case AdviceKind::kPlan:
       return "`gpusim plan` searches every tensor/pipeline/data/ZeRO/micro-batch layout of this job";
+    case AdviceKind::kOffloadLess:
+      return strfmt("%s: %s, fits in %.1f of %.1f GiB per GPU and %.1f GiB of host memory per GPU",
+                    label(a.change).c_str(), step_change(a).c_str(), gib(a.after->memory.total()),
+                    gib(a.after->memory.capacity), gib(a.after->memory.host));
+    case AdviceKind::kOffloadBound:
+      return strfmt(
+          "the step waits %s (%.0f %%) on offload traffic, and nothing that offloads less fits: more GPUs to "
+          "shard the states over (ZeRO-3), a GPU with more memory, or faster host memory and NVMe",
+          duration(a.exposed).c_str(), pct(a.share));
+    case AdviceKind::kHostFitsWith:
+      return strfmt("%s: host memory %.1f -> %.1f GiB per GPU (the host has %.1f), %s", label(a.change).c_str(),
+                    gib(a.before->memory.host), gib(a.after->memory.host), gib(a.after->memory.host_capacity),
+                    step_change(a).c_str());
+    case AdviceKind::kMoreHostMemory:
+      return strfmt(
+          "the offloaded states need %.1f GiB of host memory per GPU and the host has %.1f: a host with more "
+          "memory, more nodes to spread them over, or offloading less",
+          gib(a.before->memory.host), gib(a.before->memory.host_capacity));
+    case AdviceKind::kFillPipeline:
+      return strfmt("global_batch %.0f -> %.0f (twice the micro-batches per step) fills the pipeline longer: %s",
+                    a.from, a.to, step_change(a).c_str());
+    case AdviceKind::kPipelineBubble:
+      return strfmt(
+          "%.0f %% of the step is the pipeline bubble: more micro-batches per step, interleaved stages "
+          "(parallelism.virtual_stages) or fewer pipeline stages shrink it",
+          pct(a.share));
   }
   return {};
 }

@@ -1,6 +1,8 @@
 // A grid of scenario variants: the file is parsed once, each point resolved with its overrides
 // (the catalog remembers resolved specs) and estimated without advice. A point that cannot run
-// carries its reason instead of an estimate.
+// carries its reason instead of an estimate. The grid is bounded before any work, and its points
+// are handed on one at a time.
+#include <limits>
 #include <sstream>
 
 #include "gpusim/search.hpp"
@@ -26,30 +28,68 @@ Axis parse_axis(const std::string& text) {
   return a;
 }
 
-std::size_t grid_size(const std::vector<Axis>& axes) {
-  std::size_t n = axes.empty() ? 0 : 1;
+std::optional<std::uint64_t> grid_points(const std::vector<Axis>& axes) {
+  std::uint64_t n = axes.empty() ? 0 : 1;
   for (const auto& a : axes) {
-    n *= a.values.size();
+    const auto values = static_cast<std::uint64_t>(a.values.size());
+    if (values != 0 && n > std::numeric_limits<std::uint64_t>::max() / values) {
+      return std::nullopt;
+    }
+    n *= values;
   }
   return n;
 }
 
-std::vector<SweepPoint> sweep(const catalog::Catalog& catalog, const scenario::ParsedScenario& parsed,
-                              const std::vector<scenario::Override>& fixed, const std::vector<Axis>& axes,
-                              const SweepOptions& options) {
-  const std::size_t points = grid_size(axes);
-  const auto shard = static_cast<std::size_t>(options.shard);
-  const auto shards = static_cast<std::size_t>(options.shards);
-  const std::size_t mine = points > shard ? (points - shard + shards - 1) / shards : 0;
-  std::vector<SweepPoint> out;
-  out.reserve(mine);
+std::uint64_t shard_points(std::uint64_t points, int shard, int shards) {
+  const auto first = static_cast<std::uint64_t>(shard);
+  const auto step = static_cast<std::uint64_t>(shards);
+  return points > first ? (points - first - 1) / step + 1 : 0;
+}
+
+void check_grid(const std::vector<Axis>& axes, const SweepOptions& options) {
+  const std::optional<std::uint64_t> points = grid_points(axes);
+  const bool counted = points.has_value();
+  const std::uint64_t all = points.value_or(0);
+  const std::uint64_t mine = shard_points(all, options.shard, options.shards);
+  if (counted && mine <= options.max_points) {
+    return;
+  }
+  std::string sizes;
+  double approx = 1;
+  for (const auto& a : axes) {
+    sizes += (sizes.empty() ? "" : " x ") + std::to_string(a.values.size());
+    approx *= static_cast<double>(a.values.size());
+  }
+  std::string count =
+      counted ? std::to_string(all) + " points" : base::strfmt("about %.3g points, more than 64 bits count", approx);
+  if (counted && options.shards > 1) {
+    count += base::strfmt(", of which shard %d/%d has %llu", options.shard, options.shards,
+                          static_cast<unsigned long long>(mine));
+  }
+  throw InputError({Diagnostic{SourcePos{"--vary"}, "",
+                               "the grid has " + count + " (" + sizes + " values), more than the limit of " +
+                                   std::to_string(options.max_points) +
+                                   " points a sweep estimates in one run; narrow the --vary lists, " +
+                                   "split the grid with --shard I/N, or raise the limit with --max-points N (at most " +
+                                   std::to_string(kMaxSweepPointsLimit) + ")"}});
+}
+
+void sweep(const catalog::Catalog& catalog, const scenario::ParsedScenario& parsed,
+           const std::vector<scenario::Override>& fixed, const std::vector<Axis>& axes, const SweepOptions& options,
+           const std::function<void(const SweepPoint&)>& visit) {
+  check_grid(axes, options);
+  const std::uint64_t points = grid_points(axes).value_or(0);
+  const auto shard = static_cast<std::uint64_t>(options.shard);
+  const auto shards = static_cast<std::uint64_t>(options.shards);
+  const auto mine = static_cast<std::size_t>(shard_points(points, options.shard, options.shards));
   std::vector<scenario::Override> o = fixed;
-  for (std::size_t i = shard; i < points; i += shards) {
+  std::size_t done = 0;
+  for (std::uint64_t i = shard; i < points; i += shards) {
     o.resize(fixed.size());
     SweepPoint p;
-    std::size_t rest = i;
+    std::uint64_t rest = i;
     for (const auto& a : axes) {
-      const std::string& v = a.values[rest % a.values.size()];
+      const std::string& v = a.values[static_cast<std::size_t>(rest % a.values.size())];
       rest /= a.values.size();
       o.push_back(scenario::Override{a.key, v});
       p.values.push_back(v);
@@ -59,11 +99,21 @@ std::vector<SweepPoint> sweep(const catalog::Catalog& catalog, const scenario::P
     } catch (const InputError& e) {
       p.problem = e.first_message();
     }
-    out.push_back(std::move(p));
+    visit(p);
+    ++done;
     if (options.progress) {
-      options.progress(out.size(), mine);
+      options.progress(done, mine);
     }
   }
+}
+
+std::vector<SweepPoint> sweep(const catalog::Catalog& catalog, const scenario::ParsedScenario& parsed,
+                              const std::vector<scenario::Override>& fixed, const std::vector<Axis>& axes,
+                              const SweepOptions& options) {
+  check_grid(axes, options);
+  std::vector<SweepPoint> out;
+  out.reserve(static_cast<std::size_t>(shard_points(grid_points(axes).value_or(0), options.shard, options.shards)));
+  sweep(catalog, parsed, fixed, axes, options, [&out](const SweepPoint& p) { out.push_back(p); });
   return out;
 }
 
