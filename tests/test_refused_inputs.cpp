@@ -18,9 +18,9 @@ using test::write_temp;
 
 namespace {
 
-// The declared range of a spec key (catalog::spec_key_ranges()), which must exist.
-catalog::SpecKeyRange range_of(const std::string& folder, const std::string& key) {
-  const auto all = catalog::spec_key_ranges();
+// The declared range of a spec key (catalog::key_ranges()), which must exist.
+catalog::KeyRange range_of(const std::string& folder, const std::string& key) {
+  const auto all = catalog::key_ranges();
   const auto it =
       std::find_if(all.begin(), all.end(), [&](const auto& r) { return r.folder == folder && r.key == key; });
   REQUIRE(it != all.end());
@@ -28,7 +28,7 @@ catalog::SpecKeyRange range_of(const std::string& folder, const std::string& key
 }
 
 // The message of a value outside a declared range.
-std::string outside(const catalog::SpecKeyRange& r, const std::string& shown) {
+std::string outside(const catalog::KeyRange& r, const std::string& shown) {
   return "must be between " + r.lo + " and " + r.hi + " (" + r.why + "), got " + shown;
 }
 
@@ -250,7 +250,7 @@ efficiency = 0.9
 }
 
 TEST_CASE("each declared spec range is two quantities of one unit, the lower below the upper", "[refused][spec]") {
-  const auto all = catalog::spec_key_ranges();
+  const auto all = catalog::key_ranges();
   CHECK(all.size() >= 20);
   for (const auto& r : all) {
     INFO(r.folder << " " << r.key);
@@ -272,8 +272,12 @@ TEST_CASE("specs/README.md lists every declared spec range and no other", "[refu
   const auto begin = doc.find("## Ranges");
   REQUIRE(begin != std::string::npos);
   const std::string text = doc.substr(begin, doc.find("\n## ", begin + 1) - begin);
-  const auto all = catalog::spec_key_ranges();
-  for (const auto& r : all) {
+  std::size_t spec_rows = 0;
+  for (const auto& r : catalog::key_ranges()) {
+    if (r.folder == "scenario") {
+      continue;
+    }
+    ++spec_rows;
     const std::string row = "| `" + r.folder + "/` | `" + r.key + "` | " + r.lo + " | " + r.hi + " | " + r.why + " |";
     INFO(row);
     CHECK(text.find(row) != std::string::npos);
@@ -282,7 +286,52 @@ TEST_CASE("specs/README.md lists every declared spec range and no other", "[refu
   for (std::size_t at = text.find("\n| `"); at != std::string::npos; at = text.find("\n| `", at + 1)) {
     ++rows;
   }
-  CHECK(rows == all.size());
+  CHECK(rows == spec_rows);
+}
+
+TEST_CASE("docs/scenarios.md lists every declared scenario range", "[refused][scenario][docs]") {
+  const std::string doc = test::read_text(source("docs/scenarios.md"));
+  const auto begin = doc.find("## Ranges");
+  REQUIRE(begin != std::string::npos);
+  const std::string text = doc.substr(begin, doc.find("\n## ", begin + 1) - begin);
+  std::size_t scenario_rows = 0;
+  for (const auto& r : catalog::key_ranges()) {
+    if (r.folder != "scenario") {
+      continue;
+    }
+    ++scenario_rows;
+    const std::string row = "| `" + r.key + "` | " + r.lo + " | " + r.hi + " | " + r.why + " |";
+    INFO(row);
+    CHECK(text.find(row) != std::string::npos);
+  }
+  CHECK(scenario_rows >= 5);
+}
+
+TEST_CASE("scenario prices, power, lifetime and storage outside their declared ranges are refused",
+          "[refused][scenario]") {
+  for (const auto& [table, key, value] :
+       {std::tuple<std::string, std::string, std::string>{"cost", "electricity", "20 USD/kWh"},
+        {"cost", "cloud_rate", "0.001 USD/h"},
+        {"cost", "host_power", "200 kW"},
+        {"cost", "lifetime", "1 day"},
+        {"cost", "carbon_intensity", "5 kg/kWh"},
+        {"input", "storage_bandwidth", "1 kB/s"}}) {
+    INFO(table << "." << key);
+    const auto ds = diagnostics_of([&] {
+      (void)test::scenario(test::kSmallTraining, {Override{table + "." + key, "\"" + value + "\""}});
+    });
+    // [input] created by --set also lacks its required keys: the range is one of the problems
+    const auto it = std::find_if(ds.begin(), ds.end(), [&](const Diagnostic& d) { return d.key == table + "." + key; });
+    REQUIRE(it != ds.end());
+    const Diagnostic& d = *it;
+    CHECK(d.pos.file == "--set " + table + "." + key + "=\"" + value + "\"");
+    CHECK(d.key == table + "." + key);
+    CHECK(d.message == outside(range_of("scenario", table + "." + key), "\"" + value + "\""));
+  }
+  // Zero stays allowed where the key allows it, and the bounds themselves are accepted.
+  CHECK_NOTHROW(test::scenario(test::kSmallTraining,
+                               {{"cost.electricity", "\"0 USD/kWh\""},
+                                {"cost.lifetime", "\"" + range_of("scenario", "cost.lifetime").lo + "\""}}));
 }
 
 TEST_CASE("a key missing from a GPU file is reported at the GPU file, not at its architecture's", "[refused][spec]") {

@@ -494,11 +494,11 @@ std::vector<Diagnostic> check_file(const Catalog& catalog, SpecKind kind, const 
   return {};
 }
 
-std::vector<SpecKeyRange> spec_key_ranges() {
-  std::vector<SpecKeyRange> out;
+std::vector<KeyRange> key_ranges() {
+  std::vector<KeyRange> out;
   for (const parse::KeyRange& k : parse::key_ranges()) {
-    out.push_back(SpecKeyRange{std::string(k.folder), std::string(k.key), std::string(k.lo), std::string(k.hi),
-                               std::string(k.why)});
+    out.push_back(
+        KeyRange{std::string(k.folder), std::string(k.key), std::string(k.lo), std::string(k.hi), std::string(k.why)});
   }
   return out;
 }

@@ -46,12 +46,13 @@ std::string count_problem(std::optional<std::int64_t> v, std::int64_t min, std::
 enum class Need { kRequired, kOptional };
 enum class Range { kAny, kPositive, kNonNegative, kFraction };  // kFraction: 0 < x <= 1
 
-// The physically sensible range of one spec key, declared once beside its unit (spec_ranges.cpp):
-// the spec readers check every value against it, and specs/README.md lists the same rows. `lo` and
-// `hi` are written as a file writes them ("100 MHz"); a key ending in ".*" covers every key of
-// that table. A zero that the key's own rule allows (a peer link of "none") is not checked.
+// The physically sensible range of one spec or scenario key, declared once beside its unit
+// (declared_ranges.cpp): the readers check every value against it, and specs/README.md and
+// docs/scenarios.md list the same rows. `lo` and `hi` are written as a file writes them
+// ("100 MHz"); a key ending in ".*" covers every key of that table. A zero that the key's own rule
+// allows (a peer link of "none") is not checked.
 struct KeyRange {
-  std::string_view folder;        // the spec files it applies to: "gpus" (with arch/), "hosts", "links"
+  std::string_view folder;        // the files it applies to: "gpus" (with arch/), "hosts", "links", "scenario"
   std::string_view key;           // the full dotted key
   std::optional<units::Dim> dim;  // nullopt: a count
   std::string_view lo;

@@ -199,6 +199,7 @@ Scenario resolve_tree(const catalog::Catalog& catalog, const std::string& path, 
   sc.origin = path;
   Reader r(root, "", diags);
   r.set_elsewhere(elsewhere);
+  r.set_ranges(parse::key_ranges("scenario"));
   sc.name = r.string("name", Need::kRequired).value_or("");
   if (auto s = r.table("system", Need::kRequired)) {
     read_system(*s, catalog, sc.system);

@@ -1,8 +1,9 @@
-// The accepted range of each bounded spec quantity (contract in parse.hpp; the table is listed in
-// specs/README.md#ranges). A dimension's magnitudes (units::accepted_magnitudes) only keep a value
-// finite; these bounds keep it physical: a GPU clocked at 1e-6 Hz or with one SM is a typo, and
-// the model would take it and answer. Each bound sits well outside every part the catalog models,
-// so new parts fit, and the reason names the catalog's span.
+// The accepted range of each bounded spec and scenario quantity (contract in parse.hpp; the rows
+// of spec files are listed in specs/README.md#ranges, those of scenarios in
+// docs/scenarios.md#ranges). A dimension's magnitudes (units::accepted_magnitudes) only keep a
+// value finite; these bounds keep it physical: a GPU clocked at 1e-6 Hz or with one SM is a typo,
+// and the model would take it and answer. Each bound sits well outside every part the catalog
+// models and every price paid today, so new parts fit, and the reason names the span seen.
 #include "parse/parse.hpp"
 
 namespace gpusim::parse {
@@ -42,6 +43,16 @@ const std::vector<KeyRange>& key_ranges() {
        "the catalog spans 3.1 GB/s (25 Gb/s Ethernet) to 900 GB/s (NVLink 5)"},
       {"links", "latency", Dim::kTime, "10 ns", "1 ms", "the catalog spans 0.5 to 5 us"},
       {"links", "staged_latency", Dim::kTime, "10 ns", "1 ms", "the catalog states 10 us"},
+      // Scenario files (and --set); zero stays allowed where the key allows it (free electricity).
+      {"scenario", "input.storage_bandwidth", Dim::kBandwidth, "1 MB/s", "10 TB/s",
+       "node storage reads at 0.5 to 100 GB/s"},
+      {"scenario", "cost.electricity", Dim::kMoneyPerEnergy, "0.001 USD/kWh", "10 USD/kWh",
+       "electricity sells at 0.03 to 0.5 USD/kWh"},
+      {"scenario", "cost.cloud_rate", Dim::kMoneyPerTime, "0.01 USD/h", "1000 USD/h",
+       "per GPU-hour, as a GPU file's price.cloud_rate"},
+      {"scenario", "cost.host_power", Dim::kPower, "1 W", "100 kW", "per node; the defaults are 100 W to 2.5 kW"},
+      {"scenario", "cost.lifetime", Dim::kTime, "30 days", "50 years", "hardware is written off over 3 to 6 years"},
+      {"scenario", "cost.carbon_intensity", Dim::kMassPerEnergy, "1 g/kWh", "2 kg/kWh", "grids emit 0.01 to 1 kg/kWh"},
   };
   return kRows;
 }
