@@ -87,4 +87,17 @@ class Catalog {
 // name a base from `catalog`; an architecture file is checked as the defaults of every GPU of it.
 std::vector<Diagnostic> check_file(const Catalog& catalog, SpecKind kind, const std::string& path);
 
+// The declared range of a spec or scenario key, which the loaders check every value against: the
+// files it applies to ("gpus", "hosts", "links" spec folders, or "scenario"), the key ("compute.*"
+// for each key of [compute]), the bounds as a file writes them and why they lie there.
+// specs/README.md#ranges lists the rows of spec files, docs/scenarios.md#ranges those of scenarios.
+struct KeyRange {
+  std::string folder;
+  std::string key;
+  std::string lo;
+  std::string hi;
+  std::string why;
+};
+std::vector<KeyRange> key_ranges();
+
 }  // namespace gpusim::catalog

@@ -118,9 +118,9 @@ toml::table merged_table(const Catalog& c, SpecKind kind, const std::string& id,
   }
   const std::size_t base_layer = patch ? layer - 1 : c.layers(kind, base_id) - 1;
   toml::table merged = merged_table(c, kind, base_id, base_layer, diags, depth + 1, from);
-  merged.erase("meta");  // a child's sources and assumptions are its own
-  parse::merge_into(merged, std::move(table));
-  return merged;
+  merged.erase("meta");                          // a child's sources and assumptions are its own
+  parse::merge_under(table, std::move(merged));  // the child's file stays the table's source
+  return table;
 }
 
 toml::table merged_table(const Catalog& c, SpecKind kind, const std::string& id, Diagnostics& diags,
@@ -137,18 +137,24 @@ GpuSpec load_gpu(const Catalog& c, const std::string& id, const SpecFile& f, Dia
   if (!diags.empty()) {
     return g;
   }
-  // Architecture defaults ([efficiency], [power], [memory], [uncertainty]) go under the GPU's own values.
+  // Architecture defaults ([efficiency], [power], [memory], [uncertainty]) go under the GPU's own
+  // values; the merged table keeps the GPU file as its source, so that a key missing from both is
+  // reported at the GPU file.
   if (const auto* arch = table.get_as<std::string>("architecture");
       arch != nullptr && c.has(SpecKind::kArch, arch->get())) {
     toml::table at = merged_table(c, SpecKind::kArch, arch->get(), diags, from);
     parse::Reader ar(at, "", diags);
-    ar.allow({"efficiency", "power", "memory", "uncertainty", "meta", "name", "base"});
+    ar.allow({"efficiency", "power", "memory", "uncertainty", "name", "base"});
+    if (auto meta = ar.table("meta", parse::Need::kOptional)) {
+      meta->string_list("sources");
+      meta->string_list("assumptions");
+      meta->finish();
+    }
     ar.finish();
     at.erase("meta");
     at.erase("name");
     at.erase("base");
-    parse::merge_into(at, std::move(table));
-    table = std::move(at);
+    parse::merge_under(table, std::move(at));
   }
   parse::Reader r(table, "", diags);
   parse::read_gpu(r, g);
@@ -486,6 +492,15 @@ std::vector<Diagnostic> check_file(const Catalog& catalog, SpecKind kind, const 
     return e.diagnostics();
   }
   return {};
+}
+
+std::vector<KeyRange> key_ranges() {
+  std::vector<KeyRange> out;
+  for (const parse::KeyRange& k : parse::key_ranges()) {
+    out.push_back(
+        KeyRange{std::string(k.folder), std::string(k.key), std::string(k.lo), std::string(k.hi), std::string(k.why)});
+  }
+  return out;
 }
 
 }  // namespace gpusim::catalog

@@ -37,16 +37,7 @@ int run_compare(const std::vector<std::string>& args) {
     throw UsageError("needs SCENARIO and --gpus ID,ID,... (see gpusim compare --help)");
   }
   check_format(c.format);
-  std::vector<std::string> ids;
-  std::stringstream ss(gpus);
-  for (std::string id; std::getline(ss, id, ',');) {
-    if (!id.empty()) {
-      ids.push_back(id);
-    }
-  }
-  if (ids.empty()) {
-    throw UsageError("--gpus names no GPU id");
-  }
+  const std::vector<std::string> ids = gpu_list(gpus);
   if (!baseline.empty() && svg.empty()) {
     throw UsageError("--baseline applies to --svg");
   }

@@ -34,6 +34,7 @@ int run_estimate(const std::vector<std::string>& args) {
   if (scenario.empty()) {
     throw UsageError("missing SCENARIO (see gpusim estimate --help)");
   }
+  check_gpu_option(vm);
   check_format(c.format, {"text", "json", "csv", "html"});
   const Catalog catalog = load_catalog_with_env(c.specs);
   const Scenario sc = scenario::load_scenario_file(catalog, scenario, scenario::parse_overrides(sets), gpu);

@@ -90,6 +90,32 @@ inline bool parse(const std::vector<std::string>& args, const po::options_descri
   return true;
 }
 
+// --gpu, when given, names a GPU: an empty id is refused, never taken as "not given".
+inline void check_gpu_option(const po::variables_map& vm) {
+  if (vm.count("gpu") != 0U && vm["gpu"].as<std::string>().empty()) {
+    throw UsageError("--gpu needs a GPU id, got an empty string (gpusim specs list shows the ids)");
+  }
+}
+
+// The ids of a comma-separated --gpus list, each one non-empty ("a,,b" and "a," are refused).
+inline std::vector<std::string> gpu_list(const std::string& list) {
+  std::vector<std::string> ids;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = list.find(',', start);
+    const std::string id = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (id.empty()) {
+      throw UsageError("--gpus \"" + list + "\": GPU id " + std::to_string(ids.size() + 1) +
+                       " is empty (expected ID,ID,... without empty entries)");
+    }
+    ids.push_back(id);
+    if (comma == std::string::npos) {
+      return ids;
+    }
+    start = comma + 1;
+  }
+}
+
 // `f` must be one of `allowed`.
 inline void check_format(const std::string& f, std::initializer_list<const char*> allowed = {"text", "json", "csv"}) {
   std::string list;

@@ -1,5 +1,4 @@
 // gpusim roofline --gpu ID [SCENARIO]: the teaching picture, as a table and an SVG.
-#include <sstream>
 
 #include "cli/options.hpp"
 
@@ -32,6 +31,8 @@ int run_roofline(const std::vector<std::string>& args) {
              "point, and, with a scenario, each op of its step at its arithmetic intensity and attained rate.")) {
     return 0;
   }
+  check_gpu_option(vm);
+  const std::vector<std::string> ids = vm.count("gpus") != 0U ? gpu_list(gpus) : std::vector<std::string>{};
   if (gpu.empty() && scenario.empty() && gpus.empty()) {
     throw UsageError("needs --gpu ID, --gpus ID,ID,... or a SCENARIO (see gpusim roofline --help)");
   }
@@ -62,11 +63,7 @@ int run_roofline(const std::vector<std::string>& args) {
     std::vector<explain::Roofline> rs;
     std::string text;
     std::string json = "[\n";
-    std::stringstream ss(gpus);
-    for (std::string id; std::getline(ss, id, ',');) {
-      if (id.empty()) {
-        continue;
-      }
+    for (const std::string& id : ids) {
       const hardware::GpuSpec g = catalog.gpu(id);
       rs.push_back(explain::make_roofline(g, nullptr, highlight_for(g)));
       if (!text.empty()) {
@@ -79,9 +76,6 @@ int run_roofline(const std::vector<std::string>& args) {
         json += ",\n";
       }
       json += one;
-    }
-    if (rs.empty()) {
-      throw UsageError("--gpus names no GPU id");
     }
     std::vector<std::pair<std::string, std::string>> outputs{{c.out, c.format == "json" ? json + "\n]\n" : text}};
     if (!svg.empty()) {

@@ -57,6 +57,7 @@ void read_efficiency(Reader& r, hardware::Efficiency& e) {
 }  // namespace
 
 void read_gpu(Reader& r, hardware::GpuSpec& g) {
+  r.set_ranges(key_ranges("gpus"));
   r.allow({"base", "meta"});
   if (auto v = r.string("name", Need::kRequired)) {
     g.name = *v;
@@ -197,6 +198,7 @@ void read_gpu(Reader& r, hardware::GpuSpec& g) {
 }
 
 void read_host(Reader& r, hardware::HostSpec& h) {
+  r.set_ranges(key_ranges("hosts"));
   if (auto v = r.string("name", Need::kRequired)) {
     h.name = *v;
   }
@@ -221,6 +223,7 @@ void read_host(Reader& r, hardware::HostSpec& h) {
 }
 
 void read_link(Reader& r, hardware::LinkSpec& l) {
+  r.set_ranges(key_ranges("links"));
   if (auto v = r.string("name", Need::kRequired)) {
     l.name = *v;
   }

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <cstdlib>
 #include <map>
 
 #include "parse/parse.hpp"
@@ -43,6 +44,8 @@ SourcePos position(std::string_view text, std::size_t offset, const std::string&
 struct Scan {
   std::map<std::string, std::size_t, std::less<>> keys;
   std::optional<std::size_t> too_deep;
+  // The first number a double cannot hold (offset, text): nlohmann stops there without a position.
+  std::optional<std::pair<std::size_t, std::string>> overflow;
 };
 
 Scan scan(std::string_view text) {
@@ -86,6 +89,14 @@ Scan scan(std::string_view text) {
         key_next = !open.empty() && open.back() == '{';
         break;
       default:
+        if (c == '-' || (c >= '0' && c <= '9')) {
+          const std::size_t end = std::min(text.find_first_not_of("0123456789+-.eE", i), text.size());
+          std::string number(text.substr(i, end - i));
+          if (!out.overflow && !std::isfinite(std::strtod(number.c_str(), nullptr))) {
+            out.overflow = std::pair{i, std::move(number)};
+          }
+          i = end - 1;
+        }
         break;
     }
   }
@@ -439,6 +450,19 @@ HfConfig read_hf_config(std::string_view text, const std::string& path) {
       }
     }
     throw InputError({Diagnostic{position(text, e.byte > 0 ? e.byte - 1 : 0, path), "", "JSON syntax error: " + what}});
+  } catch (const json::out_of_range&) {  // a number past a double's range (scan found it)
+    const auto& [at, number] = positions.overflow.value_or(std::pair<std::size_t, std::string>{0, "more"});
+    std::string key;  // the top-level key whose value holds it: the last one before it
+    std::size_t latest = 0;
+    for (const auto& [k, start] : positions.keys) {
+      if (start < at && start >= latest) {
+        key = k;
+        latest = start;
+      }
+    }
+    throw InputError(
+        {Diagnostic{position(text, at, path), key,
+                    "a number must be within a double's range (magnitude at most 1.8e308), got " + number}});
   }
   if (!root.is_object()) {
     throw InputError({Diagnostic{SourcePos{path, 1, 1}, "",

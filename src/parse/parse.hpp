@@ -33,9 +33,10 @@ SourcePos pos_of(const toml::node& n);
 std::optional<toml::table> parse_toml(std::string_view text, const std::string& path, Diagnostics& diags);
 // Reads a whole file; throws InputError naming the file when it cannot be read.
 std::string read_file(const std::string& path, const char* what);
-// Deep merge: keys of `over` replace those of `base`; nested tables merge recursively. Nodes are
-// moved, never copied, so source positions survive.
-void merge_into(toml::table& base, toml::table&& over);
+// Deep merge: keys of `under` fill in what `over` lacks (`over`'s own values win); nested tables
+// merge recursively. Nodes are moved, never copied, so source positions survive, and `over` keeps
+// its own source: a key missing from both is reported at `over`'s file.
+void merge_under(toml::table& over, toml::table&& under);
 
 // The count a float stands for when it is a whole number within int64 (2e12 for 2000000000000).
 std::optional<std::int64_t> whole_number(double d);
@@ -44,6 +45,24 @@ std::string count_problem(std::optional<std::int64_t> v, std::int64_t min, std::
 
 enum class Need { kRequired, kOptional };
 enum class Range { kAny, kPositive, kNonNegative, kFraction };  // kFraction: 0 < x <= 1
+
+// The physically sensible range of one spec or scenario key, declared once beside its unit
+// (declared_ranges.cpp): the readers check every value against it, and specs/README.md and
+// docs/scenarios.md list the same rows. `lo` and `hi` are written as a file writes them
+// ("100 MHz"); a key ending in ".*" covers every key of that table. A zero that the key's own rule
+// allows (a peer link of "none") is not checked.
+struct KeyRange {
+  std::string_view folder;        // the files it applies to: "gpus" (with arch/), "hosts", "links", "scenario"
+  std::string_view key;           // the full dotted key
+  std::optional<units::Dim> dim;  // nullopt: a count
+  std::string_view lo;
+  std::string_view hi;
+  std::string_view why;  // the reason for the bounds, one short clause
+};
+// Every row, in the order specs/README.md lists them.
+const std::vector<KeyRange>& key_ranges();
+// The rows of one folder's files.
+std::vector<KeyRange> key_ranges(std::string_view folder);
 
 // For an unknown key: the table (e.g. "parallelism") where a key of that name belongs, or "".
 using Elsewhere = std::function<std::string(std::string_view table_path, std::string_view key)>;
@@ -86,7 +105,8 @@ class Reader {
   std::vector<std::string> string_list(std::string_view key);
   // An array of whole numbers, each within [min, max]; empty (with a diagnostic if required) when absent.
   std::vector<std::int64_t> integer_list(std::string_view key, Need need, std::int64_t min, std::int64_t max);
-  // A latency given either in time units or in cycles; cycles are converted with `clock_hz`.
+  // A latency given either in time units or in cycles; cycles are converted with `clock_hz` (none
+  // when it is 0: a clock that was missing or bad has its own diagnostic).
   std::optional<double> latency_seconds(std::string_view key, double clock_hz, Need need);
   // A nested table; nullopt (with a diagnostic if required) when absent.
   std::optional<Reader> table(std::string_view key, Need need);
@@ -95,6 +115,8 @@ class Reader {
   void finish();
   // Used by finish() for unknown keys; inherited by nested tables.
   void set_elsewhere(Elsewhere f) { elsewhere_ = std::move(f); }
+  // The declared ranges of this file's keys (key_ranges(folder)); inherited by nested tables.
+  void set_ranges(std::vector<KeyRange> ranges) { ranges_ = std::move(ranges); }
 
   [[nodiscard]] bool has(std::string_view key) const { return table_->contains(key); }
   // Whether `key` holds exactly this string (for keys that take a number or a keyword).
@@ -110,12 +132,15 @@ class Reader {
  private:
   const toml::node* get(std::string_view key, Need need);
   static std::string show(const toml::node& n);
+  // Why `v` (SI units) lies outside the declared range of `key`, or "".
+  [[nodiscard]] std::string declared_range_problem(std::string_view key, double v) const;
 
   const toml::table* table_;
   std::string prefix_;
   Diagnostics* diags_;
   std::set<std::string, std::less<>> known_;
   Elsewhere elsewhere_;
+  std::vector<KeyRange> ranges_;
 };
 
 // --- Spec tables (formats in specs/README.md) ---

@@ -5,7 +5,7 @@
 #include <sstream>
 #include <vector>
 
-#include "parse/parse.hpp"
+#include "parse/internal.hpp"
 
 namespace gpusim::parse {
 
@@ -28,114 +28,6 @@ SourcePos pos_of(const toml::source_region& r) {
 }
 
 SourcePos pos_of(const toml::node& n) { return pos_of(n.source()); }
-
-namespace {
-
-// What reaches toml++ is bounded: toml++ 3.3 recurses once per key segment and per nested array or
-// inline table, so one 60,000-segment dotted key overflows the stack (SIGSEGV) before it can report
-// anything. No gpusim file comes near these limits; a file past one is refused with its position.
-constexpr std::size_t kMaxLineBytes = 64 * 1024;
-constexpr int kMaxKeySegments = 64;  // a.b.c... in one key or [header]
-constexpr int kMaxNesting = 64;      // arrays and inline tables inside one another
-
-// The first place `text` passes a limit, outside strings and comments; nullopt when none. Dots
-// count as key segments only in key position: in a [header], or before a line's (or an inline
-// table item's) '='; a float's dot is in value position.
-std::optional<Diagnostic> past_limits(std::string_view text, const std::string& path) {
-  int line = 1;
-  int column = 0;
-  std::vector<char> open;  // the '[' and '{' of values, innermost last
-  bool in_key = true;
-  int segments = 1;
-  char quote = 0;  // the open string's quote, 0 outside strings
-  bool triple = false;
-  std::size_t line_start = 0;
-  auto at = [&](const std::string& what) { return Diagnostic{SourcePos{path, line, column}, "", what}; };
-  auto starts = [&](std::size_t i, char q) { return text.substr(i, 3) == std::string(3, q); };
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    ++column;
-    if (c == '\n') {
-      if (i - line_start > kMaxLineBytes) {
-        return at(strfmt("a line longer than %zu bytes: not a gpusim file", kMaxLineBytes));
-      }
-      ++line;
-      column = 0;
-      line_start = i + 1;
-      if (quote != 0 && !triple) {
-        quote = 0;  // an unclosed one-line string: toml++ reports it
-      }
-      if (quote == 0 && open.empty()) {
-        in_key = true;
-        segments = 1;
-      }
-      continue;
-    }
-    if (quote != 0) {
-      if (c == '\\' && quote == '"') {
-        ++i;  // an escaped character, an escaped quote included
-        ++column;
-      } else if (c == quote && (!triple || starts(i, quote))) {
-        i += triple ? 2 : 0;
-        quote = 0;
-      }
-      continue;
-    }
-    switch (c) {
-      case '#':
-        while (i + 1 < text.size() && text[i + 1] != '\n') {
-          ++i;
-        }
-        break;
-      case '"':
-      case '\'':
-        quote = c;
-        triple = starts(i, c);
-        i += triple ? 2 : 0;
-        break;
-      case '.':
-        if (in_key && ++segments > kMaxKeySegments) {
-          return at(strfmt("a key of more than %d dotted parts: not a gpusim file", kMaxKeySegments));
-        }
-        break;
-      case '=':
-        in_key = false;
-        segments = 1;
-        break;
-      case '[':
-      case '{':
-        if (!in_key || c == '{') {  // a '[' in key position opens a [header], not a value
-          open.push_back(c);
-          if (static_cast<int>(open.size()) > kMaxNesting) {
-            return at(strfmt("arrays or tables nested more than %d deep: not a gpusim file", kMaxNesting));
-          }
-          in_key = c == '{';
-          segments = 1;
-        }
-        break;
-      case ']':
-      case '}':
-        if (!open.empty() && !(in_key && c == ']')) {
-          open.pop_back();
-        }
-        break;
-      case ',':
-        if (!open.empty()) {
-          in_key = open.back() == '{';  // the next item of an inline table is a key again
-          segments = 1;
-        }
-        break;
-      default:
-        break;
-    }
-  }
-  if (text.size() - line_start > kMaxLineBytes) {
-    return at(strfmt("a line longer than %zu bytes: not a gpusim file", kMaxLineBytes));
-  }
-  return std::nullopt;
-}
-
-}  // namespace
 
 std::optional<toml::table> parse_toml(std::string_view text, const std::string& path, Diagnostics& diags) {
   if (const auto d = past_limits(text, path)) {
@@ -173,17 +65,16 @@ std::string read_file(const std::string& path, const char* what) {
   return text;
 }
 
-void merge_into(toml::table& base, toml::table&& over) {
-  // Not a structured binding: clang 14 cannot capture one in the lambda below.
-  for (auto it = over.begin(); it != over.end(); ++it) {
+void merge_under(toml::table& over, toml::table&& under) {
+  for (auto it = under.begin(); it != under.end(); ++it) {
     const toml::key& k = it->first;
     toml::node& v = it->second;
-    toml::node* existing = base.get(k.str());
-    if (existing != nullptr && existing->is_table() && v.is_table()) {
-      merge_into(*existing->as_table(), std::move(*v.as_table()));
-      continue;
+    toml::node* mine = over.get(k.str());
+    if (mine == nullptr) {
+      v.visit([&over, &k](auto&& x) { over.insert_or_assign(k, std::move(x)); });
+    } else if (mine->is_table() && v.is_table()) {
+      merge_under(*mine->as_table(), std::move(*v.as_table()));
     }
-    v.visit([&base, &k](auto&& x) { base.insert_or_assign(k, std::move(x)); });
   }
 }
 
@@ -270,6 +161,9 @@ std::optional<double> Reader::quantity(std::string_view key, Dim dim, Need need,
     if (problem.empty()) {
       problem = magnitude_problem(v, dim);
     }
+    if (problem.empty()) {
+      problem = declared_range_problem(key, v);
+    }
     if (!problem.empty()) {
       error(key, problem + ", got " + show(*n));
       return std::nullopt;
@@ -296,7 +190,11 @@ std::optional<double> Reader::number(std::string_view key, Need need, Range rang
     error(key, "expected a plain number, got " + show(*n));
     return std::nullopt;
   }
-  if (const std::string problem = range_problem(*v, range); !problem.empty()) {
+  std::string problem = range_problem(*v, range);
+  if (problem.empty()) {
+    problem = declared_range_problem(key, *v);
+  }
+  if (!problem.empty()) {
     error(key, problem + ", got " + show(*n));
     return std::nullopt;
   }
@@ -323,7 +221,11 @@ std::optional<std::int64_t> Reader::integer(std::string_view key, Need need, std
   } else if (n->is_floating_point()) {  // allow 2e12 style counts when they are whole numbers
     v = whole_number(n->as_floating_point()->get());
   }
-  if (const std::string problem = count_problem(v, min, max); !problem.empty()) {
+  std::string problem = count_problem(v, min, max);
+  if (problem.empty()) {
+    problem = declared_range_problem(key, static_cast<double>(*v));
+  }
+  if (!problem.empty()) {
     error(key, problem + ", got " + show(*n));
     return std::nullopt;
   }
@@ -433,6 +335,8 @@ std::optional<double> Reader::latency_seconds(std::string_view key, double clock
       seconds = q.si;
     } else if (q.dim == Dim::kCycles && clock_hz > 0) {
       seconds = q.si / clock_hz;
+    } else if (q.dim == Dim::kCycles) {
+      return std::nullopt;  // no clock to count them with: the clock's own diagnostic says why
     } else {
       error(key, "expected a latency like \"478 ns\" or \"34 cycles\", got " + show(*n));
       return std::nullopt;
@@ -441,7 +345,11 @@ std::optional<double> Reader::latency_seconds(std::string_view key, double clock
       error(key, "must be greater than zero, got " + show(*n));
       return std::nullopt;
     }
-    if (const std::string problem = magnitude_problem(q.si, q.dim); !problem.empty()) {
+    std::string problem = magnitude_problem(q.si, q.dim);
+    if (problem.empty()) {
+      problem = declared_range_problem(key, seconds);
+    }
+    if (!problem.empty()) {
       error(key, problem + ", got " + show(*n));
       return std::nullopt;
     }
@@ -463,6 +371,7 @@ std::optional<Reader> Reader::table(std::string_view key, Need need) {
   }
   Reader child(*n->as_table(), path(key), *diags_);
   child.elsewhere_ = elsewhere_;
+  child.ranges_ = ranges_;
   return child;
 }
 

@@ -49,8 +49,48 @@ struct Undo {
   bool had_value = false;
 };
 
+// Why a --set argument is not one line of UTF-8 text, or "": a value with a line break would
+// become TOML of its own ("x=1\n[cost]..."), and bytes that are not UTF-8 would reach the reports.
+std::string text_problem(std::string_view s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c == '\n' || c == '\r') {
+      return "a --set argument is one line: it holds a line break";
+    }
+    // The bytes after a lead byte, and the smallest code point that needs that many.
+    const int more = c < 0x80 ? 0 : (c >> 5) == 0x6 ? 1 : (c >> 4) == 0xE ? 2 : (c >> 3) == 0x1E ? 3 : -1;
+    std::uint32_t cp = more == 0 ? c : more == 1 ? c & 0x1FU : more == 2 ? c & 0x0FU : c & 0x07U;
+    bool ok = more >= 0 && i + static_cast<std::size_t>(more) < s.size();
+    for (int k = 1; ok && k <= more; ++k) {
+      const auto b = static_cast<unsigned char>(s[i + static_cast<std::size_t>(k)]);
+      ok = (b & 0xC0U) == 0x80U;
+      cp = (cp << 6U) | (b & 0x3FU);
+    }
+    constexpr std::uint32_t kLeast[] = {0, 0x80, 0x800, 0x10000};
+    if (!ok || cp < kLeast[more] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
+      return "a --set argument is UTF-8 text: byte " + std::to_string(i + 1) + " is not";
+    }
+    i += static_cast<std::size_t>(more) + 1;
+  }
+  return {};
+}
+
+// An argument as a message shows it: line breaks and bytes that are not printable as \n, \xff.
+std::string printable(std::string_view s) {
+  std::string out;
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    out += c == '\n' ? std::string("\\n") : c < 0x20 || c >= 0x80 ? base::strfmt("\\x%02x", c) : std::string(1, ch);
+  }
+  return out;
+}
+
 void apply_override(toml::table& root, const Override& o, Diagnostics& diags, std::vector<Undo>& undo) {
   const std::string where = "--set " + o.key + "=" + o.value;
+  if (const std::string problem = text_problem(o.key + "=" + o.value); !problem.empty()) {
+    diags.add(SourcePos{printable(where)}, "", problem);
+    return;
+  }
   std::vector<std::string> parts;
   std::stringstream ss(o.key);
   for (std::string p; std::getline(ss, p, '.');) {
@@ -65,8 +105,9 @@ void apply_override(toml::table& root, const Override& o, Diagnostics& diags, st
   toml::table* t = &root;
   for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
     toml::node* n = t->get(parts[i]);
-    if (n == nullptr) {
-      t->insert(parts[i], toml::table{});
+    if (n == nullptr) {  // a table parsed from a one-line snippet, so that its source names the --set
+      toml::table created = toml::parse("[t]", where);
+      created.get("t")->visit([&](auto&& x) { t->insert(parts[i], std::move(x)); });
       undo.push_back(Undo{t, parts[i], {}, false});
       n = t->get(parts[i]);
     }
@@ -90,7 +131,7 @@ void apply_override(toml::table& root, const Override& o, Diagnostics& diags, st
     }
     try {
       parsed = toml::parse(quoted + "\"", where);
-    } catch (const toml::parse_error&) {  // not UTF-8: the string as it is, without a position
+    } catch (const toml::parse_error&) {  // a character TOML strings refuse (DEL): the string as it is
       parsed.insert_or_assign("value", o.value);
     }
   }
@@ -158,6 +199,7 @@ Scenario resolve_tree(const catalog::Catalog& catalog, const std::string& path, 
   sc.origin = path;
   Reader r(root, "", diags);
   r.set_elsewhere(elsewhere);
+  r.set_ranges(parse::key_ranges("scenario"));
   sc.name = r.string("name", Need::kRequired).value_or("");
   if (auto s = r.table("system", Need::kRequired)) {
     read_system(*s, catalog, sc.system);
@@ -301,6 +343,9 @@ std::vector<Override> parse_overrides(const std::vector<std::string>& sets) {
   std::vector<Override> out;
   for (const auto& s : sets) {
     const auto eq = s.find('=');
+    if (const std::string problem = text_problem(s); !problem.empty()) {
+      throw InputError({Diagnostic{SourcePos{"--set " + printable(s)}, "", problem}});
+    }
     if (eq == std::string::npos || eq == 0) {
       throw InputError({Diagnostic{SourcePos{"--set " + s}, "",
                                    "expected KEY=VALUE (e.g. training.micro_batch=4), got \"" + s + "\""}});
