@@ -334,17 +334,32 @@ TEST_CASE("scenario prices, power, lifetime and storage outside their declared r
                                 {"cost.lifetime", "\"" + range_of("scenario", "cost.lifetime").lo + "\""}}));
 }
 
-TEST_CASE("a key missing from a GPU file is reported at the GPU file, not at its architecture's", "[refused][spec]") {
-  const std::string file = "specs/gpus/h100-sxm5-80gb.toml";
+namespace {
+// A shipped GPU file without its top-level `segment` line.
+std::string without_segment(const std::string& file) {
   const std::string text = test::read_text(source(file));
   const auto at = text.find("\nsegment = ");
   REQUIRE(at != std::string::npos);
-  const std::string without = text.substr(0, at + 1) + text.substr(text.find('\n', at + 1) + 1);
+  return text.substr(0, at + 1) + text.substr(text.find('\n', at + 1) + 1);
+}
+}  // namespace
+
+TEST_CASE("a key missing from a GPU file is reported at the GPU file, not at its architecture's", "[refused][spec]") {
+  // A PCIe card may be consumer, workstation or data-centre: its file must say which.
+  const std::string file = "specs/gpus/rtx4090.toml";
   Catalog c = test::catalog();
-  c.add_file(SpecKind::kGpu, "h100-sxm5-80gb", SpecFile{file, without});
-  const auto ds = diagnostics_of([&] { (void)c.gpu("h100-sxm5-80gb"); });
+  c.add_file(SpecKind::kGpu, "rtx4090", SpecFile{file, without_segment(file)});
+  const auto ds = diagnostics_of([&] { (void)c.gpu("rtx4090"); });
   REQUIRE(ds.size() == 1);
   CHECK(ds[0].format() == file + ":1:1: segment: missing required key");
+}
+
+TEST_CASE("an SXM module's file may leave out its segment: SXM and OAM parts are sold only in servers",
+          "[spec]") {
+  const std::string file = "specs/gpus/h100-sxm5-80gb.toml";
+  Catalog c = test::catalog();
+  c.add_file(SpecKind::kGpu, "h100-sxm5-80gb", SpecFile{file, without_segment(file)});
+  CHECK(c.gpu("h100-sxm5-80gb").segment == hardware::Segment::kDatacenter);
 }
 
 TEST_CASE("an unknown key in an architecture file's [meta] is refused", "[refused][spec]") {

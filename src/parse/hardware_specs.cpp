@@ -68,7 +68,14 @@ void read_gpu(Reader& r, hardware::GpuSpec& g) {
   if (auto v = r.choice("form_factor", hardware::kFormFactorNames, Need::kRequired)) {
     g.form_factor = *v;
   }
-  if (auto v = r.choice("segment", hardware::kSegmentNames, Need::kRequired)) {
+  // SXM and OAM modules are sold only in servers (NVIDIA's HGX/DGX boards, AMD's OAM platforms):
+  // their segment is the data centre's, and a file may leave it out. A PCIe card may be any of the
+  // three, so its file must say which.
+  const Need segment_need = g.form_factor == hardware::FormFactor::kSxm ? Need::kOptional : Need::kRequired;
+  if (g.form_factor == hardware::FormFactor::kSxm) {
+    g.segment = hardware::Segment::kDatacenter;
+  }
+  if (auto v = r.choice("segment", hardware::kSegmentNames, segment_need)) {
     g.segment = *v;
   }
   if (auto v = r.integer("sm_count", Need::kRequired, 1, limits::kSms)) {
