@@ -14,8 +14,43 @@
 #include <optional>
 
 #include "cli/cli.hpp"
+#include "cli/write_rules.hpp"
 
 namespace gpusim::cli {
+
+std::string reason(int error) { return error == 0 ? std::string() : std::string(": ") + std::strerror(error); }
+
+bool device_fault(int error) {
+  return error == ENOSPC || error == EIO || error == EDQUOT || error == EFBIG || error == EBADF || error == EPIPE;
+}
+
+void fail_write(const std::string& where, const std::string& what, int error) {
+  if (device_fault(error)) {
+    throw IoError(where + ": " + what + reason(error));
+  }
+  throw InputError({Diagnostic{SourcePos{where}, "", what + reason(error)}});
+}
+
+int write_all(int fd, const char* data, std::size_t size) {
+  while (size > 0) {
+    const ssize_t n = ::write(fd, data, size);
+    if (n < 0) {
+      if (errno == EINTR) {
+        continue;
+      }
+      return errno;
+    }
+    data += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return 0;
+}
+
+mode_t new_file_mode() {
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  return static_cast<mode_t>(0666 & ~mask);
+}
 
 namespace {
 
@@ -23,18 +58,8 @@ namespace fs = std::filesystem;
 
 constexpr int kMaxLinks = 40;  // as the kernel's own limit on links followed in one lookup (ELOOP)
 
-std::string reason(int error) { return error == 0 ? std::string() : std::string(": ") + std::strerror(error); }
-
 [[noreturn]] void refuse(const std::string& path, const std::string& what) {
   throw InputError({Diagnostic{SourcePos{path}, "", what}});
-}
-
-// A failed write is the device's fault (exit 1) or the path's (exit 2, bad input).
-[[noreturn]] void fail_write(const std::string& where, const std::string& what, int error) {
-  if (error == ENOSPC || error == EIO || error == EDQUOT || error == EFBIG) {
-    throw IoError(where + ": " + what + reason(error));
-  }
-  refuse(where, what + reason(error));
 }
 
 // Where one destination's bytes end up.
@@ -140,27 +165,6 @@ std::optional<Target> stdout_file() {
   return t;
 }
 
-void write_all(int fd, const std::string& text, int& error) {
-  std::size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) {
-        continue;
-      }
-      error = errno;
-      return;
-    }
-    done += static_cast<std::size_t>(n);
-  }
-}
-
-mode_t new_file_mode() {
-  const mode_t mask = ::umask(0);
-  ::umask(mask);
-  return static_cast<mode_t>(0666 & ~mask);
-}
-
 // Writes `text` to a new temporary file in `target`'s folder; returns its name.
 std::string write_temporary(const Target& target, const std::string& text) {
   std::string name = (target.file.parent_path() / ".gpusim-XXXXXX").string();
@@ -173,7 +177,7 @@ std::string write_temporary(const Target& target, const std::string& text) {
     error = errno;
   }
   if (error == 0) {
-    write_all(fd, text, error);
+    error = write_all(fd, text.data(), text.size());
   }
   if (::close(fd) != 0 && error == 0) {
     error = errno;
@@ -191,7 +195,7 @@ void write_in_place(const Target& target, const std::string& text) {
     fail_write(target.path, "cannot open the output for writing", errno);
   }
   int error = 0;
-  write_all(fd, text, error);
+  error = write_all(fd, text.data(), text.size());
   if (::close(fd) != 0 && error == 0) {
     error = errno;
   }
@@ -335,7 +339,7 @@ void write_stdout(const std::string& text) {
   std::cout.flush();
   std::fflush(stdout);
   int error = 0;
-  write_all(STDOUT_FILENO, text, error);
+  error = write_all(STDOUT_FILENO, text.data(), text.size());
   if (error != 0) {
     throw IoError("<stdout>: cannot write to standard output" + reason(error));
   }

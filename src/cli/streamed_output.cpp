@@ -13,6 +13,7 @@
 #include <iostream>
 
 #include "cli/cli.hpp"
+#include "cli/write_rules.hpp"
 
 namespace gpusim::cli {
 namespace {
@@ -22,36 +23,6 @@ namespace fs = std::filesystem;
 constexpr std::size_t kFlushBytes = std::size_t{1} << 20;
 
 bool is_stdout(const std::string& path) { return path.empty() || path == "-"; }
-
-// The device's fault (exit 1) or the path's (exit 2, bad input).
-bool device_fault(int error) {
-  return error == ENOSPC || error == EIO || error == EDQUOT || error == EFBIG || error == EBADF || error == EPIPE;
-}
-
-std::string reason(int error) { return error == 0 ? std::string() : std::string(": ") + std::strerror(error); }
-
-// Writes all of `data` to `fd`; the errno of a failed write, or 0.
-int write_all(int fd, const char* data, std::size_t size) {
-  while (size > 0) {
-    const ssize_t n = ::write(fd, data, size);
-    if (n < 0) {
-      if (errno == EINTR) {
-        continue;
-      }
-      return errno;
-    }
-    data += n;
-    size -= static_cast<std::size_t>(n);
-  }
-  return 0;
-}
-
-// A new file's permissions: 0666 less the process's umask, as std::ofstream would create it.
-mode_t new_file_mode() {
-  const mode_t mask = ::umask(0);
-  ::umask(mask);
-  return static_cast<mode_t>(0666 & ~mask);
-}
 
 }  // namespace
 
@@ -87,10 +58,7 @@ StreamedOutput::StreamedOutput(const std::string& path) : path_(path) {
   fd_ = ::mkstemp(name.data());
   if (fd_ < 0) {
     const int error = errno;
-    if (device_fault(error)) {
-      throw IoError(path + ": cannot write the output file" + reason(error));
-    }
-    throw InputError({Diagnostic{SourcePos{path}, "", "cannot write the output file" + reason(error)}});
+    fail_write(path, "cannot write the output file", error);
   }
   temporary_ = name;
   (void)::fchmod(fd_, new_file_mode());
@@ -198,19 +166,6 @@ void commit_all(const std::vector<StreamedOutput*>& outputs) {
       o->copy_out();
     }
   }
-}
-
-bool same_output(const std::string& a, const std::string& b) {
-  if (is_stdout(a) || is_stdout(b)) {
-    return is_stdout(a) && is_stdout(b);
-  }
-  std::error_code ec;
-  if (fs::exists(a, ec) && fs::exists(b, ec)) {
-    return fs::equivalent(a, b, ec);
-  }
-  const fs::path wa = fs::weakly_canonical(fs::absolute(a, ec), ec);
-  const fs::path wb = fs::weakly_canonical(fs::absolute(b, ec), ec);
-  return wa == wb;
 }
 
 }  // namespace gpusim::cli

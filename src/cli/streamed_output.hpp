@@ -49,8 +49,4 @@ class StreamedOutput {
 // standard output last. Throws as StreamedOutput does; outputs not yet in place are then dropped.
 void commit_all(const std::vector<StreamedOutput*>& outputs);
 
-// Whether two output paths name the same file (through symbolic links, or "" and "-" both
-// standard output); paths with nothing there yet are compared as absolute paths.
-bool same_output(const std::string& a, const std::string& b);
-
 }  // namespace gpusim::cli

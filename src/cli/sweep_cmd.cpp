@@ -87,12 +87,6 @@ int run_sweep(const std::vector<std::string>& args) {
     axes.push_back(search::parse_axis(v));
   }
   search::check_grid(axes, opt);  // a grid over the limit is refused before any work
-  if (same_output(c.out, scenario)) {
-    throw UsageError("-o \"" + c.out + "\" names the scenario file itself: the sweep would replace its own input");
-  }
-  if (!svg.empty() && same_output(svg, c.out)) {
-    throw UsageError("--svg \"" + svg + "\" and -o name the same file: give each its own");
-  }
   const Catalog catalog = load_catalog_with_env(c.specs);
   const std::vector<Override> fixed = scenario::parse_overrides(sets);
   const ParsedScenario file = scenario::parse_scenario_file(scenario);
