@@ -96,6 +96,29 @@ TEST_CASE("a continuous engine's KV pool is its memory fraction less weights and
   CHECK(e.inference->kv_capacity_tokens == Approx(mb.kv_cache.value() / per_token));
 }
 
+TEST_CASE("a KV pool short of one request is reported as what fits, and the report says the engine cannot start",
+          "[serving][memory]") {
+  // Answers of 1.5 M tokens need 57 GiB of fp8 KV per GPU on 4 H100s; the 0.9 share leaves 54 GiB.
+  const std::string base = seventy_b("vllm", "tensor = 4", "[serving]\nrequests = 4\n");
+  const std::vector<Override> longer = {{"model.max_seq", "2000000"}, {"inference.output_tokens", "1500000"}};
+  const Scenario sc = test::scenario(base, longer);
+  const step::Evaluation e = step::evaluate(sc);
+  const physics::MemoryBreakdown& mb = e.memory;
+  REQUIRE_FALSE(mb.fits());
+  const double per_token =
+      2.0 * static_cast<double>(sc.job.model.layers) * (static_cast<double>(sc.job.model.kv_dim()) / 4) * 1.0;
+  // What fits within the share: the widened pool less what the total exceeds the share by.
+  const double room = mb.kv_cache.value() - (mb.total() - mb.budget).value();
+  REQUIRE(room > 0);
+  CHECK(e.inference->kv_capacity_tokens == Approx(room / per_token));
+  CHECK(e.inference->kv_request_tokens == Approx(1024.0 + 1500000.0));
+  CHECK(e.inference->kv_capacity_tokens < e.inference->kv_request_tokens);
+  const std::string text = report::estimate_text(answer::estimate(sc, answer::Options{false}));
+  CHECK_THAT(text, Catch::Contains("DOES NOT FIT"));
+  CHECK_THAT(text, Catch::Contains("the engine would refuse to start"));
+  CHECK_THAT(text, !Catch::Contains("% in use on average"));
+}
+
 TEST_CASE("KV heads are replicated when tensor exceeds them", "[serving][memory]") {
   // llama3-8b has 8 KV heads; at tensor = 16 every rank still holds one whole head
   const Scenario sc = test::scenario(R"(name = "wide"

@@ -90,7 +90,8 @@ struct InferenceResult {
   double mbu = 0;                        // DRAM bytes per second of decode iterations / peak bandwidth
   double batch = 0;                      // mean sequences in flight per replica (static: the batch)
   double kv_utilization = 0;             // mean share of the KV pool in use (continuous engines)
-  double kv_capacity_tokens = 0;         // tokens the KV pool of one replica holds
+  double kv_capacity_tokens = 0;         // tokens the KV pool of one replica holds within the engine's share
+  double kv_request_tokens = 0;          // tokens one request's longest context needs (continuous engines)
   double preemptions = 0;                // requests evicted and recomputed
   double requests = 0;                   // simulated, all replicas
   int replicas = 1;                      // data-parallel replicas x pipeline virtual engines

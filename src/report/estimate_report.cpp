@@ -154,7 +154,13 @@ std::string estimate_text(const answer::Estimate& e) {
     }
     line(out, "", where);
   }
-  if (ev.inference && ev.inference->kv_capacity_tokens > 0) {
+  if (ev.inference && ev.inference->kv_request_tokens > ev.inference->kv_capacity_tokens) {
+    const step::InferenceResult& r = *ev.inference;
+    line(out, "",
+         strfmt("KV cache holds %s tokens per replica, short of the %s one request needs: the engine would "
+                "refuse to start; the latency and throughput above serve one request at a time as if it fit",
+                human(r.kv_capacity_tokens).c_str(), human(r.kv_request_tokens).c_str()));
+  } else if (ev.inference && ev.inference->kv_capacity_tokens > 0) {
     const step::InferenceResult& r = *ev.inference;
     line(out, "",
          strfmt("KV cache holds %s tokens per replica; %.0f %% in use on average; %.0f preemptions",

@@ -246,7 +246,13 @@ Evaluation Evaluator::evaluate_inference(const Layout& layout, const System& sys
   if (run.decode.time > 0) {
     r.mbu = run.decode.dram / run.decode.time / g.memory_bandwidth.value();
   }
-  r.kv_capacity_tokens = continuous ? pool_tokens : 0.0;  // a static engine holds its batch, no pool
+  // The pool the engine's share holds: a pool widened to one request (above) reports what fits,
+  // so the report states one truth about the KV cache; a static engine holds its batch, no pool.
+  const Bytes limit = e.memory.budget.value() > 0 ? e.memory.budget : e.memory.capacity;
+  const double over_budget = std::max(0.0, e.memory.total().value() - limit.value());
+  r.kv_capacity_tokens =
+      continuous ? std::max(0.0, e.memory.kv_cache.value() - over_budget) / per_token / layout.pipeline : 0.0;
+  r.kv_request_tokens = continuous ? context : 0.0;
   if (inf.load.arrival == workload::Arrival::kPoisson && options.capacity) {
     ServingSetup offline = s;
     offline.arrival = workload::Arrival::kOffline;
