@@ -96,6 +96,12 @@ TEST_CASE("owning never pays back when electricity costs more than renting", "[c
   CHECK_FALSE(breakeven_days(Usd(2200), 0.0, units::usd_per_hour(2.14), 1.0, Watts(450), units::usd_per_kwh(0.12)));
 }
 
+TEST_CASE("a utilization too small for any representable pay-back time never breaks even", "[cost]") {
+  // 2200 / (1e-308 x saving per second) overflows a double: never, as no saving at all.
+  CHECK_FALSE(breakeven_days(Usd(2200), 1e-308, units::usd_per_hour(2.14), 1.0, Watts(450), units::usd_per_kwh(0.12)));
+  CHECK(breakeven_days(Usd(2200), 1e-6, units::usd_per_hour(2.14), 1.0, Watts(450), units::usd_per_kwh(0.12)));
+}
+
 TEST_CASE("job cost is cloud hours times rate, and owned is electricity plus a hardware share", "[cost]") {
   CostInputs in;
   in.job_time = units::hours(10);

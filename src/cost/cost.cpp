@@ -1,4 +1,6 @@
 // Cloud versus owned cost, energy and break-even (equations in include/gpusim/cost.hpp).
+#include <cmath>
+
 #include "gpusim/cost.hpp"
 
 namespace gpusim::cost {
@@ -33,7 +35,13 @@ std::optional<Seconds> breakeven_time(Usd purchase, double utilization, UsdPerSe
   if (saving_per_s <= 0 || utilization <= 0) {
     return std::nullopt;
   }
-  return Seconds(purchase.value() / (saving_per_s * utilization));
+  // A saving too small to pay the purchase back in any representable time (a utilization of
+  // 1e-308) never breaks even, as no saving does.
+  const double t = purchase.value() / (saving_per_s * utilization);
+  if (!std::isfinite(t)) {
+    return std::nullopt;
+  }
+  return Seconds(t);
 }
 
 namespace {
