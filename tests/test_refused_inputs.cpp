@@ -249,13 +249,15 @@ efficiency = 0.9
   CHECK(ds[0].format() == "slow.toml:4:11: latency: " + outside(range_of("links", "latency"), "\"1 s\""));
 }
 
-TEST_CASE("each declared spec range is two quantities of one unit, the lower below the upper", "[refused][spec]") {
+TEST_CASE("each declared range is two quantities of one unit or two plain numbers, the lower below the upper",
+          "[refused][spec]") {
   const auto all = catalog::key_ranges();
   CHECK(all.size() >= 20);
   for (const auto& r : all) {
     INFO(r.folder << " " << r.key);
     CHECK_FALSE(r.why.empty());
-    if (r.key == "sm_count") {
+    if (r.lo.find(' ') == std::string::npos) {  // a count or a share: plain numbers
+      CHECK(std::stod(r.lo) > 0);
       CHECK(std::stod(r.lo) < std::stod(r.hi));
       continue;
     }
@@ -307,6 +309,19 @@ TEST_CASE("docs/scenarios.md lists every declared scenario range", "[refused][sc
   CHECK(scenario_rows >= 5);
 }
 
+TEST_CASE("a utilization below its declared floor is refused: the owned cost per job would have no bound",
+          "[refused][scenario]") {
+  const auto ds = diagnostics_of([&] {
+    (void)test::scenario(test::kSmallTraining, {Override{"cost.utilization", "1e-308"}});
+  });
+  REQUIRE(ds.size() == 1);
+  CHECK(ds[0].pos.file == "--set cost.utilization=1e-308");
+  CHECK(ds[0].key == "cost.utilization");
+  CHECK(ds[0].message == outside(range_of("scenario", "cost.utilization"), "1e-308"));
+  CHECK_NOTHROW(test::scenario(test::kSmallTraining,
+                               {Override{"cost.utilization", range_of("scenario", "cost.utilization").lo}}));
+}
+
 TEST_CASE("scenario prices, power, lifetime and storage outside their declared ranges are refused",
           "[refused][scenario]") {
   for (const auto& [table, key, value] :
@@ -354,8 +369,7 @@ TEST_CASE("a key missing from a GPU file is reported at the GPU file, not at its
   CHECK(ds[0].format() == file + ":1:1: segment: missing required key");
 }
 
-TEST_CASE("an SXM module's file may leave out its segment: SXM and OAM parts are sold only in servers",
-          "[spec]") {
+TEST_CASE("an SXM module's file may leave out its segment: SXM and OAM parts are sold only in servers", "[spec]") {
   const std::string file = "specs/gpus/h100-sxm5-80gb.toml";
   Catalog c = test::catalog();
   c.add_file(SpecKind::kGpu, "h100-sxm5-80gb", SpecFile{file, without_segment(file)});

@@ -53,6 +53,8 @@ const std::vector<KeyRange>& key_ranges() {
       {"scenario", "cost.host_power", Dim::kPower, "1 W", "100 kW", "per node; the defaults are 100 W to 2.5 kW"},
       {"scenario", "cost.lifetime", Dim::kTime, "30 days", "50 years", "hardware is written off over 3 to 6 years"},
       {"scenario", "cost.carbon_intensity", Dim::kMassPerEnergy, "1 g/kWh", "2 kg/kWh", "grids emit 0.01 to 1 kg/kWh"},
+      {"scenario", "cost.utilization", std::nullopt, "0.0001", "1",
+       "the share of the lifetime the hardware works; below 1e-4 (under an hour a year) its cost per job has no bound"},
   };
   return kRows;
 }
