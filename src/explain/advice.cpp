@@ -14,6 +14,14 @@ Advice of(AdviceKind kind) {
   return a;
 }
 
+Advice advised(AdviceKind kind, const Variant& v, const Effect& before, const Effect& after) {
+  Advice a = of(kind);
+  a.change = v.change;
+  a.before = before;
+  a.after = after;
+  return a;
+}
+
 Effect effect_of(const step::Evaluation& e) {
   return Effect{e.step.time, e.step.time / e.tokens_per_step, e.tokens_per_s, e.mfu, e.memory};
 }
@@ -115,11 +123,7 @@ void capacity_advice(const Scenario& sc, const Evaluation& e, std::vector<Advice
   for (const auto& var : variants) {
     const Effect after = run(var.sc);
     if (after.memory.fits()) {
-      Advice a = of(AdviceKind::kFitsWith);
-      a.change = var.change;
-      a.before = before;
-      a.after = after;
-      out.push_back(a);
+      out.push_back(advised(AdviceKind::kFitsWith, var, before, after));
       any = true;
       if (out.size() >= 3) {
         return;

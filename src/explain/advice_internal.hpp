@@ -16,6 +16,8 @@ struct Variant {
 };
 
 Advice of(AdviceKind kind);
+// Advice of `kind` that a variant's change gives: the effect before and after it.
+Advice advised(AdviceKind kind, const Variant& v, const Effect& before, const Effect& after);
 Effect effect_of(const step::Evaluation& e);
 Effect run(const scenario::Scenario& v);
 // The share of time per token a variant saves (negative: it costs).

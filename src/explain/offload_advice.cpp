@@ -43,11 +43,7 @@ void offload_advice(const scenario::Scenario& sc, const step::Evaluation& e, std
   for (const Variant& v : variants) {
     const Effect after = run(v.sc);
     if (after.memory.fits() && gain(before, after) >= 0.01) {
-      Advice a = of(AdviceKind::kOffloadLess);
-      a.change = v.change;
-      a.before = before;
-      a.after = after;
-      out.push_back(a);
+      out.push_back(advised(AdviceKind::kOffloadLess, v, before, after));
     }
   }
   if (out.empty()) {
@@ -91,11 +87,7 @@ void host_memory_advice(const scenario::Scenario& sc, const step::Evaluation& e,
     for (const Variant& v : variants) {
       const Effect after = run(v.sc);
       if (after.memory.fits()) {
-        Advice a = of(AdviceKind::kHostFitsWith);
-        a.change = v.change;
-        a.before = before;
-        a.after = after;
-        out.push_back(a);
+        out.push_back(advised(AdviceKind::kHostFitsWith, v, before, after));
       }
     }
   }
