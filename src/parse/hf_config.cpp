@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <map>
 
+#include "parse/internal.hpp"
 #include "parse/parse.hpp"
 
 namespace gpusim::parse {
@@ -20,88 +21,6 @@ using base::strfmt;
 using workload::FfnKind;
 using workload::NormKind;
 using workload::PositionKind;
-
-// HF configs nest a few levels (rope_scaling, task_specific_params); deeper is not a config.
-constexpr int kMaxNesting = 64;
-
-// 1-based line and column of byte `offset` of `text`.
-SourcePos position(std::string_view text, std::size_t offset, const std::string& path) {
-  offset = std::min(offset, text.size());
-  int line = 1;
-  std::size_t line_start = 0;
-  for (std::size_t i = 0; i < offset; ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      line_start = i + 1;
-    }
-  }
-  return SourcePos{path, line, static_cast<int>(offset - line_start) + 1};
-}
-
-// Byte offsets of the top-level object's keys (nlohmann keeps no positions), so that every message
-// points at its key; the last of duplicate keys wins, as in nlohmann. Also finds nesting past
-// kMaxNesting before the parser sees it.
-struct Scan {
-  std::map<std::string, std::size_t, std::less<>> keys;
-  std::optional<std::size_t> too_deep;
-  // The first number a double cannot hold (offset, text): nlohmann stops there without a position.
-  std::optional<std::pair<std::size_t, std::string>> overflow;
-};
-
-Scan scan(std::string_view text) {
-  Scan out;
-  std::string open;
-  bool key_next = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (c == '"') {
-      std::size_t j = i + 1;
-      bool escaped = false;
-      while (j < text.size() && text[j] != '"') {
-        escaped = escaped || text[j] == '\\';
-        j += text[j] == '\\' ? 2 : 1;
-      }
-      if (key_next && open == "{" && !escaped && j < text.size()) {
-        out.keys.insert_or_assign(std::string(text.substr(i + 1, j - i - 1)), i);
-      }
-      key_next = false;
-      i = j;
-      continue;
-    }
-    switch (c) {
-      case '{':
-      case '[':
-        open.push_back(c);
-        if (open.size() > static_cast<std::size_t>(kMaxNesting)) {
-          out.too_deep = i;
-          return out;
-        }
-        key_next = c == '{';
-        break;
-      case '}':
-      case ']':
-        if (!open.empty()) {
-          open.pop_back();
-        }
-        key_next = false;
-        break;
-      case ',':
-        key_next = !open.empty() && open.back() == '{';
-        break;
-      default:
-        if (c == '-' || (c >= '0' && c <= '9')) {
-          const std::size_t end = std::min(text.find_first_not_of("0123456789+-.eE", i), text.size());
-          std::string number(text.substr(i, end - i));
-          if (!out.overflow && !std::isfinite(std::strtod(number.c_str(), nullptr))) {
-            out.overflow = std::pair{i, std::move(number)};
-          }
-          i = end - 1;
-        }
-        break;
-    }
-  }
-  return out;
-}
 
 // A value for a message: scalars as written, containers by kind (never dumped: they may be large).
 std::string show(const json& v) {
@@ -433,7 +352,7 @@ HfConfig read_hf_config(std::string_view text, const std::string& path) {
   if (positions.too_deep) {
     throw InputError(
         {Diagnostic{position(text, *positions.too_deep, path), "",
-                    strfmt("JSON nested more than %d deep: not a Hugging Face config.json", kMaxNesting)}});
+                    strfmt("JSON nested more than %d deep: not a Hugging Face config.json", kMaxJsonNesting)}});
   }
   json root;
   try {

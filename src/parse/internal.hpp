@@ -1,7 +1,9 @@
-// Private to src/parse/: what the spec readers (hardware_specs.cpp, runtime_specs.cpp) and the
-// TOML reader (reader.cpp, toml_limits.cpp) share.
+// Private to src/parse/: what the spec readers (hardware_specs.cpp, runtime_specs.cpp), the TOML
+// reader (reader.cpp, toml_limits.cpp) and the config.json reader (hf_config.cpp, json_scan.cpp) share.
 #pragma once
 
+#include <cstddef>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -22,5 +24,20 @@ void set_q(Reader& r, std::string_view key, units::Dim dim, Q& out, Need need = 
     out = Q(*v);
   }
 }
+
+// HF configs nest a few levels (rope_scaling, task_specific_params); deeper is not a config.
+constexpr int kMaxJsonNesting = 64;
+
+// 1-based line and column of byte `offset` of `text`.
+SourcePos position(std::string_view text, std::size_t offset, const std::string& path);
+
+// Byte offsets of a JSON text's top-level keys (the last of duplicates wins, as in nlohmann), the
+// first nesting past kMaxJsonNesting and the first number a double cannot hold (json_scan.cpp).
+struct Scan {
+  std::map<std::string, std::size_t, std::less<>> keys;
+  std::optional<std::size_t> too_deep;
+  std::optional<std::pair<std::size_t, std::string>> overflow;  // offset, the number as written
+};
+Scan scan(std::string_view text);
 
 }  // namespace gpusim::parse
