@@ -100,3 +100,41 @@ TEST_CASE("a GEMV streams at most SMs x bytes in flight / DRAM latency (Little's
   CHECK(kernel_time(big, g).memory.value() == Approx(kernel_time(big, wide).memory.value()));
   CHECK(kernel_time(gemv, wide).memory.value() < kernel_time(gemv, g).memory.value());
 }
+
+TEST_CASE("a GEMM takes the fastest of its split-K choices at its clock, so a higher clock or more bandwidth never "
+          "slows it",
+          "[kernel][monotone]") {
+  // A skinny GEMM (M = 64 rows of a 4096 x 4096 weight) fills few tiles, so split-K is in play;
+  // the time is the least over the splits of times that each fall with the clock and the bandwidth.
+  const hardware::GpuSpec g = test::catalog().gpu("h100-sxm5-80gb");
+  const lowering::Op op = lowering::benchmark_gemm(DType::kBf16, 64, 4096, 4096);
+  double last = 1e30;
+  for (double clock = 0.3; clock <= 1.3; clock += 0.01) {
+    const double t = physics::kernel_time(op, g, clock).time.value();
+    CHECK(t <= last * (1 + 1e-12));
+    last = t;
+  }
+  hardware::GpuSpec wider = g;
+  for (double f = 1.0; f <= 3.0; f += 0.1) {
+    wider.memory_bandwidth = g.memory_bandwidth * f;
+    CHECK(physics::kernel_time(op, wider, 1.0).time <= physics::kernel_time(op, g, 1.0).time);
+  }
+}
+
+TEST_CASE("a GEMM keeps its tensor cores busy for its useful FLOPs at the achievable rate, bound by either roof",
+          "[kernel][power]") {
+  // Decode at batch 16 through an 8192 x 8192 bf16 weight on an H100: 128 MiB streamed for 2 GFLOP.
+  const hardware::GpuSpec g = test::catalog().gpu("h100-sxm5-80gb");
+  const double eta = physics::gemm_efficiency(g, DType::kBf16);
+  const lowering::Op decode = lowering::benchmark_gemm(DType::kBf16, 16, 8192, 8192);
+  const physics::KernelTime kt = physics::kernel_time(decode, g, 1.0);
+  REQUIRE(!kt.compute_bound());
+  CHECK(kt.busy_arithmetic().value() == Approx(decode.flops.value() / (g.peak_for(DType::kBf16).value() * eta)));
+  CHECK(kt.busy_arithmetic() < kt.time);
+  // A large compute-bound one: all of it but the fixed latency and the last wave's idle SMs.
+  const lowering::Op square = lowering::benchmark_gemm(DType::kBf16, 8192, 8192, 8192);
+  const physics::KernelTime big = physics::kernel_time(square, g, 1.0);
+  REQUIRE(big.compute_bound());
+  CHECK(big.busy_arithmetic().value() == Approx(square.flops.value() / (g.peak_for(DType::kBf16).value() * eta)));
+  CHECK(big.busy_arithmetic().value() > 0.9 * big.time.value());
+}

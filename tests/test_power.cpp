@@ -30,7 +30,7 @@ precision = "fp16"
 
 TEST_CASE("dynamic power goes as f V^2: x^3 above the voltage knee, x knee^2 below it", "[power][dvfs]") {
   const hardware::GpuSpec g = test::catalog().gpu("h100-sxm5-80gb");
-  const double knee = g.voltage_knee * physics::max_clock_ratio(g);  // in units of the rated boost clock
+  const double knee = g.voltage_knee / g.boost_clock;  // in units of the rated boost clock
   REQUIRE(knee < 1.0);
   CHECK(physics::voltage_factor(g, 1.0) == Approx(1.0));
   CHECK(physics::voltage_factor(g, 0.9) == Approx(0.9 * 0.9 * 0.9));
@@ -112,7 +112,7 @@ TEST_CASE("below the voltage knee a cap buys clock linearly: x = (cap - floor - 
   PowerMix gemm;
   gemm.tensor = 1.0;
   gemm.dram = units::gigabytes_per_second(200);
-  const double knee = g.voltage_knee * physics::max_clock_ratio(g);
+  const double knee = g.voltage_knee / g.boost_clock;
   const double v1 = std::max(1.0, knee);
   const double dram_w = g.dram_energy_per_bit * 8 * 200e9;
   const double expected = (cap.value() - g.busy_floor.value() - dram_w) /
@@ -125,4 +125,43 @@ TEST_CASE("below the voltage knee a cap buys clock linearly: x = (cap - floor - 
   const double lowest = physics::sustained_clock(g, starved, gemm);
   CHECK(lowest < 0.1);
   CHECK(physics::board_power(g, gemm, lowest) >= starved);
+}
+
+TEST_CASE("a higher clock limit extends the V/F table without moving its knee, so no mix sustains a lower clock",
+          "[power][dvfs][monotone]") {
+  // The knee is a point of the board's V/F table (0.65 of the RTX 3090's 1950 MHz highest clock,
+  // specs/arch/ampere.toml): raising the limit to 2400 MHz leaves the voltage at every clock as it was.
+  const hardware::GpuSpec g = test::catalog().gpu("rtx3090");
+  hardware::GpuSpec higher = g;
+  higher.max_clock = Hertz(2400e6);
+  CHECK(higher.voltage_knee.value() == Approx(0.65 * g.max_clock.value()));
+  for (const double x : {0.2, 0.6, 1.0, 1.2}) {
+    CHECK(physics::voltage_factor(higher, x) == physics::voltage_factor(g, x));
+  }
+  PowerMix gemm;
+  gemm.tensor = 1.0;
+  gemm.dram = units::gigabytes_per_second(300);
+  for (const double watts : {150.0, 250.0, 350.0, 500.0}) {
+    INFO(watts << " W");
+    // within the bisection's resolution (physics/power.cpp: 1e-6 of the rated clock)
+    CHECK(physics::sustained_clock(higher, Watts(watts), gemm) >=
+          physics::sustained_clock(g, Watts(watts), gemm) - 1e-6);
+  }
+}
+
+TEST_CASE("a power-limited step averages exactly its limit: the board alternates between two clock steps",
+          "[power][dvfs][monotone]") {
+  // GPT-2 124M on an RTX 3090 capped at 250 W: the limit binds (below), and the step's time and
+  // energy are the work-weighted mean of the two clock steps either side of it, so the busy power
+  // is the limit itself, not the power of the lower step.
+  const Scenario sc = rtx3090(250);
+  const step::Evaluation e = step::evaluate(sc);
+  REQUIRE(e.clock < physics::max_clock_ratio(sc.system.gpu));
+  REQUIRE(e.step.bubble.value() == 0);
+  REQUIRE(e.step.input_stall.value() == 0);
+  CHECK(e.gpu_avg_power.value() == Approx(250).epsilon(1e-9));
+  // A cap a few watts higher buys a little time, not a whole clock step or none.
+  const step::Evaluation looser = step::evaluate(rtx3090(252));
+  CHECK(looser.step.time < e.step.time);
+  CHECK(looser.step.time.value() > e.step.time.value() * (1 - 0.01));
 }

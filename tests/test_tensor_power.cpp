@@ -58,7 +58,7 @@ TEST_CASE(
   const double budget = (g.tdp - g.busy_floor).value();
   const double expected = std::cbrt((g.tdp.value() - g.busy_floor.value() - dram_w) / (budget * g.activity.gemm));
   REQUIRE(expected < 1.0);
-  REQUIRE(expected > g.voltage_knee * physics::max_clock_ratio(g));  // above the knee: v(x) = x^3
+  REQUIRE(expected > g.voltage_knee / g.boost_clock);  // above the knee: v(x) = x^3
   CHECK(physics::sustained_clock(g, g.tdp, gemm) == Approx(expected).epsilon(1e-4));
   // with the activity of half the tensor work per clock (the GeForce rate), the same board would not
   // reach its limit and would run the GEMM at its highest clock

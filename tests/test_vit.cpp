@@ -111,3 +111,25 @@ causal = true
   CHECK(has_key(ds, "max_seq"));  // (224 / 15)^2 + 1 = 197 tokens, not 257
   CHECK(has_key(ds, "causal"));
 }
+
+TEST_CASE("a vit's inference pass counts the FLOPs of its compute-bound kernels, so the diagnosis knows their rate",
+          "[vit][explain]") {
+  // 4 x H200 at batch 32: the GEMMs are compute-bound, and the compute bottleneck states the share
+  // of the peak they reach (FLOPs of the compute-bound kernels over their time over the peak).
+  const answer::Estimate e = answer::estimate(test::scenario(R"(name = "vit inference"
+[system]
+gpu = "h200-sxm"
+gpus = 4
+[model]
+preset = "vit-b16"
+[inference]
+batch = 32
+weight_precision = "bf16"
+)"));
+  const step::StepBreakdown& s = e.eval.step;
+  REQUIRE(s.gemm.value() > 0);
+  CHECK(s.gemm_flops.value() > 0);
+  CHECK(e.diagnosis.peak_fraction == Approx((s.gemm_flops / s.gemm) / e.eval.peak));
+  CHECK(e.diagnosis.peak_fraction > 0.1);
+  CHECK(e.diagnosis.peak_fraction < 1.0);
+}

@@ -134,7 +134,9 @@ struct GpuSpec {
   PowerActivity activity;
   Watts busy_floor;         // board power while a job runs (memory clocked up) with the SMs idle at their lowest clock
   Hertz max_clock;          // highest SM clock the board reaches below its power limit (GeForce: above boost)
-  double voltage_knee = 0;  // fraction of max_clock below which the voltage stays at its floor
+  // SM clock below which the voltage stays at its floor: a point of the board's V/F table, which a
+  // higher clock limit extends without moving (specs give it as a fraction of the SKU's max_clock).
+  Hertz voltage_knee;
   double dram_energy_per_bit = 0;  // joules per bit moved by the DRAM devices
   Bytes memory_reserved;           // CUDA context and library workspaces
   double fragmentation = 0;        // allocator overhead as a fraction of live tensors

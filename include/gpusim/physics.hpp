@@ -26,7 +26,13 @@ struct KernelTime {
   Seconds memory;   // time if only DRAM (or L2) traffic mattered
   Seconds time;     // max of the two
   Bytes dram;       // traffic that reaches DRAM (0 for an L2-resident kernel)
+  Seconds arithmetic;  // the useful FLOPs at the achievable rate: `compute` without the padding of
+                       // partial tiles and waves and without a GEMM's fixed latency
   [[nodiscard]] bool compute_bound() const { return compute >= memory; }
+  // Time the arithmetic units are busy, whether the kernel is compute- or bandwidth-bound (so its
+  // power is continuous where it turns from one to the other); the rest of it waits on memory or
+  // on the idle SMs of a partial wave.
+  [[nodiscard]] Seconds busy_arithmetic() const { return arithmetic < time ? arithmetic : time; }
 };
 
 // `clock` is the SM clock over the rated boost clock: the compute rate scales with it.
@@ -251,6 +257,8 @@ struct PowerMix {
 };
 // Highest SM clock over the rated boost clock (the clock of the spec's peaks).
 double max_clock_ratio(const hardware::GpuSpec& gpu);
+// The lowest clock over the rated boost clock the power model considers.
+double min_clock_ratio();
 // Dynamic power at clock x relative to the rated boost clock: x · max(x, κ)² / max(1, κ)².
 double voltage_factor(const hardware::GpuSpec& gpu, double clock);
 // Σ share_i · a_i with the idle share at the idle activity.

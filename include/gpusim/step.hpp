@@ -10,11 +10,13 @@
 //   pipeline = m · stage + bubble, bubble = (p − 1) / v · stage (1F1B, v virtual stages) [narayanan-2021]
 //   overhead = Σ kernel launches × kernel_overhead + remainder × kernels (the runtime's time
 //              outside modelled kernels, calibrated per runtime)
-//              + launch stall: max(0, kernels × host launch cost − GPU time) (eager or CUDA graph)
+//              + launch stall: a kernel starts when the GPU is free and the host has launched it
+//              (eager or CUDA graph), over three phases: all before the last backward, the last
+//              backward, the optimizer (training.cpp: combine_training_step)
 //   comm     = data-parallel gradient (and ZeRO-3 parameter) collectives, of which
-//              the runtime's overlap share × (backward time of the last micro-batch, or all
+//              the runtime's overlap share × (the span of the last micro-batch's backward, or all
 //              compute for ZeRO-3), at most the fabric's overlap cap (host-staged links hide less)
-//              is hidden; the rest is exposed
+//              is hidden; the rest delays the optimizer, unless the host is still launching it
 //   input    = host pipeline time per step beyond the GPU step (the slowest "stave")
 //   step     = kernels + overhead + exposed comm + bubble + input stall
 // Inference: time to first token = the prefill pass; time per output token = one decode pass at
@@ -23,7 +25,8 @@
 // counts recomputation. Power and clock: the step runs at the highest clock whose board power
 // over its busy period (physics::board_power over the shares of tensor-core, CUDA-core and
 // bandwidth-bound work and the DRAM traffic of the step without its pipeline bubble) stays within
-// the power limit (physics::sustained_clock); compute-bound kernels run at that clock,
+// the power limit (settle_clock in step/internal.hpp); a limit between two clock steps is met by
+// alternating between them (dither_share); compute-bound kernels run at that clock,
 // bandwidth-bound ones at the memory's rate. The average power adds the bubble at idle power.
 #pragma once
 
@@ -115,6 +118,7 @@ struct IterationCost {
   Seconds time;           // through every pipeline stage
   Seconds compute_bound;  // kernels of one stage
   Seconds memory_bound;
+  Seconds arithmetic;  // of the kernels' time, their arithmetic (physics::KernelTime::busy_arithmetic)
   Bytes dram;
 };
 // One iteration of one serving replica (`pipeline` stages, each a `tensor`-parallel group),
@@ -147,6 +151,7 @@ class IterationModel {
     double time = 0;
     double compute_bound = 0;
     double memory_bound = 0;
+    double arithmetic = 0;
     double dram = 0;
   };
   // Where x falls on the grid: the segment's upper index and the fraction along it (index 0: below

@@ -168,7 +168,7 @@ void read_gpu(Reader& r, hardware::GpuSpec& g) {
       p->error("max_clock", "the highest clock cannot be below the rated boost clock");
     }
     if (auto v = p->number("voltage_knee", Need::kRequired, Range::kFraction)) {
-      g.voltage_knee = *v;
+      g.voltage_knee = g.max_clock * *v;
     }
     if (auto v = p->quantity("dram_energy_per_bit", Dim::kEnergy, Need::kRequired)) {
       g.dram_energy_per_bit = *v;

@@ -108,6 +108,7 @@ KernelTime int8_mma_time(const Op& op, const GpuSpec& gpu, double clock) {
   KernelTime kt;
   const FlopPerSecond rate = gpu.peak_for(DType::kInt8) * clock * (gpu.efficiency.mma_sync * op.int8_mma);
   kt.compute = op.flops / rate;
+  kt.arithmetic = kt.compute;
   kt.dram = gemm_traffic(op, gpu);
   kt.memory = kt.dram / dram_bandwidth(gpu);
   kt.time = std::max(kt.compute, kt.memory);
@@ -202,6 +203,7 @@ KernelTime kernel_time(const Op& op, const GpuSpec& gpu, double clock) {
     const double eta =
         op.flash3 ? gpu.efficiency.attention_flash3.value_or(gpu.efficiency.attention) : gpu.efficiency.attention;
     kt.compute = op.flops / (peak * (eta * op.attn_share));
+    kt.arithmetic = kt.compute;
     kt.time = std::max(kt.compute, kt.memory);
     return kt;
   }
@@ -217,30 +219,27 @@ KernelTime kernel_time(const Op& op, const GpuSpec& gpu, double clock) {
   }
   // Split-K (CUTLASS "split-K parallel"): when the output has too few tiles to fill the SMs, the
   // K loop is cut into s slices computed in parallel and reduced afterwards, at the cost of
-  // writing and reading s fp32 partial outputs. Like a library heuristic, s in {1, 2, 4, 8, 16} is
-  // chosen from the shape alone (paper peak and bandwidth), so the choice does not move with the
-  // calibrated efficiencies and the time stays linear in 1/eta.
+  // writing and reading s fp32 partial outputs. Of s in {1, 2, 4, 8, 16} the fastest is taken (as
+  // a library's tuned choice): the least of times that each fall with the clock, the peak and the
+  // bandwidth, so a faster GPU never gets a slower GEMM from a different split.
+  // A kernel that unpacks quantized weights on the fly (W4A16, llama.cpp's MMVQ) streams them
+  // below a plain GEMV's rate: the runtime's measured share (op.stream).
   const Bytes traffic = gemm_traffic(op, gpu);
-  double best_s = 1;
-  Seconds best_guess;
   for (double s = 1; s <= 16; s *= 2) {
     if (s > 1 && op.k / s < kMinSplitK) {
       break;
     }
-    const Bytes partials(s > 1 ? 2.0 * s * op.m * op.n * op.batch * 4.0 : 0.0);
-    const Seconds guess =
-        std::max(op.flops / (peak * shape_efficiency(op, dt, gpu, s)), (traffic + partials) / gpu.memory_bandwidth);
-    if (s == 1 || guess < best_guess) {
-      best_guess = guess;
-      best_s = s;
+    const Bytes dram = traffic + Bytes(s > 1 ? 2.0 * s * op.m * op.n * op.batch * 4.0 : 0.0);
+    const Seconds compute = op.flops / (peak * (eta * shape_efficiency(op, dt, gpu, s))) + gpu.efficiency.gemm_latency;
+    const Seconds memory = dram / (stream_bw * op.stream);
+    if (s == 1 || std::max(compute, memory) < kt.time) {
+      kt.compute = compute;
+      kt.arithmetic = op.flops / (peak * eta);
+      kt.memory = memory;
+      kt.dram = dram;
+      kt.time = std::max(compute, memory);
     }
   }
-  kt.compute = op.flops / (peak * (eta * shape_efficiency(op, dt, gpu, best_s))) + gpu.efficiency.gemm_latency;
-  kt.dram = traffic + Bytes(best_s > 1 ? 2.0 * best_s * op.m * op.n * op.batch * 4.0 : 0.0);
-  // A kernel that unpacks quantized weights on the fly (W4A16, llama.cpp's MMVQ) streams them
-  // below a plain GEMV's rate: the runtime's measured share (op.stream).
-  kt.memory = kt.dram / (stream_bw * op.stream);
-  kt.time = std::max(kt.compute, kt.memory);
   return kt;
 }
 

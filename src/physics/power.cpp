@@ -6,8 +6,9 @@
 // with x the SM clock over the rated boost clock and `floor` the board's power while a job runs
 // with its SMs idle (memory clocked up, fans, regulators): what a power cap cannot take away, so
 // that low caps starve the SMs [qwertyforce-power-limit]. Dynamic power goes as f·V²; above the voltage
-// knee κ the voltage rises with the clock, below it the voltage sits at its floor
-// [kaxiras-2008]. The DRAM devices draw their energy per bit whatever the SM clock (their clock
+// knee κ (the knee clock over the rated boost clock) the voltage rises with the clock, below it the
+// voltage sits at its floor [kaxiras-2008]. The knee is a point of the board's V/F table: a higher
+// clock limit extends the table without moving it, so it only widens the search below. The DRAM devices draw their energy per bit whatever the SM clock (their clock
 // does not move under a power cap [ninfer-3090-pr-72]). The clock a workload sustains is the
 // highest x ≤ max_clock / boost with P(x) within the limit: a GeForce board under its limit boosts
 // above the rated clock; a dense GEMM that would draw more than the TDP runs below it.
@@ -30,8 +31,10 @@ constexpr double kMinClock = 0.05;
 
 double max_clock_ratio(const hardware::GpuSpec& g) { return g.max_clock / g.boost_clock; }
 
+double min_clock_ratio() { return kMinClock; }
+
 double voltage_factor(const hardware::GpuSpec& g, double x) {
-  const double knee = g.voltage_knee * max_clock_ratio(g);
+  const double knee = g.voltage_knee / g.boost_clock;
   const double v = std::max(x, knee);
   const double v1 = std::max(1.0, knee);
   return x * v * v / (v1 * v1);

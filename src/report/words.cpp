@@ -33,6 +33,9 @@ std::string bottleneck_reason(const answer::Estimate& e) {
   const explain::Diagnosis& d = e.diagnosis;
   switch (d.bottleneck) {
     case Bottleneck::kCompute:
+      if (d.peak_fraction <= 0) {  // a serving iteration's kernels keep no FLOP count
+        return strfmt("%.0f %% of step time in compute-bound GEMM and attention kernels", pct(d.share));
+      }
       return strfmt("%.0f %% of step time in compute-bound GEMM and attention kernels at %.0f %% of the %s peak",
                     pct(d.share), pct(d.peak_fraction), units::to_string(e.eval.dtype));
     case Bottleneck::kMemory:

@@ -81,7 +81,8 @@ Evaluation Evaluator::evaluate_training(const Layout& layout, const System& sys,
   // mix, not idle time (which would let the clock rise).
   auto mix_of = [&](const StepBreakdown& s, const StepKernels& sk) {
     const double busy = 1.0 + runtime_.remainder;
-    return power_mix(s.gemm * busy, s.memory_bound * busy, sk.dram * micro + sk.optimizer_dram, s.time - s.bubble,
+    return power_mix(sk.arithmetic * (micro * busy), (s.gemm + s.memory_bound) * busy, sk.dram * micro + sk.optimizer_dram,
+                     s.time - s.bubble,
                      t.precision);
   };
   const double clock = settle_clock(g, sys.power_limit, [&](double c) {
@@ -98,8 +99,22 @@ Evaluation Evaluator::evaluate_training(const Layout& layout, const System& sys,
   e.clock = clock;
   StepBreakdown& s = e.step;
   s = step_at(clock, sk);
+  Watts busy_power = std::min(sys.power_limit, physics::board_power(g, mix_of(s, sk), clock));
+  if (busy_power < sys.power_limit && clock + kClockStep <= physics::max_clock_ratio(g)) {
+    // The limit falls between this clock step and the next: the board alternates between them.
+    StepKernels upper_kernels;
+    const StepBreakdown upper = step_at(clock + kClockStep, upper_kernels);
+    const Watts upper_power = physics::board_power(g, mix_of(upper, upper_kernels), clock + kClockStep);
+    const Seconds t_lo = s.time - s.bubble;
+    const Seconds t_hi = upper.time - upper.bubble;
+    const double phi = dither_share(sys.power_limit, t_lo, busy_power, t_hi, upper_power);
+    if (phi > 0) {
+      e.clock = (clock * (t_lo * (1.0 - phi)) + (clock + kClockStep) * (t_hi * phi)) / (t_lo * (1.0 - phi) + t_hi * phi);
+      busy_power = (busy_power * (t_lo * (1.0 - phi)) + upper_power * (t_hi * phi)) / (t_lo * (1.0 - phi) + t_hi * phi);
+      s = blend(s, upper, phi);
+    }
+  }
   const Seconds busy_period = s.time - s.bubble;
-  const Watts busy_power = std::min(sys.power_limit, physics::board_power(g, mix_of(s, sk), clock));
   if (job_.input) {
     const physics::InputRate rate = physics::input_rate(sys, *job_.input);
     const Seconds input_time(static_cast<double>(t.global_batch) / sys.nodes() / rate.samples_per_s);

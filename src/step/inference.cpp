@@ -69,14 +69,29 @@ Evaluation Evaluator::evaluate_image_inference(const Layout& layout, const Syste
     k = stage_kernels(*time_pass(ops, g, clock), layers, true);
     return pass_time(k, g, runtime_);
   };
+  auto mix_of = [&](const StepKernels& k, Seconds t) {
+    const double busy = 1.0 + runtime_.remainder;
+    return power_mix(k.arithmetic * busy, k.micro * busy, k.dram, t, dtype);
+  };
   const double clock = settle_clock(g, sys.power_limit, [&](double c) {
     StepKernels k;
     const Seconds t = pass_at(c, k);
-    const double busy = 1.0 + runtime_.remainder;
-    return power_mix(k.compute_bound * busy, k.memory_bound * busy, k.dram, t, dtype);
+    return mix_of(k, t);
   });
   StepKernels k;
-  const Seconds pass = pass_at(clock, k);
+  Seconds pass = pass_at(clock, k);
+  double shown_clock = clock;
+  const Watts power = physics::board_power(g, mix_of(k, pass), clock);
+  if (power < sys.power_limit && clock + kClockStep <= physics::max_clock_ratio(g)) {
+    // The limit falls between this clock step and the next: the board alternates between them.
+    StepKernels upper;
+    const Seconds t_hi = pass_at(clock + kClockStep, upper);
+    const double phi = dither_share(sys.power_limit, pass, power, t_hi,
+                                    physics::board_power(g, mix_of(upper, t_hi), clock + kClockStep));
+    const Seconds blended = pass + (t_hi - pass) * phi;
+    shown_clock = (clock * (pass * (1.0 - phi)) + (clock + kClockStep) * (t_hi * phi)) / blended;
+    pass = blended;
+  }
   Evaluation e;
   e.training = false;
   e.gpus = sys.gpus;
@@ -93,6 +108,7 @@ Evaluation Evaluator::evaluate_image_inference(const Layout& layout, const Syste
   StepBreakdown& st = e.step;
   st.time = pass;
   st.gemm = k.compute_bound * (1.0 + runtime_.remainder);
+  st.gemm_flops = k.compute_bound_flops;
   st.memory_bound = k.memory_bound * (1.0 + runtime_.remainder);
   st.compute = st.gemm + st.memory_bound;
   st.kernels = k.kernels;
@@ -109,7 +125,7 @@ Evaluation Evaluator::evaluate_image_inference(const Layout& layout, const Syste
   r.ttft = r.e2e = Percentiles{pass, pass, pass, pass};
   r.time_to_first_token = r.request_latency = pass;
   r.makespan = pass;
-  e.clock = clock;
+  e.clock = shown_clock;
   e.dtype = dtype;
   e.peak = g.peak_for(dtype);
   e.tokens_per_step = batch * replicas;
@@ -130,7 +146,8 @@ Evaluation Evaluator::evaluate_image_inference(const Layout& layout, const Syste
   e.job_time = pass;
   e.gpu_time = pass * static_cast<double>(sys.gpus);
   e.gpu_avg_power = std::min(sys.power_limit,
-                             physics::board_power(g, power_mix(st.gemm, st.memory_bound, k.dram, pass, dtype), clock));
+                             physics::board_power(g, power_mix(k.arithmetic * (1.0 + runtime_.remainder), st.compute, k.dram, pass, dtype),
+                                                  clock));
   e.inference = r;
   if (options.op_shares) {
     add_shares(*time_pass(ops, g, clock), layers, true, 1.0, e.ops);
@@ -177,7 +194,7 @@ Evaluation Evaluator::evaluate_inference(const Layout& layout, const System& sys
       const StepKernels k = stage_kernels(*time_pass(ops, g, c), layers, true);
       const Seconds t = pass_time(k, g, runtime_);
       const double busy = 1.0 + runtime_.remainder;
-      return power_mix(k.compute_bound * busy, k.memory_bound * busy, k.dram, t, dtype);
+      return power_mix(k.arithmetic * busy, k.micro * busy, k.dram, t, dtype);
     });
   };
   const auto prefill_ops =
@@ -306,7 +323,9 @@ Evaluation Evaluator::evaluate_inference(const Layout& layout, const System& sys
       return Watts(0);
     }
     return physics::board_power(
-        g, power_mix(Seconds(ph.compute_bound), Seconds(ph.memory_bound), Bytes(ph.dram), Seconds(ph.time), dtype),
+        g,
+        power_mix(Seconds(ph.arithmetic), Seconds(ph.compute_bound + ph.memory_bound), Bytes(ph.dram), Seconds(ph.time),
+                  dtype),
         clock);
   };
   const double idle = std::max(0.0, run.elapsed - run.busy);

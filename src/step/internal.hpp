@@ -16,10 +16,12 @@ struct StepKernels {
   Seconds compute_bound;  // of `micro`
   Flop compute_bound_flops;
   Seconds memory_bound;  // of `micro`
+  Seconds arithmetic;    // of `micro`: the arithmetic time of every kernel (physics::KernelTime::busy_arithmetic)
   Seconds backward;      // backward and recompute of one micro-batch
   Seconds attention;     // attention kernels of one micro-batch (ring attention hides its passes behind them)
   Flop recompute_flops;  // of one micro-batch
   double kernels = 0;    // per micro-batch
+  double backward_kernels = 0;  // of `kernels`: backward and recompute
   Bytes dram;            // DRAM traffic of one micro-batch
   Seconds optimizer;     // once per step
   Bytes optimizer_dram;
@@ -39,9 +41,11 @@ struct Evaluator::Kernels {
 // Times every op once and sums them per scope.
 std::shared_ptr<const Evaluator::Kernels> time_pass(std::vector<lowering::Op> ops, const hardware::GpuSpec& gpu,
                                                     double clock);
-// The power mix of a training step or an inference pass: shares of compute-bound (tensor-core or
-// CUDA-core by `dtype`) and bandwidth-bound kernel time, and the DRAM traffic rate.
-physics::PowerMix power_mix(Seconds compute_bound, Seconds memory_bound, Bytes dram, Seconds period, DType dtype);
+// The power mix of a training step or an inference pass: of `kernels` (kernel time), the share the
+// arithmetic units are busy (`arithmetic`, on tensor or CUDA cores by `dtype`), the rest waiting
+// on memory, and the DRAM traffic rate. A bandwidth-bound GEMM keeps its tensor cores busy for its
+// arithmetic time, so a kernel's energy does not jump where it turns compute-bound.
+physics::PowerMix power_mix(Seconds arithmetic, Seconds kernels, Bytes dram, Seconds period, DType dtype);
 // The kernels of one micro-batch through a stage of `layers` layers that holds the head and, when
 // `with_embedding`, the embedding.
 StepKernels stage_kernels(const Evaluator::Kernels& k, double layers, bool with_embedding);
@@ -62,22 +66,54 @@ Seconds pass_time(const StepKernels& k, const hardware::GpuSpec& g, const worklo
 // Clocks are settled to this resolution, so that nearby layouts share the memo of kernel sums.
 inline constexpr double kClockStep = 1e-3;
 
-// The clock a period sustains: its power mix depends on the clock (compute-bound kernels shorten
-// as it rises), and the clock on the mix (physics::sustained_clock). `mix_at(clock)` gives the
-// mix; starting from the highest clock, whose power is the highest, the iterates settle within a
-// few rounds.
+// Coarse steps of the clock search, in grid steps (0.05 of the rated boost clock).
+inline constexpr double kClockCoarse = 50;
+
+// The clock a period sustains: the highest clock on a grid of kClockStep whose board power, with
+// the period's power mix at that clock (compute-bound kernels shorten as it rises), is within the
+// limit. That power rises with the clock but for small dips where a GEMM changes its split-K at a
+// clock (physics/kernel.cpp), so the search walks down a fixed coarse grid from the highest clock to
+// the first point within the limit and bisects the coarse step above it: the grid does not depend
+// on the highest clock, so a higher clock limit never gives a lower clock, nor a looser limit.
 template <class MixAt>
 double settle_clock(const hardware::GpuSpec& g, Watts limit, MixAt mix_at) {
-  double clock = std::floor(physics::max_clock_ratio(g) / kClockStep) * kClockStep;
-  for (int i = 0; i < 12; ++i) {
-    const double next = std::floor(physics::sustained_clock(g, limit, mix_at(clock)) / kClockStep) * kClockStep;
-    if (std::fabs(next - clock) < 0.5 * kClockStep) {
-      break;
-    }
-    clock = next;
+  const auto within = [&](double step) {
+    const double clock = step * kClockStep;
+    return physics::board_power(g, mix_at(clock), clock) <= limit;
+  };
+  const double top = std::floor(physics::max_clock_ratio(g) / kClockStep + 1e-9);  // grid steps
+  if (within(top)) {
+    return top * kClockStep;
   }
-  return clock;
+  const double bottom = std::ceil(physics::min_clock_ratio() / kClockStep);
+  double lo = std::floor(top / kClockCoarse) * kClockCoarse;
+  while (lo > bottom && !within(lo)) {
+    lo -= kClockCoarse;
+  }
+  if (lo <= bottom) {
+    lo = bottom;  // the lowest clock the model considers (physics::sustained_clock)
+    if (!within(lo)) {
+      return lo * kClockStep;
+    }
+  }
+  double hi = std::floor(lo / kClockCoarse) * kClockCoarse + kClockCoarse;  // may lie above `top`
+  while (hi - lo > 1) {  // within(lo), not within(hi)
+    const double mid = std::floor(0.5 * (lo + hi));
+    (within(mid) ? lo : hi) = mid;
+  }
+  return std::min(lo, top) * kClockStep;
 }
+
+// A board whose limit falls between two clock steps alternates between them so that its power
+// averages to the limit (the power-capping loop dithers between adjacent V/F points). Of the work,
+// the share φ run at the upper step, given each step's busy time and power:
+//   φ (E_hi − E_lo) + E_lo = L · (φ (T_hi − T_lo) + T_lo),  E = P · T
+// (0 when the lower step already meets the limit exactly, below 1 while the upper exceeds it).
+// Time and energy are then the φ-weighted mean of the two steps', so the step time moves smoothly
+// with the limit and with anything that changes the power, instead of by whole clock steps.
+double dither_share(Watts limit, Seconds t_lo, Watts p_lo, Seconds t_hi, Watts p_hi);
+// Every time of a step, φ of the way from `lo` to `hi` (the same kernels at two clocks).
+StepBreakdown blend(const StepBreakdown& lo, const StepBreakdown& hi, double phi);
 
 // Host time a serving iteration of `gpu` GPU time adds: the engine's host work left exposed
 // (engine_host.cpp).
@@ -112,6 +148,7 @@ struct ServingPhase {
   double time = 0;
   double compute_bound = 0;
   double memory_bound = 0;
+  double arithmetic = 0;
   double dram = 0;
 };
 struct ServingOutcome {

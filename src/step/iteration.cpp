@@ -31,10 +31,12 @@ struct Sum {
   double time = 0;
   double compute_bound = 0;
   double memory_bound = 0;
+  double arithmetic = 0;
   double dram = 0;
   void add(const physics::KernelTime& kt, double count) {
     time += kt.time.value() * count;
     (kt.compute_bound() ? compute_bound : memory_bound) += kt.time.value() * count;
+    arithmetic += kt.busy_arithmetic().value() * count;
     dram += kt.dram.value() * count;
   }
 };
@@ -92,8 +94,8 @@ const IterationModel::Row& IterationModel::row(std::size_t i) const {
     }
   }
   Row& r = src.rows[i];
-  r.dense = {dense.time, dense.compute_bound, dense.memory_bound, dense.dram};
-  r.head = {head.time, head.compute_bound, head.memory_bound, head.dram};
+  r.dense = {dense.time, dense.compute_bound, dense.memory_bound, dense.arithmetic, dense.dram};
+  r.head = {head.time, head.compute_bound, head.memory_bound, head.arithmetic, head.dram};
   const Bytes activation(t * static_cast<double>(src.model.hidden) * e);
   const double reduces = 2.0 * src.stage_layers + 1.0;
   r.comm = {(physics::serving_allreduce_time(src.fabric, src.runtime.serving, activation, src.tp) * reduces).value()};
@@ -110,13 +112,14 @@ IterationModel::Point IterationModel::at(Point Row::*table, Where w) const {
   }
   if (w.i == 0) {
     const Point& p = row(0).*table;
-    return {p.time * w.f, p.compute_bound * w.f, p.memory_bound * w.f, p.dram * w.f};
+    return {p.time * w.f, p.compute_bound * w.f, p.memory_bound * w.f, p.arithmetic * w.f, p.dram * w.f};
   }
   const Point& a = row(w.i - 1).*table;
   const Point& b = row(w.i).*table;
   const double f = w.f;
   return {a.time + (b.time - a.time) * f, a.compute_bound + (b.compute_bound - a.compute_bound) * f,
-          a.memory_bound + (b.memory_bound - a.memory_bound) * f, a.dram + (b.dram - a.dram) * f};
+          a.memory_bound + (b.memory_bound - a.memory_bound) * f, a.arithmetic + (b.arithmetic - a.arithmetic) * f,
+          a.dram + (b.dram - a.dram) * f};
 }
 
 IterationModel::IterationModel(const hardware::System& sys, const physics::Fabric& fabric,
@@ -152,13 +155,17 @@ IterationModel::IterationModel(const hardware::System& sys, const physics::Fabri
   const Sum b = attention(1, 1, kContextB);
   const double span = kContextB - kContextA;
   decode_per_context_ = {(b.time - a.time) / span, (b.compute_bound - a.compute_bound) / span,
-                         (b.memory_bound - a.memory_bound) / span, (b.dram - a.dram) / span};
-  decode_per_row_ = {
-      a.time - decode_per_context_.time * kContextA, a.compute_bound - decode_per_context_.compute_bound * kContextA,
-      a.memory_bound - decode_per_context_.memory_bound * kContextA, a.dram - decode_per_context_.dram * kContextA};
+                         (b.memory_bound - a.memory_bound) / span, (b.arithmetic - a.arithmetic) / span,
+                         (b.dram - a.dram) / span};
+  decode_per_row_ = {a.time - decode_per_context_.time * kContextA,
+                     a.compute_bound - decode_per_context_.compute_bound * kContextA,
+                     a.memory_bound - decode_per_context_.memory_bound * kContextA,
+                     a.arithmetic - decode_per_context_.arithmetic * kContextA,
+                     a.dram - decode_per_context_.dram * kContextA};
   const Sum p = attention(1, kPrefillProbe, kPrefillProbe);
   const double pairs = kPrefillProbe * (kPrefillProbe + 1.0) / 2.0;
-  prefill_per_pair_ = {p.time / pairs, p.compute_bound / pairs, p.memory_bound / pairs, p.dram / pairs};
+  prefill_per_pair_ = {p.time / pairs, p.compute_bound / pairs, p.memory_bound / pairs, p.arithmetic / pairs,
+                       p.dram / pairs};
   // Kernels of one stage's iteration: every op of the pass, plus the all-reduce kernels.
   for (const Op& op : lowering::lower_forward(m, inf, rt, tp, 1.0, 1.0, 1.0)) {
     kernels_ += op.count * (op.scope == Scope::kLayer ? stage_layers : 1.0);
@@ -188,6 +195,7 @@ IterationCost IterationModel::cost(const IterationShape& s) const {
   c.time = device + engine_host_time(engine_, s, device);
   c.compute_bound = Seconds(sum(&Point::compute_bound) * (1.0 + remainder_));
   c.memory_bound = Seconds(sum(&Point::memory_bound) * (1.0 + remainder_));
+  c.arithmetic = Seconds(sum(&Point::arithmetic) * (1.0 + remainder_));
   c.dram = Bytes(sum(&Point::dram));
   return c;
 }

@@ -299,6 +299,7 @@ void Engine::skip_decode(double arrival) {
   total.time = mean.time * kd;
   total.compute_bound = mean.compute_bound * kd;
   total.memory_bound = mean.memory_bound * kd;
+  total.arithmetic = mean.arithmetic * kd;
   total.dram = mean.dram * kd;
   for (const std::size_t id : running_) {
     Request& r = reqs_[id];
@@ -318,6 +319,7 @@ void Engine::account(const IterationCost& c, const IterationShape& shape, bool d
   ph.time += t;
   ph.compute_bound += c.compute_bound.value();
   ph.memory_bound += c.memory_bound.value();
+  ph.arithmetic += c.arithmetic.value();
   ph.dram += c.dram.value();
   seq_time_ += static_cast<double>(running_.size()) * t;
   if (shape.tokens > shape.decode_rows) {

@@ -15,10 +15,12 @@ StepKernels& StepKernels::operator+=(const StepKernels& o) {
   compute_bound += o.compute_bound;
   compute_bound_flops += o.compute_bound_flops;
   memory_bound += o.memory_bound;
+  arithmetic += o.arithmetic;
   backward += o.backward;
   attention += o.attention;
   recompute_flops += o.recompute_flops;
   kernels += o.kernels;
+  backward_kernels += o.backward_kernels;
   dram += o.dram;
   optimizer += o.optimizer;
   optimizer_dram += o.optimizer_dram;
@@ -32,10 +34,12 @@ StepKernels StepKernels::scaled(double k) const {
   s.compute_bound = compute_bound * k;
   s.compute_bound_flops = compute_bound_flops * k;
   s.memory_bound = memory_bound * k;
+  s.arithmetic = arithmetic * k;
   s.backward = backward * k;
   s.attention = attention * k;
   s.recompute_flops = recompute_flops * k;
   s.kernels = kernels * k;
+  s.backward_kernels = backward_kernels * k;
   s.dram = dram * k;
   return s;
 }
@@ -53,11 +57,13 @@ std::shared_ptr<const Evaluator::Kernels> time_pass(std::vector<Op> ops, const h
     into->kernels += op.count;
     into->dram += kt.dram * op.count;
     (kt.compute_bound() ? into->compute_bound : into->memory_bound) += t;
+    into->arithmetic += kt.busy_arithmetic() * op.count;
     if (kt.compute_bound()) {
       into->compute_bound_flops += op.flops * op.count;
     }
     if (op.phase == Phase::kBackward || op.phase == Phase::kRecompute) {
       into->backward += t;
+      into->backward_kernels += op.count;
     }
     if (op.kind == lowering::OpKind::kAttention) {
       into->attention += t;
@@ -99,15 +105,36 @@ void add_shares(const Evaluator::Kernels& k, double layers, bool with_embedding,
   }
 }
 
-physics::PowerMix power_mix(Seconds compute_bound, Seconds memory_bound, Bytes dram, Seconds period, DType dtype) {
+physics::PowerMix power_mix(Seconds arithmetic, Seconds kernels, Bytes dram, Seconds period, DType dtype) {
   physics::PowerMix mix;
   if (period.value() <= 0) {
     return mix;
   }
-  (physics::on_tensor_cores(dtype) ? mix.tensor : mix.simt) = std::min(1.0, compute_bound / period);
-  mix.memory = std::min(1.0 - mix.tensor - mix.simt, memory_bound / period);
+  (physics::on_tensor_cores(dtype) ? mix.tensor : mix.simt) = std::min(1.0, arithmetic / period);
+  mix.memory = std::min(1.0 - mix.tensor - mix.simt, (kernels - arithmetic) / period);
   mix.dram = dram / period;
   return mix;
+}
+
+double dither_share(Watts limit, Seconds t_lo, Watts p_lo, Seconds t_hi, Watts p_hi) {
+  const double slack_lo = (limit * t_lo - p_lo * t_lo).value();  // J below the limit: ≥ 0
+  const double excess_hi = (p_hi * t_hi - limit * t_hi).value();  // J above it: > 0
+  if (slack_lo <= 0 || excess_hi <= 0) {
+    return slack_lo <= 0 ? 0.0 : 1.0;
+  }
+  return slack_lo / (slack_lo + excess_hi);
+}
+
+StepBreakdown blend(const StepBreakdown& lo, const StepBreakdown& hi, double phi) {
+  StepBreakdown s = lo;
+  for (Seconds StepBreakdown::*f :
+       {&StepBreakdown::time, &StepBreakdown::compute, &StepBreakdown::gemm, &StepBreakdown::memory_bound,
+        &StepBreakdown::communication, &StepBreakdown::communication_total, &StepBreakdown::bubble,
+        &StepBreakdown::input_stall, &StepBreakdown::offload, &StepBreakdown::overhead, &StepBreakdown::launch_stall,
+        &StepBreakdown::host_launch}) {
+    s.*f = lo.*f + (hi.*f - lo.*f) * phi;
+  }
+  return s;
 }
 
 void sort_shares(std::vector<OpShare>& out) {
@@ -161,24 +188,39 @@ StepBreakdown combine_training_step(const StepKernels& k, double micro, const ph
   s.kernels = k.kernels * micro + k.optimizer_kernels;
   s.bubble = stage * fill;
   s.overhead = gaps * micro + g.efficiency.kernel_overhead * k.optimizer_kernels + k.optimizer * rt.remainder;
-  s.host_launch = physics::launch_cost(g, rt) * s.kernels;
+  const Seconds launch = physics::launch_cost(g, rt);
+  s.host_launch = launch * s.kernels;
   // Data-parallel traffic hides behind the backward of the last micro-batch (gradient buckets)
   // or, for ZeRO-3's parameter gathers, behind all compute, as far as the runtime overlaps it.
-  // When the host launches slower than the GPU runs, kernels wait for their launches: the stall
-  // spreads over the step's kernels in proportion to their time, and the window spans its share
-  // of it too (the collectives run on their own stream meanwhile). The window then no longer
-  // shrinks with faster kernels once the host paces the step.
+  // A kernel starts once the GPU is free and the host has launched it (the host runs ahead of the
+  // GPU, never behind), so over three phases, A (all before the last backward), B (the last
+  // backward) and C (the optimizer), each of GPU time g and host launch time h:
+  //   A ends at max(h_A, g_A); B at max(end_A + g_B, h_A + h_B); C at max(end_B + g_C, h_A + h_B + h_C)
+  // and the window is B's span, end_B − end_A (the collectives run on their own stream). When
+  // the GPU waits on no launch this is the plain sum; when the host paces every phase, the
+  // launches' time. The optimizer waits for the gradients: what the window does not hide delays
+  // C on the GPU, C = max(end_B + exposed + g_C, h_A + h_B + h_C), so a host still launching the
+  // optimizer hides it too. A faster GPU then never lengthens the step.
   const Seconds busy = s.compute + s.overhead;
-  s.launch_stall = physics::launch_stall(s.host_launch, busy);
-  const double paced = s.compute.value() > 0 ? 1.0 + s.launch_stall / s.compute : 1.0;
-  const Seconds window = (comm.data_hides_behind_all ? k.micro * micro : k.backward) * paced;
+  const Seconds g_b = k.backward * (1.0 + rt.remainder) + g.efficiency.kernel_overhead * k.backward_kernels;
+  const Seconds g_c = k.optimizer * (1.0 + rt.remainder) + g.efficiency.kernel_overhead * k.optimizer_kernels;
+  const Seconds h_b = launch * k.backward_kernels;
+  const Seconds h_c = launch * k.optimizer_kernels;
+  const Seconds g_a = busy > g_b + g_c ? busy - g_b - g_c : Seconds(0);
+  const Seconds h_a = s.host_launch > h_b + h_c ? s.host_launch - h_b - h_c : Seconds(0);
+  const Seconds end_a = std::max(h_a, g_a);
+  const Seconds end_b = std::max(end_a + g_b, h_a + h_b);
+  const Seconds end = std::max(end_b + g_c, s.host_launch);
+  s.launch_stall = end > busy ? end - busy : Seconds(0);
+  const Seconds window = comm.data_hides_behind_all ? end_b : end_b - end_a;
   const double overlap =
       std::min(comm.overlap_cap, comm.data_hides_behind_all ? rt.overlap.parameter_gather : rt.overlap.data_parallel);
   const Seconds hidden = std::min(comm.data_overlappable, window * overlap);
   s.communication_total = comm.data_total + (comm.tensor_per_microbatch + comm.pipeline_per_microbatch +
                                              comm.expert_per_microbatch + comm.context_per_microbatch) *
                                                 micro;
-  s.communication = comm.data_total - hidden + exposed_micro * micro;
+  const Seconds delayed = std::max(end_b + (comm.data_total - hidden) + g_c, s.host_launch);
+  s.communication = (delayed - end) + exposed_micro * micro;
   s.overhead += s.launch_stall;
   s.offload = exposed_offload(k, micro, offload);
   s.time = s.compute + s.overhead + s.communication + s.bubble + s.offload;
