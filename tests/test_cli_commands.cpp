@@ -443,6 +443,19 @@ TEST_CASE("what reaches the TOML parser is bounded: size, key depth, nesting and
   const Run zero = run("estimate /dev/zero");
   CHECK(zero.code == 2);
   CHECK_THAT(zero.err, Catch::Contains("/dev/zero: larger than 16 MiB"));
+  // A regular file one byte past the limit likewise; one at the limit is read whole and parsed:
+  // the scenario, then comment lines of 64 bytes, then one comment line that fills it to 16 MiB.
+  const std::size_t limit = 16 * 1024 * 1024;
+  const std::string over = write_temp("over-limit.toml", std::string(limit + 1, '#'));
+  CHECK_THAT(run("estimate " + over).err, Catch::Contains("larger than 16 MiB"));
+  std::string full = base;
+  const std::string line = "#" + std::string(62, 'x') + "\n";
+  while (full.size() + line.size() < limit) {
+    full += line;
+  }
+  full += "#" + std::string(limit - full.size() - 2, 'x') + "\n";
+  REQUIRE(full.size() == limit);
+  CHECK(run("estimate " + write_temp("at-limit.toml", full)).code == 0);
   // A header of 60,000 dotted parts overflowed toml++'s stack (SIGSEGV); it is refused at the dot
   // that starts the 65th part: "[" in column 1, then "a." pairs, so that dot is in column 1 + 64 * 2.
   std::string deep = "[a";

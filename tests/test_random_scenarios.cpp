@@ -28,6 +28,36 @@ const T& pick(std::mt19937& rng, const std::vector<T>& v) {
   return v[std::uniform_int_distribution<std::size_t>(0, v.size() - 1)(rng)];
 }
 
+// The layout and job of a transformer scenario: tensor and pipeline degrees (and expert degree for
+// a trained mixture of experts), then a training or serving job on the runtime `runtime(training)`
+// names.
+template <class Runtime>
+std::string transformer_job(std::mt19937& rng, bool training, bool moe, int count, Runtime runtime) {
+  const int tensor = pick(rng, std::vector<int>{1, 1, 2, 4, 8});
+  const int pipeline = pick(rng, std::vector<int>{1, 1, 2, 4});
+  std::string text =
+      "[parallelism]\ntensor = " + std::to_string(tensor) + "\npipeline = " + std::to_string(pipeline) + "\n";
+  if (moe && training) {
+    text += "expert = " + std::to_string(pick(rng, std::vector<int>{1, 2, 4, 8})) + "\n";
+  }
+  if (training) {
+    const int micro = pick(rng, std::vector<int>{1, 2, 4, 8});
+    text += "zero = " + std::to_string(pick(rng, std::vector<int>{0, 1, 2, 3})) + "\n";
+    text += "[training]\ntokens = 1e9\nseq_len = " + std::to_string(pick(rng, std::vector<int>{512, 1024, 2048})) +
+            "\nglobal_batch = " + std::to_string(micro * 64 * count) + "\nmicro_batch = " + std::to_string(micro) +
+            "\nprecision = \"" + pick(rng, std::vector<std::string>{"bf16", "fp16", "fp8", "fp32", "tf32"}) +
+            "\"\n[runtime]\nname = \"" + runtime(true) + "\"\n";
+  } else {
+    text += "[inference]\nprompt_tokens = " + std::to_string(pick(rng, std::vector<int>{128, 512, 1024})) +
+            "\noutput_tokens = " + std::to_string(pick(rng, std::vector<int>{32, 128})) + "\nweight_precision = \"" +
+            pick(rng, std::vector<std::string>{"bf16", "fp16", "fp8", "int8", "int4"}) +
+            "\"\n[serving]\narrival = \"poisson\"\nrate = \"" +
+            std::to_string(pick(rng, std::vector<int>{1, 4, 16})) + " req/s\"\nrequests = 60\n[runtime]\nname = \"" +
+            runtime(false) + "\"\n";
+  }
+  return text;
+}
+
 // Dense transformers on training runtimes and serving engines.
 Generated generate_dense(std::mt19937& rng, const Catalog& catalog) {
   const std::vector<std::string> gpus = catalog.ids(SpecKind::kGpu);
@@ -45,27 +75,11 @@ Generated generate_dense(std::mt19937& rng, const Catalog& catalog) {
   g.training = std::bernoulli_distribution(0.6)(rng);
   g.text = "name = \"random\"\n[system]\ngpu = \"" + gpu + "\"\ngpus = " + std::to_string(count) +
            "\n[model]\npreset = \"" + pick(rng, models) + "\"\n";
-  const int tensor = pick(rng, std::vector<int>{1, 1, 2, 4, 8});
-  const int pipeline = pick(rng, std::vector<int>{1, 1, 2, 4});
-  g.text += "[parallelism]\ntensor = " + std::to_string(tensor) + "\npipeline = " + std::to_string(pipeline) + "\n";
-  if (g.training) {
-    const int micro = pick(rng, std::vector<int>{1, 2, 4, 8});
-    g.text += "zero = " + std::to_string(pick(rng, std::vector<int>{0, 1, 2, 3})) + "\n";
-    g.text += "[training]\ntokens = 1e9\nseq_len = " + std::to_string(pick(rng, std::vector<int>{512, 1024, 2048})) +
-              "\nglobal_batch = " + std::to_string(micro * 64 * count) + "\nmicro_batch = " + std::to_string(micro) +
-              "\nprecision = \"" + pick(rng, std::vector<std::string>{"bf16", "fp16", "fp8", "fp32", "tf32"}) +
-              "\"\n[runtime]\nname = \"" +
-              pick(rng, std::vector<std::string>{"pytorch-ddp", "pytorch-fsdp", "megatron-te", "deepspeed", "llm.c",
-                                                 "torchtitan"}) +
-              "\"\n";
-  } else {
-    g.text += "[inference]\nprompt_tokens = " + std::to_string(pick(rng, std::vector<int>{128, 512, 1024})) +
-              "\noutput_tokens = " + std::to_string(pick(rng, std::vector<int>{32, 128})) + "\nweight_precision = \"" +
-              pick(rng, std::vector<std::string>{"bf16", "fp16", "fp8", "int8", "int4"}) +
-              "\"\n[serving]\narrival = \"poisson\"\nrate = \"" +
-              std::to_string(pick(rng, std::vector<int>{1, 4, 16})) + " req/s\"\nrequests = 60\n[runtime]\nname = \"" +
-              pick(rng, std::vector<std::string>{"vllm", "sglang", "tensorrt-llm", "llama.cpp"}) + "\"\n";
-  }
+  g.text += transformer_job(rng, g.training, false, count, [&rng](bool training) {
+    return training ? pick(rng, std::vector<std::string>{"pytorch-ddp", "pytorch-fsdp", "megatron-te", "deepspeed",
+                                                         "llm.c", "torchtitan"})
+                    : pick(rng, std::vector<std::string>{"vllm", "sglang", "tensorrt-llm", "llama.cpp"});
+  });
   return g;
 }
 
@@ -107,27 +121,7 @@ Generated generate(std::mt19937& rng, const Catalog& catalog) {
     }
     return g;
   }
-  const int tensor = pick(rng, std::vector<int>{1, 1, 2, 4, 8});
-  const int pipeline = pick(rng, std::vector<int>{1, 1, 2, 4});
-  g.text += "[parallelism]\ntensor = " + std::to_string(tensor) + "\npipeline = " + std::to_string(pipeline) + "\n";
-  if (shape.moe && g.training) {
-    g.text += "expert = " + std::to_string(pick(rng, std::vector<int>{1, 2, 4, 8})) + "\n";
-  }
-  if (g.training) {
-    const int micro = pick(rng, std::vector<int>{1, 2, 4, 8});
-    g.text += "zero = " + std::to_string(pick(rng, std::vector<int>{0, 1, 2, 3})) + "\n";
-    g.text += "[training]\ntokens = 1e9\nseq_len = " + std::to_string(pick(rng, std::vector<int>{512, 1024, 2048})) +
-              "\nglobal_batch = " + std::to_string(micro * 64 * count) + "\nmicro_batch = " + std::to_string(micro) +
-              "\nprecision = \"" + pick(rng, std::vector<std::string>{"bf16", "fp16", "fp8", "fp32", "tf32"}) +
-              "\"\n[runtime]\nname = \"" + runtime + "\"\n";
-  } else {
-    g.text += "[inference]\nprompt_tokens = " + std::to_string(pick(rng, std::vector<int>{128, 512, 1024})) +
-              "\noutput_tokens = " + std::to_string(pick(rng, std::vector<int>{32, 128})) + "\nweight_precision = \"" +
-              pick(rng, std::vector<std::string>{"bf16", "fp16", "fp8", "int8", "int4"}) +
-              "\"\n[serving]\narrival = \"poisson\"\nrate = \"" +
-              std::to_string(pick(rng, std::vector<int>{1, 4, 16})) + " req/s\"\nrequests = 60\n[runtime]\nname = \"" +
-              runtime + "\"\n";
-  }
+  g.text += transformer_job(rng, g.training, shape.moe.has_value(), count, [&runtime](bool) { return runtime; });
   return g;
 }
 
@@ -188,12 +182,10 @@ namespace {
 // Step time of a scenario, estimated as the CLI does.
 double step_time(const Scenario& sc) { return step::evaluate(sc).step.time.value(); }
 
-// A generated training scenario as loaded, or nothing for a serving one or one the loader refuses.
-std::optional<Scenario> load_training(const Generated& g, const Catalog& catalog,
-                                      const std::vector<Override>& overrides = {}) {
-  if (!g.training) {
-    return std::nullopt;
-  }
+// A generated scenario as loaded, or nothing when the loader refuses it (the one failure a
+// generated input may have).
+std::optional<Scenario> load_generated(const Generated& g, const Catalog& catalog,
+                                       const std::vector<Override>& overrides = {}) {
   try {
     return scenario::load_scenario(catalog, "random.toml", g.text, overrides);
   } catch (const InputError&) {
@@ -201,23 +193,50 @@ std::optional<Scenario> load_training(const Generated& g, const Catalog& catalog
   }
 }
 
-}  // namespace
+// A generated training scenario as loaded, or nothing for a serving one or one the loader refuses.
+std::optional<Scenario> load_training(const Generated& g, const Catalog& catalog,
+                                      const std::vector<Override>& overrides = {}) {
+  return g.training ? load_generated(g, catalog, overrides) : std::nullopt;
+}
 
-TEST_CASE("over random training scenarios, more bandwidth or more compute is never slower", "[properties][random]") {
+// Up to `wanted` generated training scenarios that load (with `overrides`), each given to `check`
+// with its text as context, from `tries` draws of `generator` seeded with `seed`; how many ran.
+template <class Generator, class Check>
+int each_training(std::uint32_t seed, int tries, int wanted, Generator generator, Check check,
+                  const std::vector<Override>& overrides = {}) {
   const Catalog catalog = Catalog::builtin();
-  std::mt19937 rng(20261123);
+  std::mt19937 rng(seed);
   int checked = 0;
-  for (int i = 0; i < 200 && checked < 60; ++i) {
-    const Generated g = generate_dense(rng, catalog);
-    const std::optional<Scenario> sc = load_training(g, catalog);
+  for (int i = 0; i < tries && checked < wanted; ++i) {
+    const Generated g = generator(rng, catalog);
+    const std::optional<Scenario> sc = load_training(g, catalog, overrides);
     if (!sc) {
       continue;
     }
     INFO(g.text);
     ++checked;
-    const double base = step_time(*sc);
+    check(*sc);
+  }
+  return checked;
+}
+
+// The same job on twice the data-parallel ranks at the same micro-batch per GPU (and twice the
+// global batch, so each rank still runs the same number of micro-batches).
+Scenario twice_data_parallel(const Scenario& sc) {
+  workload::Layout twice = sc.layout;
+  twice.data *= 2;
+  Scenario more = scenario::with_layout(sc, twice, sc.system.gpus * 2);
+  more.job.training->global_batch *= 2;
+  return more;
+}
+
+}  // namespace
+
+TEST_CASE("over random training scenarios, more bandwidth or more compute is never slower", "[properties][random]") {
+  const int checked = each_training(20261123, 200, 60, generate_dense, [](const Scenario& sc) {
+    const double base = step_time(sc);
     // Every bandwidth doubled: DRAM, L2, the links inside and between nodes, the host link.
-    Scenario wide = *sc;
+    Scenario wide = sc;
     hardware::System& s = wide.system;
     s.gpu.memory_bandwidth = s.gpu.memory_bandwidth * 2.0;
     s.gpu.l2_bandwidth = s.gpu.l2_bandwidth * 2.0;
@@ -227,38 +246,27 @@ TEST_CASE("over random training scenarios, more bandwidth or more compute is nev
     }
     CHECK(step_time(wide) <= base * (1 + 1e-9));
     // Every compute peak a quarter higher at the same clock and power.
-    Scenario fast = *sc;
+    Scenario fast = sc;
     for (auto& peak : fast.system.gpu.peak) {
       if (peak) {
         *peak = *peak * 1.25;
       }
     }
     CHECK(step_time(fast) <= base * (1 + 1e-9));
-  }
+  });
   CHECK(checked >= 40);
 }
 
 TEST_CASE("over random ZeRO-3 jobs, twice the data-parallel GPUs never need more memory per GPU",
           "[properties][random]") {
-  const Catalog catalog = Catalog::builtin();
-  std::mt19937 rng(20261124);
-  int checked = 0;
-  for (int i = 0; i < 300 && checked < 40; ++i) {
-    const Generated g = generate(rng, catalog);
-    const std::optional<Scenario> sc = load_training(g, catalog, {{"parallelism.zero", "3"}});
-    if (!sc) {
-      continue;
-    }
-    INFO(g.text);
-    ++checked;
-    // Same micro-batch per GPU, twice the ranks (and twice the global batch, so each still runs the
-    // same number of micro-batches): weights, gradients and optimizer states are sharded over more.
-    workload::Layout twice = sc->layout;
-    twice.data *= 2;
-    Scenario more = scenario::with_layout(*sc, twice, sc->system.gpus * 2);
-    more.job.training->global_batch *= 2;
-    CHECK(step::evaluate(more).memory.total().value() <= step::evaluate(*sc).memory.total().value() * (1 + 1e-12));
-  }
+  // Weights, gradients and optimizer states are sharded over more ranks.
+  const int checked = each_training(
+      20261124, 300, 40, generate,
+      [](const Scenario& sc) {
+        CHECK(step::evaluate(twice_data_parallel(sc)).memory.total().value() <=
+              step::evaluate(sc).memory.total().value() * (1 + 1e-12));
+      },
+      {{"parallelism.zero", "3"}});
   CHECK(checked >= 20);
 }
 
@@ -330,10 +338,8 @@ Survey survey() {
   Survey s;
   for (int i = 0; s.checked < 2000 && i < 20000; ++i) {
     const Generated g = generate(rng, catalog);
-    std::optional<Scenario> sc;
-    try {
-      sc = scenario::load_scenario(catalog, "random.toml", g.text);
-    } catch (const InputError&) {
+    const std::optional<Scenario> sc = load_generated(g, catalog);
+    if (!sc) {
       continue;
     }
     ++s.checked;
@@ -371,17 +377,27 @@ void print_survey(const Survey& s) {
   }
 }
 
+// The survey, its cases and counts as context; then, for each way of being faster from `first`
+// on, no slower step and, with `runs`, no slower serving run.
+Survey check_never_slower(std::size_t first, bool runs) {
+  const Survey s = survey();
+  print_survey(s);
+  for (std::size_t k = first; k < std::size(kFaster); ++k) {
+    INFO("more " << kFaster[k].what);
+    CHECK(s.slower_step[k] == 0);
+    if (runs) {
+      CHECK(s.slower_run[k] == 0);
+    }
+  }
+  return s;
+}
+
 }  // namespace
 
 TEST_CASE("over 2000 random scenarios, more link bandwidth, a higher clock or a higher power limit never makes a step "
           "slower",
           "[properties][random][monotone]") {
-  const Survey s = survey();
-  print_survey(s);
-  for (std::size_t k = 1; k < std::size(kFaster); ++k) {
-    INFO("more " << kFaster[k].what);
-    CHECK(s.slower_step[k] == 0);
-  }
+  const Survey s = check_never_slower(1, false);
   // Every family, both kinds of job.
   CHECK(s.checked == 2000);
   CHECK(s.serving >= 400);
@@ -401,41 +417,21 @@ TEST_CASE("over 2000 random scenarios, more link bandwidth, a higher clock or a 
 TEST_CASE("over 2000 random scenarios, more memory or link bandwidth, a higher clock or a higher power limit is never "
           "slower, in the step and in a serving run's latencies",
           "[properties][random][monotone][!mayfail]") {
-  const Survey s = survey();
-  print_survey(s);
-  for (std::size_t k = 0; k < std::size(kFaster); ++k) {
-    INFO("more " << kFaster[k].what);
-    CHECK(s.slower_step[k] == 0);
-    CHECK(s.slower_run[k] == 0);
-  }
+  check_never_slower(0, true);
 }
 
 TEST_CASE("over random training jobs, twice the data-parallel GPUs at the same per-GPU batch lose no throughput but "
           "to the communication they add",
           "[properties][random][monotone]") {
-  const Catalog catalog = Catalog::builtin();
-  std::mt19937 rng(20261128);
-  int checked = 0;
-  for (int i = 0; i < 3000 && checked < 300; ++i) {
-    const Generated g = generate(rng, catalog);
-    const std::optional<Scenario> sc = load_training(g, catalog);
-    if (!sc) {
-      continue;
-    }
-    INFO(g.text);
-    ++checked;
-    workload::Layout twice = sc->layout;
-    twice.data *= 2;
-    Scenario more = scenario::with_layout(*sc, twice, sc->system.gpus * 2);
-    more.job.training->global_batch *= 2;
-    const step::StepBreakdown base = step::evaluate(*sc).step;
-    const step::StepBreakdown wide = step::evaluate(more).step;
+  const int checked = each_training(20261128, 3000, 300, generate, [](const Scenario& sc) {
+    const step::StepBreakdown base = step::evaluate(sc).step;
+    const step::StepBreakdown wide = step::evaluate(twice_data_parallel(sc)).step;
     // Everything but the exposed communication and the pipeline bubble (whole stages, each with the
     // communication it exposes) never grows: the same kernels on each GPU, the same launches.
     const double rest = (base.time - base.communication - base.bubble).value();
     CHECK((wide.time - wide.communication - wide.bubble).value() <= rest * (1 + 1e-9));
     CHECK((wide.compute + wide.overhead).value() <= (base.compute + base.overhead).value() * (1 + 1e-9));
-  }
+  });
   CHECK(checked >= 200);
 }
 
@@ -445,10 +441,8 @@ TEST_CASE("two estimates of the same random scenario give byte-identical reports
   int checked = 0;
   for (int i = 0; checked < 200 && i < 2000; ++i) {
     const Generated g = generate(rng, catalog);
-    std::optional<Scenario> sc;
-    try {
-      sc = scenario::load_scenario(catalog, "random.toml", g.text);
-    } catch (const InputError&) {
+    const std::optional<Scenario> sc = load_generated(g, catalog);
+    if (!sc) {
       continue;
     }
     INFO(g.text);

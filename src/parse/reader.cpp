@@ -51,17 +51,25 @@ std::string read_file(const std::string& path, const char* what) {
   if (!in) {
     throw InputError({Diagnostic{SourcePos{path}, "", std::string("cannot read ") + what}});
   }
-  std::string text(static_cast<std::size_t>(kMaxFileBytes) + 1, '\0');
-  in.read(text.data(), kMaxFileBytes + 1);
+  // Read in blocks until the end, at most one byte past the limit: a file costs its own size,
+  // not the limit's, and a pipe or a device is read the same way.
+  constexpr std::size_t kBlock = 64 * 1024;
+  std::string text;
+  while (in && text.size() <= static_cast<std::size_t>(kMaxFileBytes)) {
+    const std::size_t at = text.size();
+    const std::size_t want = std::min(kBlock, static_cast<std::size_t>(kMaxFileBytes) + 1 - at);
+    text.resize(at + want);
+    in.read(text.data() + at, static_cast<std::streamsize>(want));
+    text.resize(at + static_cast<std::size_t>(in.gcount()));
+  }
   if (in.bad()) {
     throw InputError({Diagnostic{SourcePos{path}, "", std::string("cannot read ") + what}});
   }
-  if (in.gcount() > kMaxFileBytes) {
+  if (text.size() > static_cast<std::size_t>(kMaxFileBytes)) {
     throw InputError({Diagnostic{
         SourcePos{path}, "",
         strfmt("larger than %lld MiB: not a gpusim %s", static_cast<long long>(kMaxFileBytes >> 20), what)}});
   }
-  text.resize(static_cast<std::size_t>(in.gcount()));
   return text;
 }
 

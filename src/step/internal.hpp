@@ -2,6 +2,7 @@
 // parts (equations in include/gpusim/step.hpp).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -73,14 +74,15 @@ inline constexpr double kClockCoarse = 50;
 // the period's power mix at that clock (compute-bound kernels shorten as it rises), is within the
 // limit. That power rises with the clock but for small dips where a GEMM changes its split-K at a
 // clock (physics/kernel.cpp), so the search walks down a fixed coarse grid from the highest clock to
-// the first point within the limit and bisects the coarse step above it: the grid does not depend
+// the first point within the limit and searches the coarse step above it: the grid does not depend
 // on the highest clock, so a higher clock limit never gives a lower clock, nor a looser limit.
 template <class MixAt>
 double settle_clock(const hardware::GpuSpec& g, Watts limit, MixAt mix_at) {
-  const auto within = [&](double step) {
+  const auto power = [&](double step) {
     const double clock = step * kClockStep;
-    return physics::board_power(g, mix_at(clock), clock) <= limit;
+    return physics::board_power(g, mix_at(clock), clock).value();
   };
+  const auto within = [&](double step) { return power(step) <= limit.value(); };
   const double top = std::floor(physics::max_clock_ratio(g) / kClockStep + 1e-9);  // grid steps
   if (within(top)) {
     return top * kClockStep;
@@ -97,9 +99,26 @@ double settle_clock(const hardware::GpuSpec& g, Watts limit, MixAt mix_at) {
     }
   }
   double hi = std::floor(lo / kClockCoarse) * kClockCoarse + kClockCoarse;  // may lie above `top`
-  while (hi - lo > 1) {  // within(lo), not within(hi)
-    const double mid = std::floor(0.5 * (lo + hi));
-    (within(mid) ? lo : hi) = mid;
+  // Within the coarse step the power is close to linear in the clock: aim at the crossing by
+  // interpolation, and bisect when that did not halve the interval (safeguarded regula falsi).
+  double p_lo = power(lo);
+  double p_hi = power(hi);
+  bool interpolate = true;
+  while (hi - lo > 1) {  // p_lo <= limit < p_hi
+    const double width = hi - lo;
+    double mid = std::floor(0.5 * (lo + hi));
+    if (interpolate && p_hi > p_lo) {
+      mid = std::clamp(lo + std::floor((limit.value() - p_lo) / (p_hi - p_lo) * width), lo + 1, hi - 1);
+    }
+    const double p = power(mid);
+    if (p <= limit.value()) {
+      lo = mid;
+      p_lo = p;
+    } else {
+      hi = mid;
+      p_hi = p;
+    }
+    interpolate = hi - lo <= 0.5 * width;
   }
   return std::min(lo, top) * kClockStep;
 }
