@@ -101,9 +101,10 @@ TEST_CASE("a GEMV streams at most SMs x bytes in flight / DRAM latency (Little's
   CHECK(kernel_time(gemv, wide).memory.value() < kernel_time(gemv, g).memory.value());
 }
 
-TEST_CASE("a GEMM takes the fastest of its split-K choices at its clock, so a higher clock or more bandwidth never "
-          "slows it",
-          "[kernel][monotone]") {
+TEST_CASE(
+    "a GEMM takes the fastest of its split-K choices at its clock, so a higher clock or more bandwidth never "
+    "slows it",
+    "[kernel][monotone]") {
   // A skinny GEMM (M = 64 rows of a 4096 x 4096 weight) fills few tiles, so split-K is in play;
   // the time is the least over the splits of times that each fall with the clock and the bandwidth.
   const hardware::GpuSpec g = test::catalog().gpu("h100-sxm5-80gb");

@@ -51,9 +51,8 @@ std::string transformer_job(std::mt19937& rng, bool training, bool moe, int coun
     text += "[inference]\nprompt_tokens = " + std::to_string(pick(rng, std::vector<int>{128, 512, 1024})) +
             "\noutput_tokens = " + std::to_string(pick(rng, std::vector<int>{32, 128})) + "\nweight_precision = \"" +
             pick(rng, std::vector<std::string>{"bf16", "fp16", "fp8", "int8", "int4"}) +
-            "\"\n[serving]\narrival = \"poisson\"\nrate = \"" +
-            std::to_string(pick(rng, std::vector<int>{1, 4, 16})) + " req/s\"\nrequests = 60\n[runtime]\nname = \"" +
-            runtime(false) + "\"\n";
+            "\"\n[serving]\narrival = \"poisson\"\nrate = \"" + std::to_string(pick(rng, std::vector<int>{1, 4, 16})) +
+            " req/s\"\nrequests = 60\n[runtime]\nname = \"" + runtime(false) + "\"\n";
   }
   return text;
 }
@@ -260,13 +259,12 @@ TEST_CASE("over random training scenarios, more bandwidth or more compute is nev
 TEST_CASE("over random ZeRO-3 jobs, twice the data-parallel GPUs never need more memory per GPU",
           "[properties][random]") {
   // Weights, gradients and optimizer states are sharded over more ranks.
-  const int checked = each_training(
-      20261124, 300, 40, generate,
-      [](const Scenario& sc) {
-        CHECK(step::evaluate(twice_data_parallel(sc)).memory.total().value() <=
-              step::evaluate(sc).memory.total().value() * (1 + 1e-12));
-      },
-      {{"parallelism.zero", "3"}});
+  const int checked = each_training(20261124, 300, 40, generate,
+                                    [](const Scenario& sc) {
+                                      CHECK(step::evaluate(twice_data_parallel(sc)).memory.total().value() <=
+                                            step::evaluate(sc).memory.total().value() * (1 + 1e-12));
+                                    },
+                                    {{"parallelism.zero", "3"}});
   CHECK(checked >= 20);
 }
 
@@ -394,9 +392,10 @@ Survey check_never_slower(std::size_t first, bool runs) {
 
 }  // namespace
 
-TEST_CASE("over 2000 random scenarios, more link bandwidth, a higher clock or a higher power limit never makes a step "
-          "slower",
-          "[properties][random][monotone]") {
+TEST_CASE(
+    "over 2000 random scenarios, more link bandwidth, a higher clock or a higher power limit never makes a step "
+    "slower",
+    "[properties][random][monotone]") {
   const Survey s = check_never_slower(1, false);
   // Every family, both kinds of job.
   CHECK(s.checked == 2000);
@@ -414,15 +413,17 @@ TEST_CASE("over 2000 random scenarios, more link bandwidth, a higher clock or a 
 //  - a simulated run's median latencies follow the batches its scheduler happens to form: an
 //    iteration that ends earlier lands an arrival in a later batch (under a few % of the median,
 //    more in overload, where the queue's order decides the median).
-TEST_CASE("over 2000 random scenarios, more memory or link bandwidth, a higher clock or a higher power limit is never "
-          "slower, in the step and in a serving run's latencies",
-          "[properties][random][monotone][!mayfail]") {
+TEST_CASE(
+    "over 2000 random scenarios, more memory or link bandwidth, a higher clock or a higher power limit is never "
+    "slower, in the step and in a serving run's latencies",
+    "[properties][random][monotone][!mayfail]") {
   check_never_slower(0, true);
 }
 
-TEST_CASE("over random training jobs, twice the data-parallel GPUs at the same per-GPU batch lose no throughput but "
-          "to the communication they add",
-          "[properties][random][monotone]") {
+TEST_CASE(
+    "over random training jobs, twice the data-parallel GPUs at the same per-GPU batch lose no throughput but "
+    "to the communication they add",
+    "[properties][random][monotone]") {
   const int checked = each_training(20261128, 3000, 300, generate, [](const Scenario& sc) {
     const step::StepBreakdown base = step::evaluate(sc).step;
     const step::StepBreakdown wide = step::evaluate(twice_data_parallel(sc)).step;
@@ -452,4 +453,3 @@ TEST_CASE("two estimates of the same random scenario give byte-identical reports
   }
   CHECK(checked == 200);
 }
-

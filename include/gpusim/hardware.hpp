@@ -132,8 +132,8 @@ struct GpuSpec {
   Watts tdp;
   Watts idle_power;
   PowerActivity activity;
-  Watts busy_floor;         // board power while a job runs (memory clocked up) with the SMs idle at their lowest clock
-  Hertz max_clock;          // highest SM clock the board reaches below its power limit (GeForce: above boost)
+  Watts busy_floor;  // board power while a job runs (memory clocked up) with the SMs idle at their lowest clock
+  Hertz max_clock;   // highest SM clock the board reaches below its power limit (GeForce: above boost)
   // SM clock below which the voltage stays at its floor: a point of the board's V/F table, which a
   // higher clock limit extends without moving (specs give it as a fraction of the SKU's max_clock).
   Hertz voltage_knee;

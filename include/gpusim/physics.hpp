@@ -22,10 +22,10 @@ namespace gpusim::physics {
 // ---------------------------------------------------------------- kernel.cpp
 
 struct KernelTime {
-  Seconds compute;  // time if only the arithmetic mattered
-  Seconds memory;   // time if only DRAM (or L2) traffic mattered
-  Seconds time;     // max of the two
-  Bytes dram;       // traffic that reaches DRAM (0 for an L2-resident kernel)
+  Seconds compute;     // time if only the arithmetic mattered
+  Seconds memory;      // time if only DRAM (or L2) traffic mattered
+  Seconds time;        // max of the two
+  Bytes dram;          // traffic that reaches DRAM (0 for an L2-resident kernel)
   Seconds arithmetic;  // the useful FLOPs at the achievable rate: `compute` without the padding of
                        // partial tiles and waves and without a GEMM's fixed latency
   [[nodiscard]] bool compute_bound() const { return compute >= memory; }

@@ -8,11 +8,12 @@
 // that low caps starve the SMs [qwertyforce-power-limit]. Dynamic power goes as f·V²; above the voltage
 // knee κ (the knee clock over the rated boost clock) the voltage rises with the clock, below it the
 // voltage sits at its floor [kaxiras-2008]. The knee is a point of the board's V/F table: a higher
-// clock limit extends the table without moving it, so it only widens the search below. The DRAM devices draw their energy per bit whatever the SM clock (their clock
-// does not move under a power cap [ninfer-3090-pr-72]). The clock a workload sustains is the
-// highest x ≤ max_clock / boost with P(x) within the limit: a GeForce board under its limit boosts
-// above the rated clock; a dense GEMM that would draw more than the TDP runs below it.
-// Compute-bound work runs at x times the rated rate; DRAM-bound work at its bandwidth.
+// clock limit extends the table without moving it, so it only widens the search below. The DRAM
+// devices draw their energy per bit whatever the SM clock (their clock does not move under a power
+// cap [ninfer-3090-pr-72]). The clock a workload sustains is the highest x ≤ max_clock / boost with
+// P(x) within the limit: a GeForce board under its limit boosts above the rated clock; a dense GEMM
+// that would draw more than the TDP runs below it. Compute-bound work runs at x times the rated
+// rate; DRAM-bound work at its bandwidth.
 #include <algorithm>
 #include <cmath>
 

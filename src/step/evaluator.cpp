@@ -81,9 +81,8 @@ Evaluation Evaluator::evaluate_training(const Layout& layout, const System& sys,
   // mix, not idle time (which would let the clock rise).
   auto mix_of = [&](const StepBreakdown& s, const StepKernels& sk) {
     const double busy = 1.0 + runtime_.remainder;
-    return power_mix(sk.arithmetic * (micro * busy), (s.gemm + s.memory_bound) * busy, sk.dram * micro + sk.optimizer_dram,
-                     s.time - s.bubble,
-                     t.precision);
+    return power_mix(sk.arithmetic * (micro * busy), (s.gemm + s.memory_bound) * busy,
+                     sk.dram * micro + sk.optimizer_dram, s.time - s.bubble, t.precision);
   };
   const double clock = settle_clock(g, sys.power_limit, [&](double c) {
     StepKernels sk;
@@ -109,7 +108,8 @@ Evaluation Evaluator::evaluate_training(const Layout& layout, const System& sys,
     const Seconds t_hi = upper.time - upper.bubble;
     const double phi = dither_share(sys.power_limit, t_lo, busy_power, t_hi, upper_power);
     if (phi > 0) {
-      e.clock = (clock * (t_lo * (1.0 - phi)) + (clock + kClockStep) * (t_hi * phi)) / (t_lo * (1.0 - phi) + t_hi * phi);
+      e.clock =
+          (clock * (t_lo * (1.0 - phi)) + (clock + kClockStep) * (t_hi * phi)) / (t_lo * (1.0 - phi) + t_hi * phi);
       busy_power = (busy_power * (t_lo * (1.0 - phi)) + upper_power * (t_hi * phi)) / (t_lo * (1.0 - phi) + t_hi * phi);
       s = blend(s, upper, phi);
     }

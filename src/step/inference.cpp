@@ -81,15 +81,16 @@ Evaluation Evaluator::evaluate_image_inference(const Layout& layout, const Syste
   StepKernels k;
   Seconds pass = pass_at(clock, k);
   double shown_clock = clock;
-  const Watts power = physics::board_power(g, mix_of(k, pass), clock);
+  Watts power = physics::board_power(g, mix_of(k, pass), clock);
   if (power < sys.power_limit && clock + kClockStep <= physics::max_clock_ratio(g)) {
     // The limit falls between this clock step and the next: the board alternates between them.
     StepKernels upper;
     const Seconds t_hi = pass_at(clock + kClockStep, upper);
-    const double phi = dither_share(sys.power_limit, pass, power, t_hi,
-                                    physics::board_power(g, mix_of(upper, t_hi), clock + kClockStep));
+    const Watts p_hi = physics::board_power(g, mix_of(upper, t_hi), clock + kClockStep);
+    const double phi = dither_share(sys.power_limit, pass, power, t_hi, p_hi);
     const Seconds blended = pass + (t_hi - pass) * phi;
     shown_clock = (clock * (pass * (1.0 - phi)) + (clock + kClockStep) * (t_hi * phi)) / blended;
+    power = (power * (pass * (1.0 - phi)) + p_hi * (t_hi * phi)) / blended;
     pass = blended;
   }
   Evaluation e;
@@ -145,9 +146,7 @@ Evaluation Evaluator::evaluate_image_inference(const Layout& layout, const Syste
   e.tokens = r.requests;
   e.job_time = pass;
   e.gpu_time = pass * static_cast<double>(sys.gpus);
-  e.gpu_avg_power = std::min(sys.power_limit,
-                             physics::board_power(g, power_mix(k.arithmetic * (1.0 + runtime_.remainder), st.compute, k.dram, pass, dtype),
-                                                  clock));
+  e.gpu_avg_power = std::min(sys.power_limit, power);
   e.inference = r;
   if (options.op_shares) {
     add_shares(*time_pass(ops, g, clock), layers, true, 1.0, e.ops);
@@ -322,11 +321,10 @@ Evaluation Evaluator::evaluate_inference(const Layout& layout, const System& sys
     if (ph.time <= 0) {
       return Watts(0);
     }
-    return physics::board_power(
-        g,
-        power_mix(Seconds(ph.arithmetic), Seconds(ph.compute_bound + ph.memory_bound), Bytes(ph.dram), Seconds(ph.time),
-                  dtype),
-        clock);
+    return physics::board_power(g,
+                                power_mix(Seconds(ph.arithmetic), Seconds(ph.compute_bound + ph.memory_bound),
+                                          Bytes(ph.dram), Seconds(ph.time), dtype),
+                                clock);
   };
   const double idle = std::max(0.0, run.elapsed - run.busy);
   const Watts idle_power = physics::board_power(g, physics::PowerMix{}, decode_clock);

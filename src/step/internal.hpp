@@ -23,8 +23,8 @@ struct StepKernels {
   Flop recompute_flops;  // of one micro-batch
   double kernels = 0;    // per micro-batch
   double backward_kernels = 0;  // of `kernels`: backward and recompute
-  Bytes dram;            // DRAM traffic of one micro-batch
-  Seconds optimizer;     // once per step
+  Bytes dram;                   // DRAM traffic of one micro-batch
+  Seconds optimizer;            // once per step
   Bytes optimizer_dram;
   double optimizer_kernels = 0;
   StepKernels& operator+=(const StepKernels& o);

@@ -157,11 +157,10 @@ IterationModel::IterationModel(const hardware::System& sys, const physics::Fabri
   decode_per_context_ = {(b.time - a.time) / span, (b.compute_bound - a.compute_bound) / span,
                          (b.memory_bound - a.memory_bound) / span, (b.arithmetic - a.arithmetic) / span,
                          (b.dram - a.dram) / span};
-  decode_per_row_ = {a.time - decode_per_context_.time * kContextA,
-                     a.compute_bound - decode_per_context_.compute_bound * kContextA,
-                     a.memory_bound - decode_per_context_.memory_bound * kContextA,
-                     a.arithmetic - decode_per_context_.arithmetic * kContextA,
-                     a.dram - decode_per_context_.dram * kContextA};
+  decode_per_row_ = {
+      a.time - decode_per_context_.time * kContextA, a.compute_bound - decode_per_context_.compute_bound * kContextA,
+      a.memory_bound - decode_per_context_.memory_bound * kContextA,
+      a.arithmetic - decode_per_context_.arithmetic * kContextA, a.dram - decode_per_context_.dram * kContextA};
   const Sum p = attention(1, kPrefillProbe, kPrefillProbe);
   const double pairs = kPrefillProbe * (kPrefillProbe + 1.0) / 2.0;
   prefill_per_pair_ = {p.time / pairs, p.compute_bound / pairs, p.memory_bound / pairs, p.arithmetic / pairs,

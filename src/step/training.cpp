@@ -117,7 +117,7 @@ physics::PowerMix power_mix(Seconds arithmetic, Seconds kernels, Bytes dram, Sec
 }
 
 double dither_share(Watts limit, Seconds t_lo, Watts p_lo, Seconds t_hi, Watts p_hi) {
-  const double slack_lo = (limit * t_lo - p_lo * t_lo).value();  // J below the limit: ≥ 0
+  const double slack_lo = (limit * t_lo - p_lo * t_lo).value();   // J below the limit: ≥ 0
   const double excess_hi = (p_hi * t_hi - limit * t_hi).value();  // J above it: > 0
   if (slack_lo <= 0 || excess_hi <= 0) {
     return slack_lo <= 0 ? 0.0 : 1.0;
