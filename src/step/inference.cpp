@@ -88,10 +88,12 @@ Evaluation Evaluator::evaluate_image_inference(const Layout& layout, const Syste
     const Seconds t_hi = pass_at(clock + kClockStep, upper);
     const Watts p_hi = physics::board_power(g, mix_of(upper, t_hi), clock + kClockStep);
     const double phi = dither_share(sys.power_limit, pass, power, t_hi, p_hi);
-    const Seconds blended = pass + (t_hi - pass) * phi;
-    shown_clock = (clock * (pass * (1.0 - phi)) + (clock + kClockStep) * (t_hi * phi)) / blended;
-    power = (power * (pass * (1.0 - phi)) + p_hi * (t_hi * phi)) / blended;
-    pass = blended;
+    if (phi > 0) {  // then the pass at the lower step has time, so the blend has too
+      const Seconds blended = pass + (t_hi - pass) * phi;
+      shown_clock = (clock * (pass * (1.0 - phi)) + (clock + kClockStep) * (t_hi * phi)) / blended;
+      power = (power * (pass * (1.0 - phi)) + p_hi * (t_hi * phi)) / blended;
+      pass = blended;
+    }
   }
   Evaluation e;
   e.training = false;
