@@ -439,3 +439,46 @@ value = 1.0
   CHECK_FALSE(r.rows[2].prediction.value);
   CHECK_THAT(r.rows[2].prediction.reason, Catch::Contains("outside the modelled range"));
 }
+
+TEST_CASE("a collective row forces one of the library's algorithms by name, or is refused with the names",
+          "[validate][errors]") {
+  const auto dir = scratch_dir("algorithm");
+  const std::string f = write(dir / "algo.toml", R"([[measurement]]
+id = "a1"
+role = "check"
+gpu = "h100-sxm5-80gb"
+benchmark = "allreduce"
+gpus = 8
+bytes = "1 GiB"
+algorithm = "nvls"
+value = "480 GB/s"
+
+[[measurement]]
+id = "a2"
+role = "check"
+gpu = "h100-sxm5-80gb"
+benchmark = "allreduce"
+gpus = 8
+bytes = "1 GiB"
+algorithm = "collnet"
+value = "480 GB/s"
+)");
+  const auto ds = diagnostics_of([&] { (void)load_measurements(test::catalog(), {f}); });
+  REQUIRE(ds.size() == 1);
+  CHECK(ds[0].format() == f + ":18:13: measurement[1].algorithm: expected one of \"ring\", \"tree\", \"nvls\", "
+                              "\"auto\", got \"collnet\"");
+  // Without the bad row the forced algorithm reads as its enum.
+  const std::string g = write(dir / "good.toml", R"([[measurement]]
+id = "a1"
+role = "check"
+gpu = "h100-sxm5-80gb"
+benchmark = "allreduce"
+gpus = 8
+bytes = "1 GiB"
+algorithm = "nvls"
+value = "480 GB/s"
+)");
+  const auto rows = load_measurements(test::catalog(), {g});
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0].algorithm == validation::ForcedAlgorithm::kNvls);
+}

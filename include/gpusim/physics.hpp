@@ -183,9 +183,13 @@ Seconds tree_allreduce(Bytes size, int ranks, BytesPerSecond bus, Seconds alpha)
 // NVLS) that takes the least time, as NCCL chooses [nccl-source]: rings inside a node; across
 // nodes hierarchical (reduce-scatter in the node, the 1/g shard across nodes with the faster of
 // ring and tree, all-gather in the node); plus the fixed cost of the call.
+// How a collective ran: nothing (one rank), a ring (hierarchical across nodes) in one of the
+// library's protocols, or NVLS in-switch reduction.
+enum class Route { kNone, kRing, kNvls };
 struct CollectiveCost {
   Seconds time;
-  std::string algorithm;  // "ring/LL", "ring/LL128", "ring/Simple", "NVLS"; empty for 1 rank
+  Route route = Route::kNone;
+  hardware::Protocol protocol = hardware::Protocol::kSimple;  // of a ring
 };
 // Rounds an NVLS all-reduce of `size` bytes over `ranks` GPUs takes: size / (channels · ranks ·
 // chunk), with NCCL's chunk shrinking for smaller messages [nccl-source].

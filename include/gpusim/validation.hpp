@@ -42,6 +42,12 @@ enum class Benchmark {
   kPowerLimit,
   kScenario,
 };
+// The algorithm a collective row forced (nccl-tests under NCCL_ALGO), or auto: the library's choice.
+enum class ForcedAlgorithm { kAuto, kRing, kTree, kNvls };
+inline constexpr base::Named<ForcedAlgorithm> kForcedAlgorithmNames[] = {{ForcedAlgorithm::kAuto, "auto"},
+                                                                         {ForcedAlgorithm::kRing, "ring"},
+                                                                         {ForcedAlgorithm::kTree, "tree"},
+                                                                         {ForcedAlgorithm::kNvls, "nvls"}};
 inline constexpr base::Named<Benchmark> kBenchmarkNames[] = {
     {Benchmark::kStreamCopy, "stream_copy"},
     {Benchmark::kStreamTriad, "stream_triad"},
@@ -93,7 +99,7 @@ struct Measurement {
   bool graph = false;
   bool pinned = true;
   bool bidirectional = false;
-  std::string algorithm = "auto";
+  ForcedAlgorithm algorithm = ForcedAlgorithm::kAuto;
   std::optional<double> intensity;  // FLOP per byte (power rows)
   std::string kernel;
   std::string scenario;              // resolved path of the scenario file (scenario and power_limit rows)
@@ -136,8 +142,8 @@ struct Subject {
 std::vector<Subject> resolve(const std::vector<Measurement>& rows, const catalog::Catalog& catalog);
 
 struct Prediction {
-  std::optional<double> value;  // in the measurement's units (SI, or cycles)
-  std::string reason;           // why there is no prediction
+  std::optional<double> value;       // in the measurement's units (SI, or cycles)
+  std::string reason;                // why there is no prediction
   std::optional<answer::Band> band;  // scenario rows whose report key has a band (answer::band_of)
 };
 // Predicts one row under its conditions. Never throws for a row the model cannot predict: it

@@ -213,23 +213,23 @@ CollectiveCost collective_cost(const Fabric& f, Collective c, Bytes size, int ra
                                        f.nvls_round * nvls_rounds(f, size, ranks)
                                  : Seconds(0);
   if (nvls && algorithm == Algorithm::kNvls) {
-    return {nvls_time + f.call, "NVLS"};
+    return {nvls_time + f.call, Route::kNvls};
   }
   if (f.protocols.empty()) {
     return {protocol_time(
                 f, ProtocolCost{Protocol::kSimple, Seconds(0), f.intra_alpha, f.inter_alpha, f.intra_bus, f.inter_bus},
                 c, size, ranks),
-            "ring"};
+            Route::kRing, Protocol::kSimple};
   }
   CollectiveCost best;
   for (const ProtocolCost& p : f.protocols) {
     const Seconds t = protocol_time(f, p, c, size, ranks);
-    if (best.algorithm.empty() || t < best.time) {
-      best = {t, std::string("ring/") + base::name_in(hardware::kProtocolNames, p.protocol)};
+    if (best.route == Route::kNone || t < best.time) {
+      best = {t, Route::kRing, p.protocol};
     }
   }
   if (nvls && nvls_time < best.time) {
-    best = {nvls_time, "NVLS"};
+    best = {nvls_time, Route::kNvls};
   }
   best.time += f.call;
   return best;

@@ -45,18 +45,18 @@ void Fitter::fit_collectives(const std::vector<const Subject*>& rows, const hard
       const double t = sf / m->value;
       // The ring's link bandwidth for this group (on a full mesh, the group's k − 1 links).
       const double link = (f.ring_bus(std::min(m->gpus, f.gpus_per_node)) / cur.peer_link).value();
-      const std::string algo = physics::collective_cost(f, c, *m->bytes, m->gpus, algorithm_of(*m)).algorithm;
+      const physics::CollectiveCost chosen = physics::collective_cost(f, c, *m->bytes, m->gpus, algorithm_of(*m));
       Equation e{std::vector<double>(kCols, 0.0), 0, m};
       e.a[kCall] = 1.0;
       int col = -1;
-      if (algo == "NVLS") {
+      if (chosen.route == physics::Route::kNvls) {
         e.rhs = t - f.nvls_latency.value();
         e.a[kNvls] = sf / (f.nvls_bus / cur.nvls).value();
         e.a[kRound] = physics::nvls_rounds(f, *m->bytes, m->gpus);
         col = kNvls;
       }
       for (const physics::ProtocolCost& p : f.protocols) {
-        if (algo != std::string("ring/") + base::name_in(hardware::kProtocolNames, p.protocol)) {
+        if (chosen.route != physics::Route::kRing || chosen.protocol != p.protocol) {
           continue;
         }
         const double hop =

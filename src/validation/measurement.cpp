@@ -221,9 +221,12 @@ void read_row(Reader& r, const catalog::Catalog& cat, const std::string& file, c
     case Benchmark::kReduceScatter:
     case Benchmark::kAllGather:
       // Without `bytes` the row is a large-message plateau (nccl-tests' busbw at its largest sizes).
-      m.algorithm = r.string("algorithm", Need::kOptional).value_or("auto");
-      if (m.algorithm != "ring" && m.algorithm != "tree" && m.algorithm != "nvls" && m.algorithm != "auto") {
-        r.error("algorithm", "expected one of \"ring\", \"tree\", \"nvls\", \"auto\", got \"" + m.algorithm + "\"");
+      if (const auto name = r.string("algorithm", Need::kOptional)) {
+        if (const auto a = base::value_in(kForcedAlgorithmNames, *name)) {
+          m.algorithm = *a;
+        } else {
+          r.error("algorithm", "expected one of \"ring\", \"tree\", \"nvls\", \"auto\", got \"" + *name + "\"");
+        }
       }
       break;
     case Benchmark::kAllToAll:  // the bottleneck link's bandwidth; without `bytes` its plateau

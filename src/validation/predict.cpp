@@ -29,9 +29,9 @@ std::pair<lowering::Op, lowering::Op> attention_ops(const Measurement& m) {
 }
 
 physics::Algorithm algorithm_of(const Measurement& m) {
-  return m.algorithm == "ring"   ? physics::Algorithm::kRing
-         : m.algorithm == "nvls" ? physics::Algorithm::kNvls
-                                 : physics::Algorithm::kAuto;
+  return m.algorithm == ForcedAlgorithm::kRing   ? physics::Algorithm::kRing
+         : m.algorithm == ForcedAlgorithm::kNvls ? physics::Algorithm::kNvls
+                                                 : physics::Algorithm::kAuto;
 }
 
 physics::Collective collective_of(Benchmark b) {
@@ -103,8 +103,8 @@ Prediction collective(const Measurement& m, const System& sys) {
     if (f.nodes > 1) {
       return none("a multi-node plateau needs the message size");
     }
-    const bool nvls =
-        m.benchmark == Benchmark::kAllreduce && m.gpus > 2 && f.nvls_bus > f.intra_bus && m.algorithm != "ring";
+    const bool nvls = m.benchmark == Benchmark::kAllreduce && m.gpus > 2 && f.nvls_bus > f.intra_bus &&
+                      m.algorithm != ForcedAlgorithm::kRing;
     return value((nvls ? f.nvls_bus : f.ring_bus(m.gpus)).value());
   }
   const physics::Collective c = collective_of(m.benchmark);
