@@ -443,42 +443,20 @@ value = 1.0
 TEST_CASE("a collective row forces one of the library's algorithms by name, or is refused with the names",
           "[validate][errors]") {
   const auto dir = scratch_dir("algorithm");
-  const std::string f = write(dir / "algo.toml", R"([[measurement]]
-id = "a1"
-role = "check"
-gpu = "h100-sxm5-80gb"
-benchmark = "allreduce"
-gpus = 8
-bytes = "1 GiB"
-algorithm = "nvls"
-value = "480 GB/s"
-
-[[measurement]]
-id = "a2"
-role = "check"
-gpu = "h100-sxm5-80gb"
-benchmark = "allreduce"
-gpus = 8
-bytes = "1 GiB"
-algorithm = "collnet"
-value = "480 GB/s"
-)");
+  auto row = [](const std::string& id, const std::string& algorithm) {
+    return "[[measurement]]\nid = \"" + id +
+           "\"\nrole = \"check\"\ngpu = \"h100-sxm5-80gb\"\nbenchmark = \"allreduce\"\ngpus = 8\nbytes = \"1 GiB\"\n"
+           "algorithm = \"" +
+           algorithm + "\"\nvalue = \"480 GB/s\"\n";
+  };
+  // Each row is 9 lines; the second row's algorithm is on line 10 + 8, after its `algorithm = "`.
+  const std::string f = write(dir / "algo.toml", row("a1", "nvls") + "\n" + row("a2", "collnet"));
   const auto ds = diagnostics_of([&] { (void)load_measurements(test::catalog(), {f}); });
   REQUIRE(ds.size() == 1);
   CHECK(ds[0].format() == f + ":18:13: measurement[1].algorithm: expected one of \"ring\", \"tree\", \"nvls\", "
                               "\"auto\", got \"collnet\"");
   // Without the bad row the forced algorithm reads as its enum.
-  const std::string g = write(dir / "good.toml", R"([[measurement]]
-id = "a1"
-role = "check"
-gpu = "h100-sxm5-80gb"
-benchmark = "allreduce"
-gpus = 8
-bytes = "1 GiB"
-algorithm = "nvls"
-value = "480 GB/s"
-)");
-  const auto rows = load_measurements(test::catalog(), {g});
+  const auto rows = load_measurements(test::catalog(), {write(dir / "good.toml", row("a1", "nvls"))});
   REQUIRE(rows.size() == 1);
   CHECK(rows[0].algorithm == validation::ForcedAlgorithm::kNvls);
 }
