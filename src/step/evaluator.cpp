@@ -108,9 +108,9 @@ Evaluation Evaluator::evaluate_training(const Layout& layout, const System& sys,
     const Seconds t_hi = upper.time - upper.bubble;
     const double phi = dither_share(sys.power_limit, t_lo, busy_power, t_hi, upper_power);
     if (phi > 0) {
-      e.clock =
-          (clock * (t_lo * (1.0 - phi)) + (clock + kClockStep) * (t_hi * phi)) / (t_lo * (1.0 - phi) + t_hi * phi);
-      busy_power = (busy_power * (t_lo * (1.0 - phi)) + upper_power * (t_hi * phi)) / (t_lo * (1.0 - phi) + t_hi * phi);
+      const Dithered d = dithered(clock, t_lo, busy_power, t_hi, upper_power, phi);
+      e.clock = d.clock;
+      busy_power = d.power;
       s = blend(s, upper, phi);
     }
   }

@@ -89,10 +89,10 @@ Evaluation Evaluator::evaluate_image_inference(const Layout& layout, const Syste
     const Watts p_hi = physics::board_power(g, mix_of(upper, t_hi), clock + kClockStep);
     const double phi = dither_share(sys.power_limit, pass, power, t_hi, p_hi);
     if (phi > 0) {  // then the pass at the lower step has time, so the blend has too
-      const Seconds blended = pass + (t_hi - pass) * phi;
-      shown_clock = (clock * (pass * (1.0 - phi)) + (clock + kClockStep) * (t_hi * phi)) / blended;
-      power = (power * (pass * (1.0 - phi)) + p_hi * (t_hi * phi)) / blended;
-      pass = blended;
+      const Dithered d = dithered(clock, pass, power, t_hi, p_hi, phi);
+      shown_clock = d.clock;
+      power = d.power;
+      pass = pass + (t_hi - pass) * phi;
     }
   }
   Evaluation e;

@@ -131,6 +131,13 @@ double settle_clock(const hardware::GpuSpec& g, Watts limit, MixAt mix_at) {
 // Time and energy are then the φ-weighted mean of the two steps', so the step time moves smoothly
 // with the limit and with anything that changes the power, instead of by whole clock steps.
 double dither_share(Watts limit, Seconds t_lo, Watts p_lo, Seconds t_hi, Watts p_hi);
+// The clock and the power of the alternation: each step's, weighted by the time spent at it,
+// (1 − φ)·T_lo and φ·T_hi (φ > 0, so that time is not 0).
+struct Dithered {
+  double clock = 0;
+  Watts power;
+};
+Dithered dithered(double clock, Seconds t_lo, Watts p_lo, Seconds t_hi, Watts p_hi, double phi);
 // Every time of a step, φ of the way from `lo` to `hi` (the same kernels at two clocks).
 StepBreakdown blend(const StepBreakdown& lo, const StepBreakdown& hi, double phi);
 

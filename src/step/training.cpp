@@ -125,6 +125,13 @@ double dither_share(Watts limit, Seconds t_lo, Watts p_lo, Seconds t_hi, Watts p
   return slack_lo / (slack_lo + excess_hi);
 }
 
+Dithered dithered(double clock, Seconds t_lo, Watts p_lo, Seconds t_hi, Watts p_hi, double phi) {
+  const Seconds at_lo = t_lo * (1.0 - phi);
+  const Seconds at_hi = t_hi * phi;
+  const Seconds total = at_lo + at_hi;
+  return {(clock * at_lo + (clock + kClockStep) * at_hi) / total, (p_lo * at_lo + p_hi * at_hi) / total};
+}
+
 StepBreakdown blend(const StepBreakdown& lo, const StepBreakdown& hi, double phi) {
   StepBreakdown s = lo;
   for (Seconds StepBreakdown::*f :
