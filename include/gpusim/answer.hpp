@@ -157,6 +157,9 @@ struct Estimate {
   int gpus = 1;
   int nodes = 1;
   std::string fabric;  // the intra-node path, in words
+  // Between nodes (when nodes > 1): the inter-node link's name and its bandwidth per direction.
+  std::string inter_link;
+  double inter_link_gb_per_s = 0;
   std::string runtime_id;
   std::string runtime_name;
   std::string runtime_summary;  // launch path, attention kernel, optimizer, in words
@@ -176,7 +179,7 @@ struct Estimate {
 
   explain::Diagnosis diagnosis;
   std::vector<explain::Advice> advice;
-  std::optional<SloCheck> slo;  // serving scenarios with an [slo]
+  std::optional<SloCheck> slo;             // serving scenarios with an [slo]
   std::optional<Uncertainty> uncertainty;  // with Options::uncertainty
 };
 

@@ -84,7 +84,9 @@ struct MemoryBreakdown {
   // without states in unified memory, which the allocator does not hand out.
   [[nodiscard]] Bytes allocated() const { return total() - other - unified; }
   [[nodiscard]] bool host_fits() const { return host_capacity.value() <= 0 || host <= host_capacity; }
-  [[nodiscard]] bool fits() const { return total() <= (budget.value() > 0 ? budget : capacity) && host_fits(); }
+  // The GPU's own memory: what it holds within its capacity (or the engine's share of it).
+  [[nodiscard]] bool gpu_fits() const { return total() <= (budget.value() > 0 ? budget : capacity); }
+  [[nodiscard]] bool fits() const { return gpu_fits() && host_fits(); }
 };
 
 MemoryBreakdown training_memory(const workload::ModelShape& m, const workload::Training& t,

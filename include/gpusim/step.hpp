@@ -119,6 +119,10 @@ struct IterationCost {
   Seconds compute_bound;  // kernels of one stage
   Seconds memory_bound;
   Seconds arithmetic;  // of the kernels' time, their arithmetic (physics::KernelTime::busy_arithmetic)
+  // Of `time`, the all-reduces and stage sends the GPU waits for: per stage, what the all-reduces
+  // add beyond the kernels and gaps or the host launch, whichever is longer, plus the sends.
+  Seconds communication;
+  Seconds communication_total;  // every all-reduce and send of the iteration, hidden or not
   Bytes dram;
 };
 // One iteration of one serving replica (`pipeline` stages, each a `tensor`-parallel group),

@@ -50,6 +50,10 @@ Estimate estimate(const scenario::Scenario& sc, const Options& options) {
   e.gpus = sc.system.gpus;
   e.nodes = sc.system.nodes();
   e.fabric = physics::make_fabric(sc.system).intra_desc;
+  if (e.nodes > 1) {
+    e.inter_link = sc.system.inter_node.name;
+    e.inter_link_gb_per_s = units::to_gigabytes_per_second(sc.system.inter_node.bandwidth);
+  }
   e.runtime_id = sc.runtime.id;
   e.runtime_name = sc.runtime.name;
   e.images = sc.job.model.images();

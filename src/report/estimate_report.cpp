@@ -137,13 +137,13 @@ std::string estimate_text(const answer::Estimate& e) {
     }
     unknowns_line(out, e);
   }
-  line(
-      out, "memory",
-      strfmt("%.1f of %.1f GiB%s %s   weights %.2f · grads %.2f · optimizer %.2f · activations %.2f%s · other %.2f",
-             gib(m.total()), gib(m.budget.value() > 0 ? m.budget : m.capacity),
-             m.budget.value() > 0 ? strfmt(" (engine share of %.1f)", gib(m.capacity)).c_str() : "",
-             m.fits() ? "fits" : "DOES NOT FIT", gib(m.weights), gib(m.gradients), gib(m.optimizer), gib(m.activations),
-             m.kv_cache.value() > 0 ? strfmt(" · KV cache %.2f", gib(m.kv_cache)).c_str() : "", gib(m.other)));
+  line(out, "memory",
+       strfmt("%.1f of %.1f GiB%s %s   weights %.2f · grads %.2f · optimizer %.2f · activations %.2f%s · other %.2f",
+              gib(m.total()), gib(m.budget.value() > 0 ? m.budget : m.capacity),
+              m.budget.value() > 0 ? strfmt(" (engine share of %.1f)", gib(m.capacity)).c_str() : "",
+              m.gpu_fits() ? "fits" : "DOES NOT FIT", gib(m.weights), gib(m.gradients), gib(m.optimizer),
+              gib(m.activations), m.kv_cache.value() > 0 ? strfmt(" · KV cache %.2f", gib(m.kv_cache)).c_str() : "",
+              gib(m.other)));
   if (m.host.value() > 0 || m.nvme.value() > 0) {
     std::string where = strfmt("offloaded per GPU: host memory %.1f GiB", gib(m.host));
     if (m.host_capacity.value() > 0) {

@@ -26,6 +26,18 @@ std::string step_change(const explain::Advice& a) {
   return strfmt("%+.0f %% time per token", pct(a.after->time_per_token / a.before->time_per_token - 1.0));
 }
 
+// The paths the job's collectives take: the node's own link, the network between nodes, or both.
+std::string paths(const answer::Estimate& e) {
+  if (e.nodes <= 1) {
+    return e.fabric;
+  }
+  const std::string network = strfmt("%s (%.0f GB/s per direction)", e.inter_link.c_str(), e.inter_link_gb_per_s);
+  if (e.gpus <= e.nodes) {  // one GPU per node: every peer is across the network
+    return network + " between nodes";
+  }
+  return e.fabric + " within a node and " + network + " between nodes";
+}
+
 }  // namespace
 
 std::string bottleneck_reason(const answer::Estimate& e) {
@@ -44,8 +56,9 @@ std::string bottleneck_reason(const answer::Estimate& e) {
                     : e.eval.training ? "norms, activations, residuals, optimizer"
                                       : "weights and KV cache read every token");
     case Bottleneck::kCommunication:
-      return strfmt("%.0f %% of step time waiting on data-parallel collectives over %s", pct(d.share),
-                    e.fabric.c_str());
+      return strfmt("%.0f %% of step time waiting on %s over %s", pct(d.share),
+                    e.eval.training ? "collectives" : "tensor-parallel all-reduces and pipeline sends",
+                    paths(e).c_str());
     case Bottleneck::kOffload:
       return strfmt(
           "%.0f %% of step time waiting on offload traffic to host memory or NVMe and the host's optimizer step "
@@ -143,7 +156,7 @@ std::string advice_text(const answer::Estimate& e, const explain::Advice& a) {
           pct(a.share));
     case AdviceKind::kExposedComm:
       return strfmt("%.0f ms of %.0f ms gradient traffic per step is exposed over %s", units::to_ms(a.exposed),
-                    units::to_ms(a.total), e.fabric.c_str());
+                    units::to_ms(a.total), paths(e).c_str());
     case AdviceKind::kGlobalBatch:
       return strfmt(
           "global_batch %.0f -> %.0f (more gradient accumulation) spreads the same traffic over twice the tokens: %s",

@@ -298,7 +298,9 @@ Evaluation Evaluator::evaluate_inference(const Layout& layout, const System& sys
   st.kernels = decode_model.kernels();
   st.host_launch = physics::launch_cost(g, runtime_) * st.kernels;
   st.launch_stall = physics::launch_stall(st.host_launch, st.compute + decode_model.gaps());
-  st.overhead = st.time > st.compute ? st.time - st.compute : Seconds(0);
+  st.communication = dc.communication;
+  st.communication_total = dc.communication_total;
+  st.overhead = std::max(Seconds(0), st.time - st.compute - st.communication);
   e.clock = decode_clock;
   e.dtype = inf.weight_precision;
   e.peak = g.peak_for(dtype);

@@ -187,7 +187,8 @@ IterationCost IterationModel::cost(const IterationShape& s) const {
            decode_per_context_.*field * s.context + prefill_per_pair_.*field * s.pairs;
   };
   const double kernels = sum(&Point::time);
-  const double gpu = kernels * (1.0 + remainder_) + gap_.value() + comm.time;
+  const double busy = kernels * (1.0 + remainder_) + gap_.value();
+  const double gpu = busy + comm.time;
   const double stage = std::max(gpu, host_.value());
   const Seconds device(pipeline_ * stage + (pipeline_ - 1) * send.time);
   IterationCost c;
@@ -195,6 +196,8 @@ IterationCost IterationModel::cost(const IterationShape& s) const {
   c.compute_bound = Seconds(sum(&Point::compute_bound) * (1.0 + remainder_));
   c.memory_bound = Seconds(sum(&Point::memory_bound) * (1.0 + remainder_));
   c.arithmetic = Seconds(sum(&Point::arithmetic) * (1.0 + remainder_));
+  c.communication = Seconds(pipeline_ * (stage - std::max(busy, host_.value())) + (pipeline_ - 1) * send.time);
+  c.communication_total = Seconds(pipeline_ * comm.time + (pipeline_ - 1) * send.time);
   c.dram = Bytes(sum(&Point::dram));
   return c;
 }
