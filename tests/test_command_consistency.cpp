@@ -5,6 +5,8 @@
 #include <fstream>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "cli_helpers.hpp"
 
 using namespace gpusim::test;
@@ -86,6 +88,14 @@ TEST_CASE("the bottleneck names host memory when what the job offloads does not 
   CHECK_THAT(r.out, Catch::Contains("bottleneck  host-memory — ") &&
                         Catch::Contains("GiB of host memory per GPU but the host has 8.0 GiB per GPU"));
   CHECK_THAT(r.out, !Catch::Contains("bottleneck  capacity"));
+  // The GPU's own memory holds its part: the memory line says so, and only the host line falls short.
+  CHECK_THAT(r.out, Catch::Contains(" GiB fits   weights") && !Catch::Contains("GiB DOES NOT FIT   weights") &&
+                        Catch::Contains("(DOES NOT FIT in the host's memory)"));
+  const Run json = run("estimate " + kOffload + " --specs " + specs + " --format json");
+  REQUIRE(json.code == 0);
+  CHECK_THAT(json.out, Catch::Contains("\"fits\": false") && Catch::Contains("\"gpu_fits\": true") &&
+                           Catch::Contains("\"host_fits\": false") &&
+                           Catch::Contains("\"host_capacity_bytes\": 8589934592"));
   // Moving the offloads to the host's NVMe drive makes them fit: advised with the host memory.
   CHECK_THAT(r.out, Catch::Contains("offload_params = \"nvme\": host memory"));
   // With the catalog's 256 GiB the same job fits, and the bottleneck is a part of the step.
@@ -93,6 +103,31 @@ TEST_CASE("the bottleneck names host memory when what the job offloads does not 
   REQUIRE(fits.code == 0);
   CHECK_THAT(fits.out,
              !Catch::Contains("\"bottleneck\": \"host-memory\"") && !Catch::Contains("\"bottleneck\": \"capacity\""));
+}
+
+TEST_CASE(
+    "a serving iteration's tensor-parallel all-reduces across nodes are its communication, and the bottleneck "
+    "names the network they cross",
+    "[explain][serving]") {
+  // PCIe cards are one per node by default: a tensor group of four all-reduces twice per layer over
+  // the network between nodes, which at a small batch outlasts the layer's kernels.
+  const std::string base = "estimate " + source("scenarios/llama3-70b-fp8-4xh100-serve.toml") +
+                           " --set system.gpu=h100-nvl --set system.gpus=4 --set parallelism.tensor=4";
+  const Run r = run(base + " --format json");
+  REQUIRE(r.code == 0);
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  const double comm = j["step"]["communication_s"];
+  const double overhead = j["step"]["overhead_s"];
+  const double compute = j["step"]["compute_s"];
+  const double time = j["step"]["time_s"];
+  CHECK(comm > 0);
+  CHECK(j["step"]["communication_total_s"].get<double>() >= comm * (1 - 1e-12));
+  // The parts add up to the iteration: nothing is counted twice.
+  CHECK(compute + comm + overhead == Approx(time).epsilon(1e-9));
+  CHECK(j["bottleneck"] == "communication");
+  const Run text = run(base);
+  CHECK_THAT(text.out, Catch::Contains("waiting on tensor-parallel all-reduces and pipeline sends over") &&
+                           Catch::Contains("between nodes") && !Catch::Contains("data-parallel"));
 }
 
 TEST_CASE("the bottleneck names the pipeline bubble when it is the largest part of the step", "[explain]") {
