@@ -1,5 +1,5 @@
 // Foundation of every stage: input errors with their position, one string table per enum, and
-// printf-style formatting into a std::string.
+// printf-style formatting into a std::string, and independent work spread over the cores.
 //
 // Errors: every problem in a spec, scenario or measurement file becomes a Diagnostic
 // "file:line:col: key: message"; a file's problems are collected and thrown together as one
@@ -11,6 +11,7 @@
 #include <cstdarg>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -117,6 +118,14 @@ strfmt(const char* f, ...) {
   va_end(ap);
   return out;
 }
+
+// Independent work spread over the cores (plan's serving candidates, validation's rows).
+// Runs work(i) for every i in [0, n) on up to `threads` threads (0: one per core the system
+// reports), each taking the next index as it finishes one. The caller keeps each i's result in
+// slot i, so what it assembles afterwards does not depend on the order or the thread count. The
+// first exception any work(i) throws is rethrown here once every thread has stopped; no further
+// index starts after it.
+void parallel_for(std::size_t n, unsigned threads, const std::function<void(std::size_t)>& work);
 
 }  // namespace gpusim::base
 

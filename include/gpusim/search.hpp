@@ -40,7 +40,10 @@ struct PlanOptions {
   // Serving: the weight formats to try (scenario::weight_formats names); empty: the scenario's own,
   // bf16 (fp16 where the GPU has no bf16), fp8 where the GPU computes it, and AWQ int4.
   std::vector<std::string> formats;
+  // Called as candidates finish, one call at a time, from whichever thread finished one.
   std::function<void(std::size_t done, std::size_t total)> progress;
+  // Threads that estimate serving candidates (0: one per core). The result is the same for any count.
+  unsigned threads = 0;
 };
 
 struct PlanRow {

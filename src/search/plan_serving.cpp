@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <iterator>
+#include <mutex>
 
 #include "gpusim/search.hpp"
 
@@ -131,29 +133,35 @@ ServingPlanResult plan_serving(const scenario::Scenario& sc, const PlanOptions& 
   // engines: up to the runtime's (or scenario's) max_seqs.
   constexpr std::int64_t kStaticBatchCap = 1024;
   const std::int64_t limit_cap = is_static ? kStaticBatchCap : std::max<std::int64_t>(1, sc.runtime.serving.max_seqs);
+  // Each candidate's batch limits in its own slot, estimated on any thread, then joined in
+  // candidate order: the rows and counts are those of a loop over the candidates.
+  struct Slot {
+    std::vector<ServingPlanRow> rows;
+    std::uint64_t candidates = 0;
+    std::uint64_t no_fit = 0;
+    std::uint64_t timed = 0;
+    Bytes smallest_no_fit;
+  };
+  std::vector<Slot> slots(candidates.size());
+  std::mutex progress;
   std::size_t done = 0;
-  std::vector<ServingPlanRow> rows;
-  for (const Candidate& c : candidates) {
-    if (o.progress) {
-      o.progress(++done, candidates.size());
-    }
+  base::parallel_for(candidates.size(), o.threads, [&](std::size_t k) {
+    const Candidate& c = candidates[k];
+    Slot& out = slots[k];
     for (std::int64_t b = 1; b <= limit_cap; b *= 2) {
-      ++r.candidates;
+      ++out.candidates;
       const scenario::Scenario s = variant(formatted[c.format], c, b);
       const physics::MemoryBreakdown mem = step::Evaluator(s.system, s.job, s.runtime).memory(c.layout);
       if (!mem.fits()) {
-        ++r.no_fit;
-        if (r.smallest_no_fit.value() == 0 || mem.total() < r.smallest_no_fit) {
-          r.smallest_no_fit = mem.total();
-        }
         // A larger batch limit needs at least as much memory: count the rest as not fitting.
         const auto rest =
             static_cast<std::uint64_t>(std::floor(std::log2(static_cast<double>(limit_cap) / static_cast<double>(b))));
-        r.no_fit += rest;
-        r.candidates += rest;
+        out.no_fit += 1 + rest;
+        out.candidates += rest;
+        out.smallest_no_fit = mem.total();
         break;
       }
-      ++r.timed;
+      ++out.timed;
       ServingPlanRow row;
       row.gpus = c.gpus;
       row.layout = c.layout;
@@ -164,8 +172,23 @@ ServingPlanResult plan_serving(const scenario::Scenario& sc, const PlanOptions& 
       row.per_gpu = i.output_tokens_per_s / c.gpus;
       row.per_user = i.tokens_per_s_per_user;
       row.usd_per_mtok = answer::usd_per_million_tokens(row.estimate);
-      rows.push_back(std::move(row));
+      out.rows.push_back(std::move(row));
     }
+    if (o.progress) {
+      const std::lock_guard<std::mutex> lock(progress);
+      o.progress(++done, candidates.size());
+    }
+  });
+  std::vector<ServingPlanRow> rows;
+  for (Slot& slot : slots) {
+    r.candidates += slot.candidates;
+    r.no_fit += slot.no_fit;
+    r.timed += slot.timed;
+    if (slot.smallest_no_fit.value() > 0 &&
+        (r.smallest_no_fit.value() == 0 || slot.smallest_no_fit < r.smallest_no_fit)) {
+      r.smallest_no_fit = slot.smallest_no_fit;
+    }
+    std::move(slot.rows.begin(), slot.rows.end(), std::back_inserter(rows));
   }
 
   // The throughput-latency frontier: by tokens/s per user, those beating every faster-per-user row

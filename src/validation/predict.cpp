@@ -281,26 +281,39 @@ Prediction predict(const Subject& s) { return predict_row(s, false); }
 
 std::vector<Prediction> predict_all(const std::vector<Subject>& subjects, bool band) {
   // Scenario rows by their scenario file: rows resolved together share one catalog, so one path
-  // is one scenario, estimated once however many of its figures were measured.
-  std::map<std::string, std::variant<answer::Estimate, std::string>> estimates;
-  std::vector<Prediction> out;
-  out.reserve(subjects.size());
+  // is one scenario, estimated once however many of its figures were measured. The estimates and
+  // the other rows are independent: each is made on any thread into its own slot.
+  auto by_scenario = [](const Subject& s) {
+    return s.row->benchmark == Benchmark::kScenario && s.row->scored && s.problem.empty();
+  };
+  std::map<std::string, std::size_t> slot_of;  // scenario path -> its slot in `estimates`
+  std::vector<const Subject*> first;           // the subject that estimates each slot
   for (const Subject& s : subjects) {
-    const Measurement& m = *s.row;
-    if (m.benchmark != Benchmark::kScenario || !m.scored || !s.problem.empty()) {
-      out.push_back(predict_row(s, band));
-      continue;
+    if (by_scenario(s) && slot_of.emplace(s.row->scenario, first.size()).second) {
+      first.push_back(&s);
     }
-    auto it = estimates.find(m.scenario);
-    if (it == estimates.end()) {
+  }
+  std::vector<std::variant<answer::Estimate, std::string>> estimates(first.size());
+  std::vector<Prediction> out(subjects.size());
+  const std::size_t work = first.size() + subjects.size();
+  base::parallel_for(work, 0, [&](std::size_t k) {
+    if (k < first.size()) {
       try {
-        it = estimates.emplace(m.scenario, answer::estimate(*s.scenario, answer::Options{false, band})).first;
+        estimates[k] = answer::estimate(*first[k]->scenario, answer::Options{false, band});
       } catch (const InputError& e) {
-        it = estimates.emplace(m.scenario, cannot_estimate(e)).first;
+        estimates[k] = cannot_estimate(e);
       }
+    } else if (const Subject& s = subjects[k - first.size()]; !by_scenario(s)) {
+      out[k - first.size()] = predict_row(s, band);
     }
-    const auto* e = std::get_if<answer::Estimate>(&it->second);
-    out.push_back(e != nullptr ? figure_of(m, *e) : none(std::get<std::string>(it->second)));
+  });
+  for (std::size_t i = 0; i < subjects.size(); ++i) {
+    const Subject& s = subjects[i];
+    if (by_scenario(s)) {
+      const auto& e = estimates[slot_of.at(s.row->scenario)];
+      const auto* estimate = std::get_if<answer::Estimate>(&e);
+      out[i] = estimate != nullptr ? figure_of(*s.row, *estimate) : none(std::get<std::string>(e));
+    }
   }
   return out;
 }
