@@ -153,6 +153,7 @@ void Engine::flush(double t) {
 
 void Engine::complete(const std::vector<Scheduled>& batch) {
   bool batch_over = s_.scheduler == workload::Scheduler::kStatic;
+  bool any_done = false;  // only then is the running list swept for finished requests
   for (const Scheduled& b : batch) {
     Request& r = reqs_[b.id];
     if (b.samples && r.generated < r.output) {
@@ -169,6 +170,7 @@ void Engine::complete(const std::vector<Scheduled>& batch) {
           pending_done_.push_back(b.id);
         }
         finished_ += 1;
+        any_done = true;
         output_tokens_ += static_cast<double>(r.output);
       }
     }
@@ -180,6 +182,9 @@ void Engine::complete(const std::vector<Scheduled>& batch) {
       running_.clear();
       steps_ = 0;
     }
+    return;
+  }
+  if (!any_done) {
     return;
   }
   running_.erase(std::remove_if(running_.begin(), running_.end(),
