@@ -29,9 +29,15 @@ void fit_remainders(const std::vector<Measurement>& rows, const catalog::Catalog
       by_runtime[s.scenario->runtime.id].push_back(&s);
     }
   }
-  for (const auto& entry : by_runtime) {  // not a structured binding: clang 14 cannot capture one
-    const std::string& id = entry.first;
-    const std::vector<const Subject*>& list = entry.second;
+  // Each runtime's search is independent: each on any thread into its own slot, recorded in
+  // runtime order afterwards.
+  std::vector<const std::pair<const std::string, std::vector<const Subject*>>*> runtimes;
+  for (const auto& entry : by_runtime) {
+    runtimes.push_back(&entry);
+  }
+  std::vector<double> fitted(runtimes.size(), 0.0);
+  base::parallel_for(runtimes.size(), 0, [&](std::size_t k) {
+    const std::vector<const Subject*>& list = runtimes[k]->second;
     auto cost = [&list](double r) {
       double sum = 0;
       for (const Subject* s : list) {
@@ -65,7 +71,12 @@ void fit_remainders(const std::vector<Measurement>& rows, const catalog::Catalog
         fb = cost(b);
       }
     }
-    const double r = 0.5 * (lo + hi) < 1e-4 ? 0.0 : 0.5 * (lo + hi);
+    fitted[k] = 0.5 * (lo + hi) < 1e-4 ? 0.0 : 0.5 * (lo + hi);
+  });
+  for (std::size_t k = 0; k < runtimes.size(); ++k) {
+    const std::string& id = runtimes[k]->first;
+    const std::vector<const Subject*>& list = runtimes[k]->second;
+    const double r = fitted[k];
     FittedParam p{"runtime:" + id, "efficiency", "remainder", list.front()->scenario->runtime.remainder, r,
                   false,           {},           {}};
     std::set<std::string> files;
