@@ -68,6 +68,8 @@ enum class AdviceKind {
   kExposedComm,           // exposed / total communication per step
   kGlobalBatch,           // global batch doubled: from/to, before/after time per token
   kHostStaged,            // collectives staged through host memory
+  kTensorInNode,          // serving: the tensor group in one node: to (GPUs per node), before/after tokens/s
+  kFewerTensorRanks,      // serving: half the tensor ranks, twice the replicas: from/to (tensor), before/after
   kLaunchBound,           // kernels, host launch time, GPU time
   kCudaGraphs,            // CUDA graphs: before/after time per token
   kKernelGaps,            // kernels, gap per kernel, GPU time

@@ -288,8 +288,45 @@ void memory_advice(const Scenario& sc, const Evaluation& e, std::vector<Advice>&
   try_micro_batch(sc, e, out);
 }
 
+// A serving replica waits on its tensor-parallel all-reduces (two per layer per iteration). Two
+// changes shorten them, each kept only when the evaluator finds more output tokens/s and the
+// weights still fit: the tensor group inside one node, so they cross the node's link rather than
+// the network; and half the ranks per replica with twice the replicas on the same GPUs, so fewer
+// ranks all-reduce (none at one rank).
+void serving_communication_advice(const Scenario& sc, const Evaluation& e, std::vector<Advice>& out) {
+  const workload::Layout& l = sc.layout;
+  auto keep_if_faster = [&](AdviceKind kind, std::vector<Override> change, const Scenario& v, double from, double to) {
+    const Effect after = run(v);
+    if (after.memory.fits() && after.tokens_per_s > e.tokens_per_s) {
+      Advice a = of(kind);
+      a.change = std::move(change);
+      a.from = from;
+      a.to = to;
+      a.before = effect_of(e);
+      a.after = after;
+      out.push_back(a);
+    }
+  };
+  if (l.tensor > sc.system.gpus_per_node) {
+    Scenario v = sc;
+    v.system.gpus_per_node = l.tensor;
+    keep_if_faster(AdviceKind::kTensorInNode, {{"system.gpus_per_node", std::to_string(l.tensor)}}, v,
+                   sc.system.gpus_per_node, l.tensor);
+  }
+  if (l.tensor > 1) {
+    workload::Layout half = l;
+    half.tensor = l.tensor / 2;
+    half.data = l.data * 2;
+    keep_if_faster(
+        AdviceKind::kFewerTensorRanks,
+        {{"parallelism.tensor", std::to_string(half.tensor)}, {"parallelism.data", std::to_string(half.data)}},
+        scenario::with_layout(sc, half, sc.system.gpus), l.tensor, half.tensor);
+  }
+}
+
 void communication_advice(const Scenario& sc, const Evaluation& e, std::vector<Advice>& out) {
   if (!sc.job.training) {
+    serving_communication_advice(sc, e, out);
     return;
   }
   Advice exposed = of(AdviceKind::kExposedComm);

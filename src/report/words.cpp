@@ -38,6 +38,11 @@ std::string paths(const answer::Estimate& e) {
   return e.fabric + " within a node and " + network + " between nodes";
 }
 
+// Serving variants change the replicas and their batches: their effect is on output tokens/s.
+std::string tokens_change(const explain::Advice& a) {
+  return strfmt("%+.0f %% output tokens/s", pct(a.after->tokens_per_s / a.before->tokens_per_s - 1.0));
+}
+
 }  // namespace
 
 std::string bottleneck_reason(const answer::Estimate& e) {
@@ -161,6 +166,14 @@ std::string advice_text(const answer::Estimate& e, const explain::Advice& a) {
       return strfmt(
           "global_batch %.0f -> %.0f (more gradient accumulation) spreads the same traffic over twice the tokens: %s",
           a.from, a.to, step_change(a).c_str());
+    case AdviceKind::kTensorInNode:
+      return strfmt(
+          "gpus_per_node = %.0f (each tensor group of %.0f GPUs in one server, its all-reduces over the server's own "
+          "link, not the network): %s",
+          a.to, a.to, tokens_change(a).c_str());
+    case AdviceKind::kFewerTensorRanks:
+      return strfmt("tensor %.0f -> %.0f with twice the replicas on the same GPUs (fewer ranks per all-reduce): %s",
+                    a.from, a.to, tokens_change(a).c_str());
     case AdviceKind::kHostStaged:
       return "this GPU has no peer-to-peer over PCIe on the stock driver: every collective is staged through host "
              "memory; NVLink GPUs avoid it";
