@@ -98,7 +98,12 @@ std::string compare(const std::string& path, const std::optional<std::string>& t
 // given), "status" ("ok" or why the point cannot run) and "fields" (every report field, keyed
 // "section.key").
 py::list sweep(const std::string& path, const std::optional<std::string>& text, const Strings& sets,
-               const std::vector<std::pair<std::string, Strings>>& axis_values, const Strings& specs) {
+               const std::vector<std::pair<std::string, Strings>>& axis_values, const Strings& specs, int shard,
+               int shards) {
+  if (shards < 1 || shard < 0 || shard >= shards) {
+    throw std::invalid_argument("shard must be (I, N) with 0 <= I < N, got (" + std::to_string(shard) + ", " +
+                                std::to_string(shards) + ")");
+  }
   const auto catalog_ptr = catalog_of(specs);
   const Catalog& catalog = *catalog_ptr;
   const auto fixed = gpusim::scenario::parse_overrides(sets);
@@ -111,7 +116,10 @@ py::list sweep(const std::string& path, const std::optional<std::string>& text, 
     const py::gil_scoped_release release;
     const ParsedScenario parsed = parsed_of(path, text);
     (void)gpusim::scenario::resolve(catalog, parsed, fixed);  // the base scenario must be valid, as in the CLI
-    points = gpusim::search::sweep(catalog, parsed, fixed, axes);
+    gpusim::search::SweepOptions options;
+    options.shard = shard;
+    options.shards = shards;
+    points = gpusim::search::sweep(catalog, parsed, fixed, axes, options);
   }
   py::list rows;
   for (const auto& p : points) {
@@ -262,7 +270,7 @@ PYBIND11_MODULE(_gpusim, m) {
   m.def("_set_input_error", &set_input_error, "type"_a);
   m.def("estimate", &estimate, "path"_a, "text"_a, "sets"_a, "gpu"_a, "specs"_a);
   m.def("compare", &compare, "path"_a, "text"_a, "sets"_a, "gpus"_a, "specs"_a);
-  m.def("sweep", &sweep, "path"_a, "text"_a, "sets"_a, "axes"_a, "specs"_a);
+  m.def("sweep", &sweep, "path"_a, "text"_a, "sets"_a, "axes"_a, "specs"_a, "shard"_a = 0, "shards"_a = 1);
   m.def("plan", &plan, "path"_a, "text"_a, "sets"_a, "objective"_a, "top"_a, "max_gpus"_a, "formats"_a, "specs"_a);
   m.def("roofline", &roofline, "gpu"_a, "path"_a, "text"_a, "sets"_a, "dtype"_a, "specs"_a);
   m.def("breakeven", &breakeven, "path"_a, "text"_a, "sets"_a, "gpu"_a, "specs"_a);

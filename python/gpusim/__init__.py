@@ -37,6 +37,7 @@ __all__ = [
     "estimate",
     "gpu",
     "plan",
+    "plan_many",
     "roofline",
     "specs",
     "sweep",
@@ -263,7 +264,7 @@ def compare(scenario, gpus, *, overrides=None, specs=None, **kw):
     return json.loads(_gpusim.compare(path, text, sets, ids, _specs(specs)))
 
 
-def sweep(scenario, vary, *, overrides=None, specs=None, **kw):
+def sweep(scenario, vary, *, overrides=None, specs=None, shard=None, client=None, shards=None, **kw):
     """A grid of scenario variants: ``gpusim sweep SCENARIO --vary KEY=V1,V2,...``.
 
     ``vary``: a dict of dotted keys to lists of values, e.g. ``{"system.gpus": [1, 2, 4],
@@ -275,7 +276,16 @@ def sweep(scenario, vary, *, overrides=None, specs=None, **kw):
     columns of ``gpusim sweep --format csv`` with ``"vary."`` dropped from the axis keys. Where an
     axis key is also a report key (``"system.gpus"``) the row keeps the axis value, as given.
     Points that cannot run are rows, not errors; an invalid base scenario raises ``InputError``.
+
+    ``shard=(I, N)``: only the points I, I + N, I + 2N, ... (``--shard I/N``); the N shards' rows,
+    interleaved, are the whole grid. ``client``: a ``dask.distributed.Client``; the grid is split
+    into ``shards`` shards (default: one per worker), each run on a worker through this module,
+    and the rows are gathered back in grid order: the same list as without a client. A scenario
+    given as a path and the ``specs`` directories must be readable at the same absolute paths on
+    the workers (a shared file system, or one machine); a dict scenario travels with the work.
     """
+    if client is not None and shard is not None:
+        raise ValueError("give shard or client, not both: a client splits the grid into shards itself")
     if not isinstance(vary, Mapping):
         raise TypeError(f"vary must be a dict of dotted keys to lists of values, got {type(vary).__name__}")
     if not vary:
@@ -292,10 +302,49 @@ def sweep(scenario, vary, *, overrides=None, specs=None, **kw):
         texts = [_toml_value(v, key) for v in values]
         axes.append((key, texts))
         given.append(dict(reversed(list(zip(texts, values)))))  # TOML text -> the value as given
+    job = (*_portable(scenario), _sets(overrides, kw), axes, given, _portable_dirs(_specs(specs)))
+    if client is None:
+        index, count = (0, 1) if shard is None else _shard(shard)
+        return _sweep_rows(job, index, count)
+    count = len(client.scheduler_info()["workers"]) if shards is None else _int(shards, "shards")
+    if count < 1:
+        raise ValueError(f"shards must be at least 1, got {count}")
+    parts = client.gather(client.map(_sweep_rows, [job] * count, range(count), [count] * count, pure=False))
+    # Shard I holds points I, I + N, ...: its j-th row is point I + j * N.
+    rows = [None] * sum(len(part) for part in parts)
+    for index, part in enumerate(parts):
+        rows[index::count] = part
+    return rows
+
+
+def _shard(shard):
+    """(I, N) from a pair of ints, checked: 0 <= I < N."""
+    if isinstance(shard, (str, bytes)) or not isinstance(shard, Iterable):
+        raise TypeError(f"shard must be a pair (I, N) of ints, got {shard!r}")
+    pair = list(shard)
+    if len(pair) != 2:
+        raise TypeError(f"shard must be a pair (I, N) of ints, got {shard!r}")
+    index, count = _int(pair[0], "shard index"), _int(pair[1], "shard count")
+    if count < 1 or not 0 <= index < count:
+        raise ValueError(f"shard must be (I, N) with 0 <= I < N, got ({index}, {count})")
+    return index, count
+
+
+def _portable(scenario):
+    """(path, text) as a worker elsewhere can use it: a file by its absolute path."""
     path, text = _scenario(scenario)
-    sets = _sets(overrides, kw)
+    return (path, text) if text is not None else (os.path.abspath(path), None)
+
+
+def _portable_dirs(dirs):
+    return [os.path.abspath(d) for d in dirs]
+
+
+def _sweep_rows(job, index, count):
+    """The rows of shard ``index`` of ``count`` of a resolved sweep (runs where the work is sent)."""
+    path, text, sets, axes, given, dirs = job
     rows = []
-    for point in _gpusim.sweep(path, text, sets, axes, _specs(specs)):
+    for point in _gpusim.sweep(path, text, sets, axes, dirs, index, count):
         row = {key: given[i][v] for i, ((key, _), v) in enumerate(zip(axes, point["values"]))}
         row["status"] = point["status"]
         for key, value in point["fields"].items():
@@ -314,6 +363,16 @@ def plan(scenario, *, objective="time", top=10, max_gpus=0, formats=None, overri
     ``top``: rows to keep. ``max_gpus``: also search GPU counts up to this. ``formats`` (serving
     only): weight formats to try, a list or a comma-separated string.
     """
+    return _plan_job(_plan_resolved(scenario, objective, top, max_gpus, formats, overrides, specs, **kw))
+
+
+def _plan_job(job):
+    """A resolved plan question, answered (runs where the work is sent)."""
+    return json.loads(_gpusim.plan(*job))
+
+
+def _plan_resolved(scenario, objective="time", top=10, max_gpus=0, formats=None, overrides=None, specs=None, **kw):
+    """plan()'s checks, then the question as a job any process can answer."""
     if objective not in ("time", "cost"):
         raise ValueError(f'objective must be "time" or "cost", got {objective!r}')
     top = _int(top, "top")
@@ -321,9 +380,33 @@ def plan(scenario, *, objective="time", top=10, max_gpus=0, formats=None, overri
     if top < 1:
         raise ValueError("top must be at least 1")
     names = [] if formats is None else _names(formats, "formats")
-    path, text = _scenario(scenario)
-    sets = _sets(overrides, kw)
-    return json.loads(_gpusim.plan(path, text, sets, objective, top, max_gpus, names, _specs(specs)))
+    return (*_portable(scenario), _sets(overrides, kw), objective, top, max_gpus, names,
+            _portable_dirs(_specs(specs)))
+
+
+def plan_many(scenarios, *, client=None, **common):
+    """plan() for many questions: a list of answers in the order of ``scenarios``.
+
+    Each item of ``scenarios`` is a scenario (path or dict), asked with the ``common`` arguments of
+    plan(), or a pair ``(scenario, dict)`` whose dict adds to or replaces them for that item
+    (``("llama.toml", {"max_gpus": 8, "slo__tpot": "40 ms"})``). Every question is checked before
+    any is answered. ``client``: a ``dask.distributed.Client``; each question is answered on a
+    worker through this module and the answers gathered in order, equal to those without a client
+    (paths and spec directories must be readable at the same absolute paths on the workers).
+    """
+    jobs = []
+    for item in scenarios:
+        if isinstance(item, tuple):
+            if len(item) != 2 or not isinstance(item[1], Mapping):
+                raise TypeError("an item of scenarios is a scenario or a pair (scenario, dict of plan arguments)")
+            scenario, own = item
+            args = {**common, **own}
+        else:
+            scenario, args = item, dict(common)
+        jobs.append(_plan_resolved(scenario, **args))
+    if client is None:
+        return [_plan_job(job) for job in jobs]
+    return client.gather(client.map(_plan_job, jobs, pure=False))
 
 
 def roofline(gpu=None, scenario=None, *, dtype=None, overrides=None, specs=None, **kw):

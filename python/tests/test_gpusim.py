@@ -297,6 +297,83 @@ class Search(unittest.TestCase):
             gpusim.plan(TRAINING, top=0)
 
 
+class Shards(unittest.TestCase):
+    VARY = {"system.gpus": [1, 2, 4], "training.micro_batch": [8, 16, 7]}
+
+    def test_the_shards_of_a_sweep_interleaved_are_the_whole_sweep(self):
+        whole = gpusim.sweep(TRAINING, self.VARY)
+        for count in (1, 2, 4, 11):
+            parts = [gpusim.sweep(TRAINING, self.VARY, shard=(i, count)) for i in range(count)]
+            self.assertEqual(sum(len(p) for p in parts), len(whole))
+            for i, part in enumerate(parts):
+                self.assertEqual(part, whole[i::count])  # shard I holds points I, I + N, ...
+
+    def test_a_shard_is_a_pair_with_its_index_below_its_count(self):
+        for bad in ((2, 2), (-1, 2), (0, 0)):
+            with self.assertRaises(ValueError):
+                gpusim.sweep(TRAINING, self.VARY, shard=bad)
+        for bad in ("1/2", 3, (0, 1, 2), (0.0, 2)):
+            with self.assertRaises(TypeError):
+                gpusim.sweep(TRAINING, self.VARY, shard=bad)
+
+    def test_plan_many_answers_each_question_as_plan_does_in_order(self):
+        answers = gpusim.plan_many([TRAINING, (TRAINING, {"top": 2, "system__gpus": 2})], top=3)
+        self.assertEqual(answers, [gpusim.plan(TRAINING, top=3), gpusim.plan(TRAINING, top=2, system__gpus=2)])
+
+    def test_plan_many_checks_every_question_before_answering_any(self):
+        with self.assertRaises(ValueError):
+            gpusim.plan_many([TRAINING, (TRAINING, {"objective": "speed"})])
+        with self.assertRaises(TypeError):
+            gpusim.plan_many([(TRAINING, 3)])
+
+
+def local_cluster():
+    """A dask.distributed LocalCluster of two worker processes and its client (python3-distributed)."""
+    from dask.distributed import Client, LocalCluster
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    return cluster, Client(cluster)
+
+
+class Dask(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.cluster, cls.client = local_cluster()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.client.close()
+        cls.cluster.close()
+
+    def test_a_sweep_on_a_dask_cluster_equals_the_sweep_in_process(self):
+        vary = {"system.gpus": [1, 2, 4], "training.micro_batch": [8, 16, 7]}
+        whole = gpusim.sweep(TRAINING, vary)
+        self.assertEqual(gpusim.sweep(TRAINING, vary, client=self.client), whole)
+        self.assertEqual(gpusim.sweep(TRAINING, vary, client=self.client, shards=5), whole)
+        # A dict scenario travels with the work.
+        with open(TRAINING, encoding="utf-8") as f:
+            text = f.read()
+        table = gpusim_tables(text)
+        self.assertEqual(gpusim.sweep(table, vary, client=self.client), gpusim.sweep(table, vary))
+
+    def test_plan_many_on_a_dask_cluster_equals_the_answers_in_process(self):
+        questions = [TRAINING, (TRAINING, {"system__gpus": 2}), (SERVING, {"formats": ["fp8"], "top": 2})]
+        self.assertEqual(gpusim.plan_many(questions, client=self.client, top=3),
+                         gpusim.plan_many(questions, top=3))
+
+    def test_an_input_error_on_a_worker_reaches_the_caller_as_input_error(self):
+        with self.assertRaises(gpusim.InputError) as caught:
+            gpusim.plan_many([TRAINING, (TRAINING, {"training__micro_batch": 7})], client=self.client)
+        self.assertIn("micro_batch", str(caught.exception))
+        with self.assertRaises(ValueError):
+            gpusim.sweep(TRAINING, {"system.gpus": [1]}, client=self.client, shard=(0, 1))
+
+
+def gpusim_tables(text):
+    """A scenario file's tables as a dict (Python 3.11's tomllib), for the dict form of a scenario."""
+    import tomllib
+    return tomllib.loads(text)
+
+
 class Catalog(unittest.TestCase):
     def test_roofline_is_the_cli_roofline_json_with_and_without_a_scenario(self):
         self.assertEqual(gpusim.roofline("h100-sxm5-80gb", dtype="fp8"),
