@@ -1,11 +1,15 @@
 // gpusim-perf: speed of the model itself (README "Speed", run by scripts/bench-speed). Times, in
 // this process, the kernel model per op, a whole estimate, a sweep point, validation, calibration
 // and the layout search, each the median of repeated runs. A benchmark, not a test: it prints a
-// table and exits 0.
+// table and exits 0. The first row times a fixed loop (a chain of dependent multiply-adds, whose
+// time is the core's clock and FMA latency alone); every row ends with its time over that loop's,
+// measured in the same run, so runs on a loaded or another machine compare by that ratio. Rows
+// that spread work over the cores (validate, the serving plan) say how many there were.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gpusim/gpusim.hpp"
@@ -28,6 +32,24 @@ double median_seconds(int reps, F&& f) {
 
 volatile double sink = 0;
 
+// The reference: 1e6 dependent multiply-adds (no vectorization or overlap can shorten a chain).
+double reference_loop() {
+  double x = sink + 1.0;
+  for (int i = 0; i < 1'000'000; ++i) {
+    x = x * 1.0000001 + 1e-9;
+  }
+  return x;
+}
+
+double g_reference = 1.0;  // seconds, measured first
+
+// "  [x ref]": a time over the reference loop's.
+std::string ref(double seconds) {
+  char out[48];
+  std::snprintf(out, sizeof out, "  [%.3g ref]", seconds / g_reference);
+  return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -35,16 +57,22 @@ int main(int argc, char** argv) {
   const std::string root = argc > 1 ? argv[1] : ".";
   const Catalog catalog = Catalog::builtin();
   std::printf("%-52s %14s  %s\n", "what", "median", "per");
+  g_reference = median_seconds(21, [] { sink = sink + reference_loop(); });
+  std::printf("%-52s %11.1f ms  1e6 dependent multiply-adds; [ref] below is a row's time over this\n", "reference loop",
+              g_reference * 1e3);
+  const unsigned cores = std::max(1U, std::thread::hardware_concurrency());
 
   const double load = median_seconds(20, [&] { sink = sink + Catalog::builtin().gpu("h100-sxm5-80gb").sm_count; });
-  std::printf("%-52s %11.1f us  GPU spec parse + validate (fresh catalog)\n", "load h100-sxm5-80gb spec", load * 1e6);
+  std::printf("%-52s %11.1f us  GPU spec parse + validate (fresh catalog)%s\n", "load h100-sxm5-80gb spec", load * 1e6,
+              ref(load).c_str());
 
   for (const char* s : {"scenarios/llama2-7b-pretrain-a100.toml", "scenarios/llama3-8b-8xh100.toml",
                         "scenarios/gpt2-124m-rtx4090.toml"}) {
     const Scenario sc = scenario::load_scenario_file(catalog, root + "/" + s);
     const double with = median_seconds(20, [&] { sink = sink + answer::estimate(sc).eval.step.time.value(); });
     const double step = median_seconds(20, [&] { sink = sink + step::evaluate(sc).step.time.value(); });
-    std::printf("%-52s %11.3f ms  estimate with advice (evaluator alone %.3f ms)\n", s + 10, with * 1e3, step * 1e3);
+    std::printf("%-52s %11.3f ms  estimate with advice (evaluator alone %.3f ms)%s\n", s + 10, with * 1e3, step * 1e3,
+                ref(with).c_str());
   }
 
   {
@@ -58,8 +86,9 @@ int main(int argc, char** argv) {
         }
       }
     });
-    std::printf("%-52s %11.1f ns  per op (%zu ops of a Llama-2-7B micro-batch)\n", "kernel model",
-                per_pass / (reps * static_cast<double>(ops.size())) * 1e9, ops.size());
+    const double per_op = per_pass / (reps * static_cast<double>(ops.size()));
+    std::printf("%-52s %11.1f ns  per op (%zu ops of a Llama-2-7B micro-batch)%s\n", "kernel model", per_op * 1e9,
+                ops.size(), ref(per_op).c_str());
   }
 
   {
@@ -74,24 +103,25 @@ int main(int argc, char** argv) {
       points = rows.size();
       sink = sink + static_cast<double>(rows.size());
     });
-    std::printf("%-52s %11.1f us  per point (%zu points, scaling-llama2-7b)\n", "sweep",
-                t / static_cast<double>(points) * 1e6, points);
+    const double per_point = t / static_cast<double>(points);
+    std::printf("%-52s %11.1f us  per point (%zu points, scaling-llama2-7b)%s\n", "sweep", per_point * 1e6, points,
+                ref(per_point).c_str());
   }
 
   {
     const std::vector<validation::Measurement> rows = validation::load_measurements(catalog, {root + "/measurements"});
     const double v =
         median_seconds(5, [&] { sink = sink + validation::validate(validation::resolve(rows, catalog)).all.median; });
-    std::printf("%-52s %11.1f ms  %zu rows (resolve + predict + summarize)\n", "validate measurements/", v * 1e3,
-                rows.size());
+    std::printf("%-52s %11.1f ms  %zu rows (resolve + predict + summarize; %u cores)%s\n", "validate measurements/",
+                v * 1e3, rows.size(), cores, ref(v).c_str());
     const double vb = median_seconds(
         3, [&] { sink = sink + validation::validate(validation::resolve(rows, catalog), true).coverage.share; });
-    std::printf("%-52s %11.1f ms  the same with every scenario row's band (gpusim validate)\n",
-                "validate measurements/ with bands", vb * 1e3);
+    std::printf("%-52s %11.1f ms  the same with every scenario row's band (gpusim validate)%s\n",
+                "validate measurements/ with bands", vb * 1e3, ref(vb).c_str());
     const double c = median_seconds(
         5, [&] { sink = sink + static_cast<double>(validation::calibrate(rows, catalog).params.size()); });
-    std::printf("%-52s %11.1f ms  least squares on the fit rows, judged per parameter\n", "calibrate measurements/",
-                c * 1e3);
+    std::printf("%-52s %11.1f ms  least squares on the fit rows, judged per parameter%s\n", "calibrate measurements/",
+                c * 1e3, ref(c).c_str());
   }
 
   {
@@ -99,8 +129,8 @@ int main(int argc, char** argv) {
     Scenario sc = scenario::load_scenario_file(catalog, root + "/scenarios/llama3-70b-fp8-4xh100-serve.toml");
     sc.job.inference->load.requests = 100000;
     const double t = median_seconds(5, [&] { sink = sink + step::evaluate(sc).inference->requests; });
-    std::printf("%-52s %11.1f ms  %.2f M simulated requests/s (100,000 under load + 4,000 for its capacity)\n",
-                "serve 100,000 requests, 70B on 4 x H100 (vLLM)", t * 1e3, 104000.0 / t / 1e6);
+    std::printf("%-52s %11.1f ms  %.2f M simulated requests/s (100,000 under load + 4,000 for its capacity)%s\n",
+                "serve 100,000 requests, 70B on 4 x H100 (vLLM)", t * 1e3, 104000.0 / t / 1e6, ref(t).c_str());
   }
 
   {
@@ -116,8 +146,8 @@ int main(int argc, char** argv) {
         sink = sink + answer::estimate(sc, answer::Options{true, true}).eval.tokens;
       });
       const std::string what = "serving estimate with band, " + std::to_string(n) + " requests";
-      std::printf("%-52s %11.1f ms  without the band %.1f ms (x%.1f)\n", what.c_str(), banded * 1e3, plain * 1e3,
-                  banded / plain);
+      std::printf("%-52s %11.1f ms  without the band %.1f ms (x%.1f)%s\n", what.c_str(), banded * 1e3, plain * 1e3,
+                  banded / plain, ref(banded).c_str());
     }
   }
 
@@ -127,9 +157,10 @@ int main(int argc, char** argv) {
     o.max_gpus = 4096;
     search::PlanResult r;
     const double t = median_seconds(5, [&] { r = search::plan(sc, o); });
-    std::printf("%-52s %11.1f ms  %llu sized (%.1f M/s), %llu timed (%.2f M/s)\n", "plan GPT-3 175B, 1,024-4,096 A100s",
-                t * 1e3, static_cast<unsigned long long>(r.sized), static_cast<double>(r.sized) / t / 1e6,
-                static_cast<unsigned long long>(r.timed), static_cast<double>(r.timed) / t / 1e6);
+    std::printf("%-52s %11.1f ms  %llu sized (%.1f M/s), %llu timed (%.2f M/s)%s\n",
+                "plan GPT-3 175B, 1,024-4,096 A100s", t * 1e3, static_cast<unsigned long long>(r.sized),
+                static_cast<double>(r.sized) / t / 1e6, static_cast<unsigned long long>(r.timed),
+                static_cast<double>(r.timed) / t / 1e6, ref(t).c_str());
   }
 
   {
@@ -139,9 +170,9 @@ int main(int argc, char** argv) {
     o.max_gpus = 8;
     search::ServingPlanResult r;
     const double t = median_seconds(3, [&] { r = search::plan_serving(sc, o); });
-    std::printf("%-52s %11.1f ms  %llu deployments simulated (%.0f /s), %llu meet the SLO\n",
+    std::printf("%-52s %11.1f ms  %llu deployments simulated (%.0f /s; %u cores), %llu meet the SLO%s\n",
                 "plan serving 70B on 1-8 H100s (SLO search)", t * 1e3, static_cast<unsigned long long>(r.timed),
-                static_cast<double>(r.timed) / t, static_cast<unsigned long long>(r.meeting));
+                static_cast<double>(r.timed) / t, cores, static_cast<unsigned long long>(r.meeting), ref(t).c_str());
   }
   return 0;
 }
