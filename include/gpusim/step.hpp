@@ -174,7 +174,15 @@ class IterationModel {
   struct Tables;  // what the rows are computed from, and the rows made so far (iteration.cpp)
   [[nodiscard]] static Where where(const std::vector<double>& grid, double x);
   [[nodiscard]] const Row& row(std::size_t i) const;
-  [[nodiscard]] Point at(Point Row::*table, Where w) const;
+  // The rows either side of w: `lo` null below the first grid point; false where w is zero.
+  struct Span {
+    const Row* lo = nullptr;
+    const Row* hi = nullptr;
+    double f = 0;
+  };
+  [[nodiscard]] bool span(Where w, Span& out) const;
+  // One table interpolated along a span (the rows fetched once for every table of an iteration).
+  [[nodiscard]] static Point at(const Span& s, Point Row::*table);
   std::vector<double> grid_;
   std::shared_ptr<Tables> tables_;
   Point decode_per_row_;  // decode attention: per sequence, and per context token

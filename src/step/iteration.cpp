@@ -47,14 +47,24 @@ IterationModel::Where IterationModel::where(const std::vector<double>& grid, dou
   if (x <= 0 || grid.empty()) {
     return {0, 0};
   }
-  auto hi = std::upper_bound(grid.begin(), grid.end(), x);
-  if (hi == grid.begin()) {
+  // The first grid point above x (std::upper_bound), found from where the grid's construction puts
+  // it (index x up to kDense, then kPerOctave per octave) and stepped to the exact place, which
+  // the rounding of the geometric points may move by one.
+  const std::size_t n = grid.size();
+  const double guess = x < kDense ? std::floor(x) : kDense + std::floor(kPerOctave * std::log2(x / kDense));
+  auto i = static_cast<std::size_t>(std::clamp(guess, 0.0, static_cast<double>(n)));
+  while (i < n && grid[i] <= x) {
+    ++i;
+  }
+  while (i > 0 && grid[i - 1] > x) {
+    --i;
+  }
+  if (i == 0) {
     return {0, x / grid.front()};
   }
-  if (hi == grid.end()) {
-    hi = grid.end() - 1;  // beyond the grid: extend the last segment
+  if (i == n) {
+    i = n - 1;  // beyond the grid: extend the last segment
   }
-  const auto i = static_cast<std::size_t>(hi - grid.begin());
   return {i, (x - grid[i - 1]) / (grid[i] - grid[i - 1])};
 }
 
@@ -106,17 +116,23 @@ const IterationModel::Row& IterationModel::row(std::size_t i) const {
   return r;
 }
 
-IterationModel::Point IterationModel::at(Point Row::*table, Where w) const {
+bool IterationModel::span(Where w, Span& out) const {
   if (grid_.empty() || (w.i == 0 && w.f == 0)) {
-    return {};
+    return false;
   }
-  if (w.i == 0) {
-    const Point& p = row(0).*table;
-    return {p.time * w.f, p.compute_bound * w.f, p.memory_bound * w.f, p.arithmetic * w.f, p.dram * w.f};
+  out.hi = &row(w.i);
+  out.lo = w.i == 0 ? nullptr : &row(w.i - 1);
+  out.f = w.f;
+  return true;
+}
+
+IterationModel::Point IterationModel::at(const Span& s, Point Row::*table) {
+  const Point& b = s.hi->*table;
+  const double f = s.f;
+  if (s.lo == nullptr) {  // below the first grid point: scaled from zero
+    return {b.time * f, b.compute_bound * f, b.memory_bound * f, b.arithmetic * f, b.dram * f};
   }
-  const Point& a = row(w.i - 1).*table;
-  const Point& b = row(w.i).*table;
-  const double f = w.f;
+  const Point& a = s.lo->*table;
   return {a.time + (b.time - a.time) * f, a.compute_bound + (b.compute_bound - a.compute_bound) * f,
           a.memory_bound + (b.memory_bound - a.memory_bound) * f, a.arithmetic + (b.arithmetic - a.arithmetic) * f,
           a.dram + (b.dram - a.dram) * f};
@@ -177,11 +193,19 @@ IterationModel::IterationModel(const hardware::System& sys, const physics::Fabri
 }
 
 IterationCost IterationModel::cost(const IterationShape& s) const {
-  const Where tokens = where(grid_, s.tokens);
-  const Point dense = at(&Row::dense, tokens);
-  const Point head = at(&Row::head, s.rows == s.tokens ? tokens : where(grid_, s.rows));
-  const Point comm = at(&Row::comm, tokens);
-  const Point send = at(&Row::send, tokens);
+  Span tokens;
+  Point dense, comm, send, head;
+  if (span(where(grid_, s.tokens), tokens)) {
+    dense = at(tokens, &Row::dense);
+    comm = at(tokens, &Row::comm);
+    send = at(tokens, &Row::send);
+    if (s.rows == s.tokens) {
+      head = at(tokens, &Row::head);
+    }
+  }
+  if (Span rows; s.rows != s.tokens && span(where(grid_, s.rows), rows)) {
+    head = at(rows, &Row::head);
+  }
   auto sum = [&](auto field) {
     return dense.*field + head.*field + decode_per_row_.*field * s.decode_rows +
            decode_per_context_.*field * s.context + prefill_per_pair_.*field * s.pairs;

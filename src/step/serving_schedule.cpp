@@ -116,6 +116,10 @@ void Engine::schedule_continuous(IterationShape& shape, std::vector<Scheduled>& 
 // one token to decode (`decodes`).
 void Engine::schedule_running(IterationShape& shape, std::vector<Scheduled>& batch, std::int64_t& budget, bool prompts,
                               bool decodes) {
+  // The decodes' tokens and contexts are whole numbers: summed here as integers and added to the
+  // shape once, they give the shape the same values as adding them one by one.
+  std::int64_t decoded = 0;
+  std::int64_t context = 0;
   for (std::size_t i = 0; i < running_.size() && budget > 0; ++i) {
     const std::size_t id = running_[i];
     Request& r = reqs_[id];
@@ -131,14 +135,17 @@ void Engine::schedule_running(IterationShape& shape, std::vector<Scheduled>& bat
       if (!decodes || !reserve_or_evict(id, r.computed + r.generated + 1)) {
         continue;
       }
-      shape.tokens += 1;
-      shape.rows += 1;
-      shape.decode_rows += 1;
-      shape.context += static_cast<double>(r.computed + r.generated);
+      decoded += 1;
+      context += r.computed + r.generated;
       batch.push_back({id, true});
       budget -= 1;
     }
   }
+  const auto d = static_cast<double>(decoded);
+  shape.tokens += d;
+  shape.rows += d;
+  shape.decode_rows += d;
+  shape.context += static_cast<double>(context);
 }
 
 // Admits waiting requests in order while sequences, the token budget and free KV blocks last.
