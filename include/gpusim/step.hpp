@@ -195,6 +195,17 @@ class IterationModel {
   int pipeline_ = 1;
   double clock_ = 1;
   workload::ServingEngine engine_;  // the engine's host costs (step::engine_host_time)
+  // The parts of the last iteration that depend on its tokens and rows alone: consecutive
+  // iterations of a run mostly share them (decode at an unchanged batch).
+  struct ByTokens {
+    double tokens = -1;
+    double rows = -1;
+    Point dense;
+    Point head;
+    Point comm;
+    Point send;
+  };
+  mutable ByTokens last_;
 };
 
 // The step's kernels aggregated by name and phase (per step, all instances).

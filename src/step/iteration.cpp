@@ -193,19 +193,25 @@ IterationModel::IterationModel(const hardware::System& sys, const physics::Fabri
 }
 
 IterationCost IterationModel::cost(const IterationShape& s) const {
-  Span tokens;
-  Point dense, comm, send, head;
-  if (span(where(grid_, s.tokens), tokens)) {
-    dense = at(tokens, &Row::dense);
-    comm = at(tokens, &Row::comm);
-    send = at(tokens, &Row::send);
-    if (s.rows == s.tokens) {
-      head = at(tokens, &Row::head);
+  ByTokens& t = last_;
+  if (s.tokens != t.tokens || s.rows != t.rows) {
+    t = ByTokens{s.tokens, s.rows, {}, {}, {}, {}};
+    if (Span tokens; span(where(grid_, s.tokens), tokens)) {
+      t.dense = at(tokens, &Row::dense);
+      t.comm = at(tokens, &Row::comm);
+      t.send = at(tokens, &Row::send);
+      if (s.rows == s.tokens) {
+        t.head = at(tokens, &Row::head);
+      }
+    }
+    if (Span rows; s.rows != s.tokens && span(where(grid_, s.rows), rows)) {
+      t.head = at(rows, &Row::head);
     }
   }
-  if (Span rows; s.rows != s.tokens && span(where(grid_, s.rows), rows)) {
-    head = at(rows, &Row::head);
-  }
+  const Point& dense = t.dense;
+  const Point& head = t.head;
+  const Point& comm = t.comm;
+  const Point& send = t.send;
   auto sum = [&](auto field) {
     return dense.*field + head.*field + decode_per_row_.*field * s.decode_rows +
            decode_per_context_.*field * s.context + prefill_per_pair_.*field * s.pairs;
