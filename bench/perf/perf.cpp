@@ -54,6 +54,11 @@ std::string ref(double seconds) {
 
 int main(int argc, char** argv) {
   using namespace gpusim;
+  // --reference: the reference loop's median in ms alone, for scripts/bench-speed's whole-process rows.
+  if (argc > 1 && std::string(argv[1]) == "--reference") {
+    std::printf("%.3f\n", median_seconds(21, [] { sink = sink + reference_loop(); }) * 1e3);
+    return 0;
+  }
   const std::string root = argc > 1 ? argv[1] : ".";
   const Catalog catalog = Catalog::builtin();
   std::printf("%-52s %14s  %s\n", "what", "median", "per");
