@@ -75,6 +75,11 @@ struct Percentiles {
   Seconds p99;
 };
 
+// The serving engine's two ways of running an iteration (serving_decoders.cpp): through its
+// decode set and a static batch's totals (the default), or request by request, the reference the
+// first is held equal to by the tests. Process-wide; set it before estimates run.
+void set_serving_by_request(bool on);
+
 // A serving deployment under its load (serving.cpp: the engine's scheduler simulated request by
 // request, each iteration timed by the IterationModel).
 struct InferenceResult {

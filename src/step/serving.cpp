@@ -15,6 +15,7 @@
 //               (multi-step scheduling [vllm-multi-step-rfc], SGLang's continued decode steps).
 // A request that finishes its prompt in an iteration samples its first token at the end of it.
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 
@@ -23,6 +24,8 @@
 namespace gpusim::step {
 
 namespace {
+
+std::atomic<bool> by_request{false};
 
 Seconds percentile(std::vector<double>& v, double q) {
   if (v.empty()) {
@@ -73,6 +76,11 @@ Engine::Engine(const ServingSetup& s, const IterationModel& prefill, const Itera
     reqs_.push_back(r);
   }
   released_ = static_cast<std::size_t>(closed ? initial : s.requests);
+  totals_ = !by_request.load();
+  lazy_ok_ = totals_ && s.scheduler == workload::Scheduler::kContinuous && s.kv_block <= kMaxSetBlock;
+  if (lazy_ok_) {
+    phase_count_.assign(static_cast<std::size_t>(s.kv_block), 0);
+  }
 }
 
 ServingOutcome Engine::run() {
@@ -81,7 +89,7 @@ ServingOutcome Engine::run() {
     while (next < released_ && reqs_[next].arrival <= now_) {
       waiting_.push_back(next++);
     }
-    if (running_.empty() && waiting_.empty()) {
+    if (running_count() == 0 && waiting_.empty()) {
       flush(now_);  // no next iteration to hide the host's work behind
       if (next >= released_) {
         break;  // nothing can arrive: only a closed loop without completions gets here
@@ -94,13 +102,31 @@ ServingOutcome Engine::run() {
     batch.clear();
     const double preempted = out_.preemptions;
     const std::size_t queued = waiting_.size();
+    bool fast = false;
+    decoding_ = 0;
     if (s_.scheduler == workload::Scheduler::kStatic) {
       schedule_static(shape, batch);
     } else {
       // A call ends early when nothing is left running to decode.
-      schedule_continuous(shape, batch, decode_streak_ % s_.scheduler_steps == 0 || running_.empty());
+      const bool admit = decode_streak_ % s_.scheduler_steps == 0 || running_count() == 0;
+      if (lazy_ok_ && !lazy_ && iterations_ >= retry_at_ &&
+          free_blocks_ * s_.kv_block >= 2 * static_cast<std::int64_t>(running_count())) {
+        rebuild();
+        lazy_ = true;
+      }
+      fast = lazy_ && schedule_fast(shape, batch, admit);
+      if (!fast) {
+        if (lazy_) {
+          backoff_ = fast_streak_ >= 32 ? 1 : std::min<std::int64_t>(2 * backoff_, 1024);
+          retry_at_ = iterations_ + backoff_;
+          materialize();
+          lazy_ = false;
+        }
+        schedule_continuous(shape, batch, admit);
+      }
+      fast_streak_ = fast ? fast_streak_ + 1 : 0;
     }
-    if (batch.empty()) {
+    if (batch.empty() && decoding_ == 0) {
       // Waiting requests that no iteration can take (a prompt larger than the KV pool): the
       // memory check rules this out; stop rather than spin.
       out_.stalled = true;
@@ -119,7 +145,13 @@ ServingOutcome Engine::run() {
     // An overlap scheduler hands an iteration's tokens out while the next one runs
     // [trt-llm-overlap-scheduler, sglang-v0.4]: the previous iteration's become visible now.
     flush(now_);
-    complete(batch);
+    if (fast) {
+      complete_fast(batch);
+    } else if (s_.scheduler == workload::Scheduler::kStatic && totals_ && batch.empty()) {
+      complete_static_decode();
+    } else {
+      complete(batch);
+    }
     // A closed loop releases one request per completion.
     while (s_.arrival == workload::Arrival::kConcurrency && released_ < reqs_.size() &&
            static_cast<std::int64_t>(released_) < finished_ + s_.concurrency) {
@@ -181,6 +213,10 @@ void Engine::complete(const std::vector<Scheduled>& batch) {
     if (batch_over) {
       running_.clear();
       steps_ = 0;
+    } else {
+      if (totals_) {
+        start_static_batch();
+      }
     }
     return;
   }
@@ -205,18 +241,27 @@ void Engine::complete(const std::vector<Scheduled>& batch) {
 // paces them throughout). Stops before a request would finish, before an iteration would start
 // at or after `arrival` (when >= 0), and before the KV pool runs short.
 void Engine::skip_decode(double arrival) {
-  if (running_.empty()) {
+  if (running_count() == 0) {
     return;
   }
   std::int64_t most = std::numeric_limits<std::int64_t>::max();
   double context = 0;
-  for (const std::size_t id : running_) {
-    const Request& r = reqs_[id];
-    if (r.computed < r.prompt) {
+  if (lazy_) {  // the decode set's totals (serving_decoders.cpp)
+    if (!prefilling_.empty()) {
       return;  // a prefill in flight
     }
-    most = std::min(most, r.output - r.generated - 1);
-    context += static_cast<double>(r.computed + r.generated);
+    prune_finishes();
+    most = finishes_.front().first - clock_ - 1;
+    context = static_cast<double>(context0_ + decoders_ * clock_);
+  } else {
+    for (const std::size_t id : running_) {
+      const Request& r = reqs_[id];
+      if (r.computed < r.prompt) {
+        return;  // a prefill in flight
+      }
+      most = std::min(most, r.output - r.generated - 1);
+      context += static_cast<double>(r.computed + r.generated);
+    }
   }
   const std::int64_t steps = s_.scheduler_steps;
   if (!waiting_.empty() && steps > 1) {
@@ -227,7 +272,7 @@ void Engine::skip_decode(double arrival) {
     }
     most = std::min(most, steps - pos);
   }
-  const auto rows = static_cast<double>(running_.size());
+  const auto rows = static_cast<double>(running_count());
   auto shape_at = [&](double done) {
     IterationShape sh;
     sh.tokens = sh.rows = sh.decode_rows = rows;
@@ -246,9 +291,12 @@ void Engine::skip_decode(double arrival) {
   auto blocks_needed = [&](std::int64_t k) {
     // Each request needs at most ceil(k / block) + 1 more blocks: when the pool has that for all,
     // no request can be short (the common case, spared the per-request sum).
-    const std::int64_t bound = static_cast<std::int64_t>(running_.size()) * ((k + s_.kv_block - 1) / s_.kv_block + 1);
+    const std::int64_t bound = static_cast<std::int64_t>(running_count()) * ((k + s_.kv_block - 1) / s_.kv_block + 1);
     if (bound <= free_blocks_) {
       return std::int64_t{0};
+    }
+    if (lazy_) {
+      return blocks_to_decode(k);
     }
     std::int64_t need = 0;
     for (const std::size_t id : running_) {
@@ -306,10 +354,26 @@ void Engine::skip_decode(double arrival) {
   total.memory_bound = mean.memory_bound * kd;
   total.arithmetic = mean.arithmetic * kd;
   total.dram = mean.dram * kd;
-  for (const std::size_t id : running_) {
-    Request& r = reqs_[id];
-    reserve(r, r.computed + r.generated + k);
-    r.generated += k;
+  if (lazy_) {
+    free_blocks_ -= blocks_to_decode(k);
+    for (const std::size_t id : eager_) {
+      Request& r = reqs_[id];
+      r.blocks = std::max(r.blocks, blocks_for(r.computed + (clock_ - r.gen_base) + k));
+    }
+    clock_ += k;
+    std::size_t keep = 0;
+    for (const std::size_t id : eager_) {
+      if (place(reqs_[id]) == DecodeClass::kEager) {
+        eager_[keep++] = id;
+      }
+    }
+    eager_.resize(keep);
+  } else {
+    for (const std::size_t id : running_) {
+      Request& r = reqs_[id];
+      reserve(r, r.computed + r.generated + k);
+      r.generated += k;
+    }
   }
   flush(now_ + a);  // the first skipped iteration hands out the last one's tokens
   IterationShape sh = shape_at(0);
@@ -326,7 +390,7 @@ void Engine::account(const IterationCost& c, const IterationShape& shape, bool d
   ph.memory_bound += c.memory_bound.value();
   ph.arithmetic += c.arithmetic.value();
   ph.dram += c.dram.value();
-  seq_time_ += static_cast<double>(running_.size()) * t;
+  seq_time_ += static_cast<double>(running_count()) * t;
   if (shape.tokens > shape.decode_rows) {
     prefill_tokens_sum_ += shape.tokens - shape.decode_rows;
     prefill_iteration_time_ += t;
@@ -394,6 +458,8 @@ void Engine::summarize() {
 }
 
 }  // namespace serving_engine
+
+void set_serving_by_request(bool on) { by_request = on; }
 
 ServingOutcome simulate_serving(const ServingSetup& setup, const IterationModel& prefill,
                                 const IterationModel& decode) {

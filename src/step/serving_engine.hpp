@@ -1,7 +1,8 @@
 // Private to src/step/: the serving engine the discrete-event simulation of serving.cpp runs
 // (its scheduling rules are stated there), split over serving.cpp (the event loop, completions,
-// the closed-form decode runs and the statistics) and serving_schedule.cpp (which requests an
-// iteration takes and the KV blocks they hold).
+// the closed-form decode runs and the statistics), serving_schedule.cpp (which requests an
+// iteration takes and the KV blocks they hold, request by request) and serving_decoders.cpp (the
+// same iterations in the work of their events when every running request gets what it asks).
 #pragma once
 
 #include <cmath>
@@ -29,6 +30,14 @@ class Random {
   std::uint64_t state_;
 };
 
+// How the decode set (serving_decoders.cpp) keeps a decoding request's KV blocks.
+enum class DecodeClass : std::uint8_t {
+  kNone,     // not a decoder of the set (prefilling, waiting, finished, or the set is not kept)
+  kEager,    // its blocks kept request by request (a first decode may take more than one block)
+  kTight,    // holds exactly the blocks of its tokens: one more each time its tokens fill a block
+  kCovered,  // holds the blocks of its whole output already (reserved at admission)
+};
+
 struct Request {
   double arrival = 0;
   std::int64_t prompt = 0;     // tokens to prefill (with what it had generated, after an eviction)
@@ -39,6 +48,11 @@ struct Request {
   double first = -1;           // time of the first output token
   double scheduled = -1;       // time its first token was scheduled
   double done = -1;
+  // While in the decode set: generated = the set's clock − gen_base (kept there, not here), and a
+  // kTight request needs a block in the iterations whose clock ≡ phase (mod the block size).
+  std::int64_t gen_base = 0;
+  std::int64_t phase = 0;
+  DecodeClass cls = DecodeClass::kNone;
 };
 
 inline std::int64_t draw_length(Random& rng, std::int64_t mean, double spread) {
@@ -56,6 +70,10 @@ inline std::int64_t draw_length(Random& rng, std::int64_t mean, double spread) {
 // a KV pool that thrashes, evicting and recomputing long requests over and over, would take
 // without bound, so past this the run stops and reports over the requests completed.
 inline constexpr std::int64_t kMaxIterations = 4'000'000;
+
+// The decode set keeps one count per token position of a KV block (its phase table); engines with
+// larger blocks than this (the runtime files have 1 to 128 tokens) run request by request.
+inline constexpr std::int64_t kMaxSetBlock = 4096;
 
 class Engine {
  public:
@@ -76,13 +94,17 @@ class Engine {
 
   void release(Request& r);
 
-  // Evicts the latest admitted running request (not `keep`): it returns to the queue's front and
-  // will prefill its prompt and what it had generated again.
-  bool evict_for(std::size_t keep);
+  // Evicts the latest admitted running request: it returns to the queue's front and will prefill
+  // its prompt and what it had generated again.
+  void evict_back();
 
+  // Grows the KV of `id` (at its place in the running order) to `tokens`, evicting from the back;
+  // false when it had to evict itself.
   bool reserve_or_evict(std::size_t id, std::int64_t tokens);
 
   void schedule_static(IterationShape& shape, std::vector<Scheduled>& batch);
+  void start_static_batch();
+  void complete_static_decode();
 
   // `admit`: a scheduler call, which may take waiting requests (every iteration unless the engine
   // runs several decode iterations per call). An engine that does not mix runs prompt chunks (of
@@ -113,6 +135,41 @@ class Engine {
 
   void account(const IterationCost& c, const IterationShape& shape, bool decode_only, double iterations = 1);
 
+  std::size_t running_count() const { return running_.size() - dead_; }
+
+  // The finished request's end: its time, its tokens, its blocks back to the pool.
+  void finish(std::size_t id);
+
+  // The decode set (serving_decoders.cpp). Continuous batching, with every decoding request
+  // (computed = prompt) in one set: an iteration in which each of them decodes advances the set's
+  // clock instead of each request, and the set knows, without visiting them, how many decode, their
+  // total context, how many blocks they need next (a table by phase of the block) and which finishes
+  // first (a heap on the clock at which each does). Such an iteration costs the work of its
+  // prompts, admissions and completions. An iteration in which the budget or the pool could fall
+  // short is run request by request (serving_schedule.cpp) on materialized requests, and the set
+  // rebuilt after it: the answers are the same either way.
+
+  // The iteration through the set; false, with nothing changed, when it is not one the set can run.
+  bool schedule_fast(IterationShape& shape, std::vector<Scheduled>& batch, bool admit);
+  // Blocks the set's next decode takes from the pool.
+  std::int64_t blocks_to_decode() const;
+  // Every decoder decodes one token: their blocks, their share of the iteration.
+  void decode_all(IterationShape& shape, std::int64_t& budget);
+  // `k` more blocks-and-tokens for every decoder: the blocks they need (for k = 1, blocks_to_decode).
+  std::int64_t blocks_to_decode(std::int64_t k) const;
+  // Evicts from the back of the running list as the request-by-request rules would for an
+  // iteration that needs `need` blocks (with the decoders' own when `decoders`).
+  void evict_to_fit(std::int64_t need, bool decoders);
+  std::int64_t decode_blocks(const Request& r) const;  // a decoder's blocks for its next decode
+  std::int64_t held_blocks(const Request& r) const;    // a decoder's blocks now
+  void prune_finishes();                               // drops finishing clocks of evicted decoders
+  void complete_fast(const std::vector<Scheduled>& batch);
+  void join(std::size_t id);      // a request that decodes from now on, with its `generated` so far
+  DecodeClass place(Request& r);  // its class (and phase-table entry) from its blocks and tokens
+  void leave(std::size_t id);     // out of the set's totals
+  void materialize();             // writes the set's state back into its requests and drops the set
+  void rebuild();                 // the set from the requests
+
   void summarize();
 
   const ServingSetup& s_;
@@ -128,8 +185,12 @@ class Engine {
   std::vector<std::size_t> running_;
   std::int64_t free_blocks_ = 0;
   std::int64_t finished_ = 0;
-  std::int64_t steps_ = 0;          // decode steps of the current static batch
-  std::int64_t decode_streak_ = 0;  // decode-only iterations since the last one with prompt tokens
+  std::int64_t steps_ = 0;                 // decode steps of the current static batch
+  std::vector<std::size_t> static_order_;  // the static batch by output length
+  std::size_t static_next_ = 0;            // its first unfinished request in that order
+  std::int64_t static_prompts_ = 0;        // its prompt tokens
+  std::int64_t static_finished_ = 0;       // the output tokens of its finished requests
+  std::int64_t decode_streak_ = 0;         // decode-only iterations since the last one with prompt tokens
   std::int64_t iterations_ = 0;
   double now_ = 0;
   double output_tokens_ = 0;
@@ -141,6 +202,28 @@ class Engine {
   double prefill_iteration_time_ = 0;
   double held_block_time_ = 0;
   ServingOutcome out_;
+  // The decode set (serving_decoders.cpp).
+  bool totals_ = true;    // the decode set and a static batch's totals (set_serving_by_request)
+  bool lazy_ok_ = false;  // may be kept (continuous batching, block table of bounded size)
+  bool lazy_ = false;     // built: the running decoders are in the set
+  // After an iteration run request by request, the set is rebuilt only once the pool has room for
+  // a decode of every running request and after a wait that doubles while such iterations recur
+  // (a saturated pool, a tight budget): the rebuilds then cost no more than those iterations.
+  std::int64_t retry_at_ = 0;  // the iteration from which a rebuild may be tried
+  std::int64_t backoff_ = 1;
+  std::int64_t fast_streak_ = 0;
+  std::int64_t clock_ = 0;     // decode iterations (and skipped ones) the whole set took
+  std::int64_t decoders_ = 0;  // requests in the set
+  std::int64_t context0_ = 0;  // sum of (computed − gen_base): their context is context0_ + decoders_ × clock_
+  std::int64_t tight_ = 0;     // kTight requests
+  std::vector<std::int64_t> phase_count_;                       // kTight requests by phase
+  std::vector<std::size_t> eager_;                              // kEager requests
+  std::vector<std::size_t> prefilling_;                         // running requests with prompt left, in running order
+  std::vector<std::pair<std::int64_t, std::size_t>> finishes_;  // min-heap on the finishing clock
+  std::vector<std::int64_t> takes_;                             // prompt chunks of the iteration being scheduled
+  std::size_t dead_ = 0;                                        // finished requests not yet swept out of running_
+  std::int64_t decoding_ = 0;                                   // decoders decoding in this iteration
+  std::size_t first_admitted_ = 0;                              // the batch's first request admitted in this iteration
 };
 
 }  // namespace gpusim::step::serving_engine

@@ -31,30 +31,30 @@ void Engine::release(Request& r) {
   r.blocks = 0;
 }
 
-// Evicts the latest admitted running request (not `keep`): it returns to the queue's front and
-// will prefill its prompt and what it had generated again.
-bool Engine::evict_for(std::size_t keep) {
-  for (auto it = running_.rbegin(); it != running_.rend(); ++it) {
-    if (*it == keep) {
-      continue;
-    }
-    Request& v = reqs_[*it];
-    release(v);
-    v.prompt += v.generated;
-    v.output -= v.generated;
-    v.generated = 0;
-    v.computed = 0;
-    waiting_.push_front(*it);
-    running_.erase(std::next(it).base());
-    out_.preemptions += 1;
-    return true;
-  }
-  return false;
+// Evicts the latest admitted running request: it returns to the queue's front and will prefill
+// its prompt and what it had generated again.
+void Engine::evict_back() {
+  const std::size_t id = running_.back();
+  running_.pop_back();
+  Request& v = reqs_[id];
+  release(v);
+  v.prompt += v.generated;
+  v.output -= v.generated;
+  v.generated = 0;
+  v.computed = 0;
+  waiting_.push_front(id);
+  out_.preemptions += 1;
 }
 
+// Requests are served in running order, so those after `id` have not been reached: the victims
+// are taken from the back, and a request that is itself the back preempts itself; a request
+// already served in the iteration is never a victim (vLLM's FCFS preemption, `self.running.pop()`
+// in the V1 scheduler [vllm-source]).
 bool Engine::reserve_or_evict(std::size_t id, std::int64_t tokens) {
   while (!reserve(reqs_[id], tokens)) {
-    if (!evict_for(id)) {
+    const bool self = running_.back() == id;
+    evict_back();
+    if (self) {
       return false;
     }
   }
@@ -80,13 +80,67 @@ void Engine::schedule_static(IterationShape& shape, std::vector<Scheduled>& batc
     return;
   }
   // Decode: every sequence of the batch, finished ones padded, over its grown context.
-  for (const std::size_t id : running_) {
+  if (!totals_) {
+    for (const std::size_t id : running_) {
+      Request& r = reqs_[id];
+      shape.tokens += 1;
+      shape.rows += 1;
+      shape.decode_rows += 1;
+      shape.context += static_cast<double>(r.prompt + std::min(r.generated, static_cast<std::int64_t>(steps_)));
+      batch.push_back({id, r.generated < r.output});
+    }
+    return;
+  }
+  // Each holds min(output, steps) generated tokens, so the batch's context is its prompts, the
+  // outputs of the finished and `steps` for each of the others; complete_static_decode gives the
+  // tokens.
+  const auto n = static_cast<std::int64_t>(running_.size());
+  const auto unfinished = n - static_cast<std::int64_t>(static_next_);
+  shape.tokens += static_cast<double>(n);
+  shape.rows += static_cast<double>(n);
+  shape.decode_rows += static_cast<double>(n);
+  shape.context += static_cast<double>(static_prompts_ + static_finished_ + unfinished * steps_);
+  decoding_ = n;
+}
+
+// The batch after its prefill: its requests by output length, the order in which they finish.
+void Engine::start_static_batch() {
+  static_order_ = running_;
+  std::stable_sort(static_order_.begin(), static_order_.end(),
+                   [&](std::size_t a, std::size_t b) { return reqs_[a].output < reqs_[b].output; });
+  static_prompts_ = 0;
+  static_finished_ = 0;
+  static_next_ = 0;
+  for (const std::size_t id : static_order_) {
+    static_prompts_ += reqs_[id].prompt;
+  }
+  while (static_next_ < static_order_.size() &&
+         reqs_[static_order_[static_next_]].generated >= reqs_[static_order_[static_next_]].output) {
+    static_finished_ += reqs_[static_order_[static_next_]].output;
+    ++static_next_;
+  }
+}
+
+// A decode iteration of the static batch: every unfinished request samples a token; those whose
+// output it completes finish now, and the batch ends with its longest.
+void Engine::complete_static_decode() {
+  const std::int64_t step = steps_ + 1;
+  while (static_next_ < static_order_.size() && reqs_[static_order_[static_next_]].output <= step) {
+    const std::size_t id = static_order_[static_next_++];
     Request& r = reqs_[id];
-    shape.tokens += 1;
-    shape.rows += 1;
-    shape.decode_rows += 1;
-    shape.context += static_cast<double>(r.prompt + std::min(r.generated, static_cast<std::int64_t>(steps_)));
-    batch.push_back({id, r.generated < r.output});
+    r.generated = r.output;
+    r.done = now_;
+    if (s_.overlap) {
+      pending_done_.push_back(id);
+    }
+    finished_ += 1;
+    output_tokens_ += static_cast<double>(r.output);
+    static_finished_ += r.output;
+  }
+  steps_ = step;
+  if (static_next_ == static_order_.size()) {
+    running_.clear();
+    steps_ = 0;
   }
 }
 
@@ -150,7 +204,7 @@ void Engine::schedule_running(IterationShape& shape, std::vector<Scheduled>& bat
 
 // Admits waiting requests in order while sequences, the token budget and free KV blocks last.
 void Engine::admit_waiting(IterationShape& shape, std::vector<Scheduled>& batch, std::int64_t& budget) {
-  while (!waiting_.empty() && budget > 0 && static_cast<std::int64_t>(running_.size()) < s_.max_seqs) {
+  while (!waiting_.empty() && budget > 0 && static_cast<std::int64_t>(running_count()) < s_.max_seqs) {
     const std::size_t id = waiting_.front();
     Request& r = reqs_[id];
     const std::int64_t take = s_.chunked ? std::min(r.prompt, budget) : (r.prompt <= budget ? r.prompt : 0);
