@@ -27,28 +27,38 @@ namespace {
 
 std::atomic<bool> by_request{false};
 
-Seconds percentile(std::vector<double>& v, double q) {
-  if (v.empty()) {
-    return Seconds(0);
+// The q-quantile's rank (the nearest-rank definition), and the value at it with the ranks below
+// `from` already in place (every element past `from` is no smaller than those before it).
+std::size_t rank_of(std::size_t n, double q) {
+  return static_cast<std::size_t>(
+      std::min<double>(static_cast<double>(n) - 1.0, std::ceil(q * static_cast<double>(n)) - 1.0));
+}
+
+Seconds select(std::vector<double>& v, std::size_t k, std::size_t from) {
+  if (k >= from) {
+    std::nth_element(v.begin() + static_cast<std::ptrdiff_t>(from), v.begin() + static_cast<std::ptrdiff_t>(k),
+                     v.end());
   }
-  const auto k = static_cast<std::size_t>(
-      std::min<double>(static_cast<double>(v.size()) - 1.0, std::ceil(q * static_cast<double>(v.size())) - 1.0));
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
   return Seconds(v[k]);
 }
 
 Percentiles percentiles(std::vector<double>& v) {  // reorders v
   Percentiles p;
-  if (!v.empty()) {
-    double sum = 0;
-    for (const double x : v) {
-      sum += x;
-    }
-    p.mean = Seconds(sum / static_cast<double>(v.size()));
+  if (v.empty()) {
+    return p;
   }
-  p.p50 = percentile(v, 0.5);
-  p.p90 = percentile(v, 0.9);
-  p.p99 = percentile(v, 0.99);
+  double sum = 0;
+  for (const double x : v) {
+    sum += x;
+  }
+  p.mean = Seconds(sum / static_cast<double>(v.size()));
+  // Each selection partitions v about its rank, so the next, higher one searches above it only.
+  const std::size_t k50 = rank_of(v.size(), 0.5);
+  const std::size_t k90 = rank_of(v.size(), 0.9);
+  const std::size_t k99 = rank_of(v.size(), 0.99);
+  p.p50 = select(v, k50, 0);
+  p.p90 = select(v, k90, k50 + 1);
+  p.p99 = select(v, k99, k90 + 1);
   return p;
 }
 
