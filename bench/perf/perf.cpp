@@ -5,6 +5,10 @@
 // time is the core's clock and FMA latency alone); every row ends with its time over that loop's,
 // measured in the same run, so runs on a loaded or another machine compare by that ratio. Rows
 // that spread work over the cores (validate, the serving plan) say how many there were.
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -54,6 +58,31 @@ std::string ref(double seconds) {
 
 int main(int argc, char** argv) {
   using namespace gpusim;
+  // --run FILE COMMAND...: runs COMMAND and writes its CPU seconds, peak resident bytes and exit
+  // code to FILE, for scripts/bench-speed's whole-process rows. The peak a parent reads of a child
+  // includes the memory of the process it was forked from, as it was at the exec: this small
+  // process is that one, not the Python interpreter that runs the benchmark.
+  if (argc > 3 && std::string(argv[1]) == "--run") {
+    const pid_t pid = fork();
+    if (pid == 0) {
+      execv(argv[3], argv + 3);
+      _exit(127);
+    }
+    int status = 0;
+    rusage usage{};
+    if (pid < 0 || wait4(pid, &status, 0, &usage) != pid) {
+      return 2;
+    }
+    FILE* out = std::fopen(argv[2], "w");
+    if (out == nullptr) {
+      return 2;
+    }
+    const double cpu = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+                       1e-6 * static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
+    std::fprintf(out, "%.6f %ld %d\n", cpu, usage.ru_maxrss * 1024L, WIFEXITED(status) ? WEXITSTATUS(status) : 128);
+    std::fclose(out);
+    return 0;
+  }
   // --reference: the reference loop's median in ms alone, for scripts/bench-speed's whole-process rows.
   if (argc > 1 && std::string(argv[1]) == "--reference") {
     std::printf("%.3f\n", median_seconds(21, [] { sink = sink + reference_loop(); }) * 1e3);
