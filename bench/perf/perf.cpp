@@ -101,7 +101,7 @@ int main(int argc, char** argv) {
               ref(load).c_str());
 
   for (const char* s : {"scenarios/llama2-7b-pretrain-a100.toml", "scenarios/llama3-8b-8xh100.toml",
-                        "scenarios/gpt2-124m-rtx4090.toml"}) {
+                        "scenarios/gpt2-124m-rtx4090.toml", "scenarios/llama2-7b-decode-rtx4090.toml"}) {
     const Scenario sc = scenario::load_scenario_file(catalog, root + "/" + s);
     const double with = median_seconds(20, [&] { sink = sink + answer::estimate(sc).eval.step.time.value(); });
     const double step = median_seconds(20, [&] { sink = sink + step::evaluate(sc).step.time.value(); });
