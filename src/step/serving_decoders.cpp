@@ -13,7 +13,6 @@
 // after its prompt, a request holds the blocks of the prompt and its first token's slot is taken
 // at its first decode, with the second's).
 #include <algorithm>
-#include <functional>
 
 #include "step/serving_engine.hpp"
 
@@ -21,7 +20,9 @@ namespace gpusim::step::serving_engine {
 
 namespace {
 using Finish = std::pair<std::int64_t, std::size_t>;
-constexpr std::greater<Finish> kLater{};  // the heap's top is the earliest finishing clock
+// The heap's top is the earliest finishing clock. Requests finishing at the same clock finish in
+// the same iteration, whose effects do not depend on their order: the clock alone is compared.
+constexpr auto kLater = [](const Finish& a, const Finish& b) { return a.first > b.first; };
 }  // namespace
 
 std::int64_t Engine::blocks_to_decode() const {
