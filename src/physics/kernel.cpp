@@ -66,11 +66,6 @@ double split_efficiency(double m, double n, double batch, const GpuSpec& gpu, do
   return (m * n * batch * split) / (waves * sms * t.tm * t.tn);
 }
 
-// Both: wave quantization and the fixed cost of each tile, for K cut in `split` slices.
-double shape_efficiency(const Op& op, DType dt, const GpuSpec& gpu, double split) {
-  return split_efficiency(op.m, op.n, op.batch, gpu, split) * tile_efficiency(op.m, op.n, op.k / split, gpu, dt);
-}
-
 // DRAM traffic of a GEMM after L2 reuse, the better of two schedules (C written once):
 //  - blocked-matmul I/O: an operand that fits in half the L2 is read once while the other streams
 //    past it; otherwise the streaming operand is read once per L2-sized panel of the resident one;
@@ -225,12 +220,29 @@ KernelTime kernel_time(const Op& op, const GpuSpec& gpu, double clock) {
   // A kernel that unpacks quantized weights on the fly (W4A16, llama.cpp's MMVQ) streams them
   // below a plain GEMV's rate: the runtime's measured share (op.stream).
   const Bytes traffic = gemm_traffic(op, gpu);
+  // The GEMM's shape efficiency for K cut in `split` slices: wave quantization
+  // (split_efficiency) times the fixed cost of each tile (tile_efficiency), with the tiling, which
+  // does not depend on the split, taken once.
+  const Tiling tiled = tiling(op.m, op.n, op.batch, gpu);
+  const double sms = gpu.sm_count;
+  const double fixed = gpu.efficiency.gemm_tile_cycles.value();
+  const double rate = tensor_rate_per_sm(gpu, dt);
+  auto shape = [&](double split) {
+    const double waves = std::ceil(tiled.tiles * split / sms);
+    const double wave = (op.m * op.n * op.batch * split) / (waves * sms * tiled.tm * tiled.tn);
+    const double k = op.k / split;
+    if (fixed <= 0 || k <= 0) {
+      return wave * 1.0;
+    }
+    const double loop = 2.0 * tiled.tm * tiled.tn * k / rate;
+    return wave * (loop / (loop + fixed));
+  };
   for (double s = 1; s <= 16; s *= 2) {
     if (s > 1 && op.k / s < kMinSplitK) {
       break;
     }
     const Bytes dram = traffic + Bytes(s > 1 ? 2.0 * s * op.m * op.n * op.batch * 4.0 : 0.0);
-    const Seconds compute = op.flops / (peak * (eta * shape_efficiency(op, dt, gpu, s))) + gpu.efficiency.gemm_latency;
+    const Seconds compute = op.flops / (peak * (eta * shape(s))) + gpu.efficiency.gemm_latency;
     const Seconds memory = dram / (stream_bw * op.stream);
     if (s == 1 || std::max(compute, memory) < kt.time) {
       kt.compute = compute;
