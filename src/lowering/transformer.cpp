@@ -83,7 +83,7 @@ void layer_forward(Builder& b, const PassShape& p, Phase ph, double gemm_share =
 // Bias gradients: the sum of dy over the tokens, one reduction pass per biased linear in PyTorch's
 // autograd (a separate reduce kernel after each linear's backward) and in llm.c
 // (matmul_backward_bias), unless the weight-gradient GEMM's epilogue produces it (cuBLASLt BGRADB,
-// Transformer Engine) [session-h100-profile-2026-11]. Column-parallel outputs are split across the
+// Transformer Engine) [gpusim-h100-profile-2026-11]. Column-parallel outputs are split across the
 // tensor-parallel ranks; row-parallel outputs are whole (split by sequence parallelism).
 void bias_grads(Builder& b, const PassShape& p) {
   if (!p.m->bias || p.fusion.bias_grad || p.frozen()) {
@@ -96,7 +96,7 @@ void bias_grads(Builder& b, const PassShape& p) {
 
 // Norm weight gradients as a second pass over the norm's input and dy (PyTorch's native LayerNorm
 // backward runs GammaBetaBackward after the input gradient; Inductor reduces them apart)
-// [session-h100-profile-2026-11]; a fused norm backward (llm.c, Transformer Engine) has none.
+// [gpusim-h100-profile-2026-11]; a fused norm backward (llm.c, Transformer Engine) has none.
 // Composite RMSNorm's autograd chain already counts its weight product.
 void norm_weight_grads(Builder& b, const PassShape& p, const std::string& name, double count) {
   if (p.fusion.norm_backward || (p.composite && p.m->norm == NormKind::kRmsNorm) || p.frozen()) {

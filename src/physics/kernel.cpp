@@ -179,7 +179,7 @@ KernelTime kernel_time(const Op& op, const GpuSpec& gpu, double clock) {
     // than its SMs (H100 SXM: 132 × 4 KiB / 383 ns = 1.41 TB/s against 2.9 TB/s streamed) this is
     // the bound; on one with few bytes per second per SM (RTX 4090: 2.1 against 0.92 TB/s) it is
     // not. An H100's LayerNorm forward and bias-gradient sums ran at 1.36 and 1.38 TB/s over
-    // L2-sized tensors [session-h100-profile-2026-11]: the bound holds with the data in L2 too.
+    // L2-sized tensors [gpusim-h100-profile-2026-11]: the bound holds with the data in L2 too.
     if (op.reduction && gpu.memory_latency.value() > 0) {
       const BytesPerSecond little(gpu.sm_count * gpu.efficiency.gemv_inflight_per_sm.value() /
                                   gpu.memory_latency.value());

@@ -76,7 +76,7 @@ Evaluation Evaluator::evaluate_training(const Layout& layout, const System& sys,
   };
   // The clock settles over the busy period, the step without its pipeline bubble: fill and drain
   // idle a stage for whole passes (seconds in a large job), longer than the board's power averaging
-  // (about a second [gpusim-session-h100-2026-11b]), so the busy phases meet the limit on their own.
+  // (about a second [gpusim-h100-2026-11b]), so the busy phases meet the limit on their own.
   // The runtime's remainder is time the kernels take beyond the model: busy time at the kernels'
   // mix, not idle time (which would let the clock rise).
   auto mix_of = [&](const StepBreakdown& s, const StepKernels& sk) {
