@@ -282,6 +282,8 @@ class Evaluator {
   Evaluation evaluate_inference(const workload::Layout& layout, const hardware::System& sys,
                                 const physics::Fabric& fabric, const Options& options) const;
   physics::MemoryBreakdown inference_memory(const workload::Layout& layout) const;  // inference.cpp
+  // A training layout's memory per GPU, without the host's share (which depends on the GPU count).
+  physics::MemoryBreakdown training_memory(const workload::Layout& layout) const;
   Evaluation evaluate_image_inference(const workload::Layout& layout, const hardware::System& sys,
                                       const Options& options) const;  // inference.cpp: a ResNet's batches
 
@@ -291,6 +293,8 @@ class Evaluator {
   std::map<std::tuple<int, bool, std::int64_t, int, bool, int, double, int, double>, std::shared_ptr<const Kernels>>
       kernels_;
   std::map<int, std::pair<hardware::System, physics::Fabric>> systems_;
+  // The last layout's training memory: a search sizes a layout (memory) before it times it.
+  mutable std::optional<std::pair<workload::Layout, physics::MemoryBreakdown>> last_memory_;
 };
 
 // The pure function: one step of the tuple.

@@ -407,6 +407,7 @@ struct Layout {
   [[nodiscard]] int gpus() const { return tensor * pipeline * data * context; }
   // Ranks holding the same weights: the data-parallel group of the gradients and of ZeRO.
   [[nodiscard]] int replicas() const { return data * context; }
+  bool operator==(const Layout&) const = default;
 };
 
 // Parameters one rank holds before any ZeRO sharding: N/(t·p), the routed experts' further split

@@ -39,9 +39,16 @@ const std::pair<System, physics::Fabric>& Evaluator::system_for(int gpus) {
   return it->second;
 }
 
+physics::MemoryBreakdown Evaluator::training_memory(const Layout& layout) const {
+  if (!last_memory_ || !(last_memory_->first == layout)) {
+    last_memory_.emplace(layout, physics::training_memory(job_.model, *job_.training, layout, runtime_, system_.gpu));
+  }
+  return last_memory_->second;
+}
+
 physics::MemoryBreakdown Evaluator::memory(const Layout& layout) const {
   if (job_.training) {
-    physics::MemoryBreakdown mb = physics::training_memory(job_.model, *job_.training, layout, runtime_, system_.gpu);
+    physics::MemoryBreakdown mb = training_memory(layout);
     mb.host_capacity = system_.host.memory / static_cast<double>(std::max(1, system_.gpus_per_node));
     return mb;
   }
@@ -122,7 +129,7 @@ Evaluation Evaluator::evaluate_training(const Layout& layout, const System& sys,
     s.input_stall = input_time > s.time ? input_time - s.time : Seconds(0);
     s.time += s.input_stall;
   }
-  e.memory = physics::training_memory(m, t, layout, runtime_, g);
+  e.memory = training_memory(layout);  // sys.gpu is system_.gpu: only the count differs
   e.memory.host_capacity = sys.host.memory / static_cast<double>(std::max(1, sys.gpus_per_node));
   e.dtype = t.precision;
   e.peak = g.peak_for(t.precision);
