@@ -2,11 +2,11 @@
 // work of their events (prompt chunks, admissions, completions) rather than of every running
 // request, with the answers of the request-by-request rules of serving_schedule.cpp.
 //
-// Why it is exact. An iteration's tokens and blocks depend on the order of the running list only
-// when the token budget or the KV pool runs out part-way through it: while the whole demand (the
-// prompts' chunks plus one token per decoder) fits the budget and the blocks it needs fit the
-// pool, every running request gets what it asks, in any order. Those iterations run here; any other
-// runs request by request. A decoder's KV grows by one block each time its tokens t fill one
+// Why it is exact. An iteration's tokens depend on the order of the running list only when the
+// token budget runs out part-way through it: while the whole demand (the prompts' chunks plus one
+// token per decoder) fits the budget, every running request gets what it asks, in any order. Those
+// iterations run here, a pool too short for them evicting as the rules would (evict_to_fit); any
+// other runs request by request. A decoder's KV grows by one block each time its tokens t fill one
 // (t ≡ 0 mod the block size): with tokens t = computed + clock − gen_base, that is the clocks
 // ≡ gen_base − computed (its phase), so the blocks of the next decode are the count of the clock's
 // phase, plus those of the few decoders whose blocks are not yet exactly their tokens' (kEager:
