@@ -181,6 +181,28 @@ ServingOutcome Engine::run() {
   return out_;
 }
 
+bool Engine::sample(std::size_t id) {
+  Request& r = reqs_[id];
+  r.generated += 1;
+  if (r.first < 0) {
+    r.first = now_;
+    if (s_.overlap) {
+      pending_first_.push_back(id);
+    }
+  }
+  return r.generated == r.output;
+}
+
+void Engine::mark_done(std::size_t id) {
+  Request& r = reqs_[id];
+  r.done = now_;
+  if (s_.overlap) {
+    pending_done_.push_back(id);
+  }
+  finished_ += 1;
+  output_tokens_ += static_cast<double>(r.output);
+}
+
 // Tokens sampled by the last iteration reach their users at `t` (overlap scheduler).
 void Engine::flush(double t) {
   for (const std::size_t id : pending_first_) {
@@ -198,23 +220,9 @@ void Engine::complete(const std::vector<Scheduled>& batch) {
   bool any_done = false;  // only then is the running list swept for finished requests
   for (const Scheduled& b : batch) {
     Request& r = reqs_[b.id];
-    if (b.samples && r.generated < r.output) {
-      r.generated += 1;
-      if (r.first < 0) {
-        r.first = now_;
-        if (s_.overlap) {
-          pending_first_.push_back(b.id);
-        }
-      }
-      if (r.generated == r.output) {
-        r.done = now_;
-        if (s_.overlap) {
-          pending_done_.push_back(b.id);
-        }
-        finished_ += 1;
-        any_done = true;
-        output_tokens_ += static_cast<double>(r.output);
-      }
+    if (b.samples && r.generated < r.output && sample(b.id)) {
+      mark_done(b.id);
+      any_done = true;
     }
     batch_over = batch_over && r.generated >= r.output;
   }

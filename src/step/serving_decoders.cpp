@@ -161,13 +161,7 @@ void Engine::evict_to_fit(std::int64_t need, bool decoders) {
       prefilling_.pop_back();
       takes_.pop_back();
     }
-    release(v);  // as evict_back does
-    v.prompt += v.generated;
-    v.output -= v.generated;
-    v.generated = 0;
-    v.computed = 0;
-    waiting_.push_front(id);
-    out_.preemptions += 1;
+    requeue(id);
   }
 }
 
@@ -221,14 +215,7 @@ void Engine::complete_fast(const std::vector<Scheduled>& batch) {
       continue;
     }
     ended = true;  // the prompt's last chunk: its first token
-    r.generated += 1;
-    if (r.first < 0) {
-      r.first = now_;
-      if (s_.overlap) {
-        pending_first_.push_back(b.id);
-      }
-    }
-    if (r.generated == r.output) {
+    if (sample(b.id)) {
       finish(b.id);
     } else {
       join(b.id);
@@ -264,14 +251,8 @@ void Engine::prune_finishes() {
 }
 
 void Engine::finish(std::size_t id) {
-  Request& r = reqs_[id];
-  r.done = now_;
-  if (s_.overlap) {
-    pending_done_.push_back(id);
-  }
-  finished_ += 1;
-  output_tokens_ += static_cast<double>(r.output);
-  release(r);
+  mark_done(id);
+  release(reqs_[id]);
   dead_ += 1;
 }
 

@@ -97,6 +97,8 @@ class Engine {
   // Evicts the latest admitted running request: it returns to the queue's front and will prefill
   // its prompt and what it had generated again.
   void evict_back();
+  // Its blocks back to the pool, and the request back to the queue's front (an eviction).
+  void requeue(std::size_t id);
 
   // Grows the KV of `id` (at its place in the running order) to `tokens`, evicting from the back;
   // false when it had to evict itself.
@@ -137,7 +139,12 @@ class Engine {
 
   std::size_t running_count() const { return running_.size() - dead_; }
 
-  // The finished request's end: its time, its tokens, its blocks back to the pool.
+  // One token sampled for `id` at the iteration's end (its first sets the time to first token);
+  // true when it completes the output.
+  bool sample(std::size_t id);
+  // A request's end: its time and its output tokens.
+  void mark_done(std::size_t id);
+  // The same in the decode set: its blocks back to the pool, and out of the running list.
   void finish(std::size_t id);
 
   // The decode set (serving_decoders.cpp). Continuous batching, with every decoding request

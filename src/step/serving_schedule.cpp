@@ -36,6 +36,10 @@ void Engine::release(Request& r) {
 void Engine::evict_back() {
   const std::size_t id = running_.back();
   running_.pop_back();
+  requeue(id);
+}
+
+void Engine::requeue(std::size_t id) {
   Request& v = reqs_[id];
   release(v);
   v.prompt += v.generated;
@@ -129,12 +133,7 @@ void Engine::complete_static_decode() {
     const std::size_t id = static_order_[static_next_++];
     Request& r = reqs_[id];
     r.generated = r.output;
-    r.done = now_;
-    if (s_.overlap) {
-      pending_done_.push_back(id);
-    }
-    finished_ += 1;
-    output_tokens_ += static_cast<double>(r.output);
+    mark_done(id);
     static_finished_ += r.output;
   }
   steps_ = step;
