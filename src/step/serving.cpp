@@ -120,14 +120,14 @@ ServingOutcome Engine::run() {
       // A call ends early when nothing is left running to decode.
       const bool admit = decode_streak_ % s_.scheduler_steps == 0 || running_count() == 0;
       if (lazy_ok_ && !lazy_ && iterations_ >= retry_at_ &&
-          free_blocks_ * s_.kv_block >= 2 * static_cast<std::int64_t>(running_count())) {
+          free_blocks_ * s_.kv_block >= kRebuildTokens * static_cast<std::int64_t>(running_count())) {
         rebuild();
         lazy_ = true;
       }
       fast = lazy_ && schedule_fast(shape, batch, admit);
       if (!fast) {
         if (lazy_) {
-          backoff_ = fast_streak_ >= 32 ? 1 : std::min<std::int64_t>(2 * backoff_, 1024);
+          backoff_ = fast_streak_ >= kSteadyStreak ? 1 : std::min(2 * backoff_, kMaxBackoff);
           retry_at_ = iterations_ + backoff_;
           materialize();
           lazy_ = false;

@@ -74,6 +74,14 @@ inline constexpr std::int64_t kMaxIterations = 4'000'000;
 // The decode set keeps one count per token position of a KV block (its phase table); engines with
 // larger blocks than this (the runtime files have 1 to 128 tokens) run request by request.
 inline constexpr std::int64_t kMaxSetBlock = 4096;
+// When the decode set is rebuilt after an iteration run request by request (serving.cpp): once the
+// pool has room for kRebuildTokens more tokens of every running request, and not before a wait that
+// doubles, up to kMaxBackoff iterations, while such iterations recur within kSteadyStreak of the
+// last rebuild. These decide only how fast a run is, never what it gives (both paths give the same
+// iterations).
+inline constexpr std::int64_t kRebuildTokens = 2;
+inline constexpr std::int64_t kMaxBackoff = 1024;
+inline constexpr std::int64_t kSteadyStreak = 32;
 
 class Engine {
  public:
