@@ -53,8 +53,8 @@ struct Op {
   // GEMM on int8 tensor cores through mma.sync (llama.cpp's MMQ): its share of that rate; 0: a
   // GEMM of `dtype` at the architecture's GEMM efficiency.
   double int8_mma = 0;
-  bool reduction = false;    // memory-bound: a kernel that reduces each row or column before it writes (a norm,
-                             // a sum over the tokens), whose loads stop at the reduction: latency-bound
+  bool reduction = false;  // memory-bound: a kernel that reduces each row or column before it writes (a norm,
+                           // a sum over the tokens), whose loads stop at the reduction: latency-bound
 };
 
 // A GEMM C[m,n] = A[m,k] · B[k,n] with ea/eb/ec bytes per element: 2·m·n·k FLOPs.
@@ -88,6 +88,8 @@ std::vector<Op> lower_training(const workload::ModelShape& m, const workload::Tr
 // as the runtime's optimizer implementation runs it (count = kernels, bytes per kernel).
 Op optimizer_op(const workload::ModelShape& m, const workload::Training& t, const workload::Layout& layout,
                 const workload::Runtime& rt);
+Op optimizer_op(const workload::ModelShape& m, const workload::Training& t, const workload::ModelCounts& counts,
+                const workload::Layout& layout, const workload::Runtime& rt);
 // A ResNet (lowering/resnet.cpp): `images` through the network in `precision`, forward only or
 // forward and backward, every op Scope::kLayer of its one layer; `autocast`: fp32 parameters cast
 // to 16 bits per forward; `format`: the activations' layout (NCHW adds cuDNN's transposes around

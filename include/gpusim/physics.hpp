@@ -9,6 +9,8 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
+#include <iterator>
 #include <optional>
 #include <string>
 
@@ -92,6 +94,10 @@ struct MemoryBreakdown {
 MemoryBreakdown training_memory(const workload::ModelShape& m, const workload::Training& t,
                                 const workload::Layout& layout, const workload::Runtime& rt,
                                 const hardware::GpuSpec& gpu);
+// The same with the parameter counts given (counted once for many layouts).
+MemoryBreakdown training_memory(const workload::ModelShape& m, const workload::Training& t,
+                                const workload::ModelCounts& counts, const workload::Layout& layout,
+                                const workload::Runtime& rt, const hardware::GpuSpec& gpu);
 // KV-cache bytes one token of one sequence holds on one GPU: K and V of the pipeline stage's
 // layers for the GPU's KV heads (tensor parallelism splits them; a head is replicated on every
 // rank when tensor > kv_heads).
@@ -119,6 +125,21 @@ struct ProtocolCost {
   BytesPerSecond intra_bus;  // bus bandwidth inside a node
   BytesPerSecond inter_bus;  // per-GPU bus bandwidth across nodes
 };
+// The protocols of a fabric, in the library's order: at most one of each, held in place, so that a
+// fabric is copied (a collective's group shape) without allocating.
+class ProtocolList {
+ public:
+  void push_back(const ProtocolCost& p) { items_.at(size_++) = p; }
+  [[nodiscard]] std::size_t size() const { return size_; }
+  [[nodiscard]] bool empty() const { return size_ == 0; }
+  [[nodiscard]] const ProtocolCost& front() const { return items_.front(); }
+  [[nodiscard]] const ProtocolCost* begin() const { return items_.data(); }
+  [[nodiscard]] const ProtocolCost* end() const { return items_.data() + size_; }
+
+ private:
+  std::array<ProtocolCost, std::size(hardware::kProtocolNames)> items_{};
+  std::size_t size_ = 0;
+};
 
 // The links a collective sees: GPUs of a node share the intra-node bus, nodes talk over NICs.
 // `protocols` empty means one protocol with no fixed latency: intra_bus / intra_alpha and
@@ -131,13 +152,12 @@ struct Fabric {
   Seconds inter_alpha;       // point-to-point latency across nodes
   int gpus_per_node = 1;
   int nodes = 1;
-  std::string intra_desc;  // e.g. "NVLink 4 (450 GB/s per direction)" or "PCIe 4.0 x16, host-staged"
   bool host_staged = false;
-  bool nvlink = false;     // the GPUs of a node reach each other over NVLink (a switch or a full mesh)
-  bool amd = false;        // AMD GPUs (ROCm): a runtime's custom all-reduce may not run on them
-  double overlap_cap = 1;  // the most of a collective that can hide behind compute (host-staged: the link's)
-  std::vector<ProtocolCost> protocols;  // the library's protocols enabled on these links
-  BytesPerSecond nvls_bus;              // in-switch all-reduce bus bandwidth; 0 = no NVLS
+  bool nvlink = false;      // the GPUs of a node reach each other over NVLink (a switch or a full mesh)
+  bool amd = false;         // AMD GPUs (ROCm): a runtime's custom all-reduce may not run on them
+  double overlap_cap = 1;   // the most of a collective that can hide behind compute (host-staged: the link's)
+  ProtocolList protocols;   // the library's protocols enabled on these links
+  BytesPerSecond nvls_bus;  // in-switch all-reduce bus bandwidth; 0 = no NVLS
   Seconds nvls_latency;
   Seconds nvls_round;  // per round of chunks over all NVLS channels and GPUs
   Bytes nvls_chunk;    // largest chunk
@@ -168,6 +188,9 @@ struct Fabric {
 };
 // Throws InputError when the GPUs of a node have no usable link.
 Fabric make_fabric(const hardware::System& sys);
+// The link between the GPUs of a node as make_fabric sees it, e.g. "NVLink 4 (450 GB/s per
+// direction)" or "PCIe 4.0 x16, no P2P: staged through host memory (12.4 GB/s achievable)".
+std::string fabric_description(const hardware::System& sys);
 
 enum class Collective { kAllReduce, kReduceScatter, kAllGather };
 // A ring collective over n ranks costs bytes_factor · S / B + steps · α:
@@ -235,6 +258,9 @@ struct ParallelComm {
 };
 ParallelComm parallel_comm(const Fabric& node, int gpus_per_node, const workload::ModelShape& m,
                            const workload::Training& t, const workload::Layout& layout, const workload::Runtime& rt);
+ParallelComm parallel_comm(const Fabric& node, int gpus_per_node, const workload::ModelShape& m,
+                           const workload::Training& t, const workload::ModelCounts& counts,
+                           const workload::Layout& layout, const workload::Runtime& rt);
 // Bytes per parameter of the gradients and of the weights a rank holds: fp32 under autocast with
 // unsharded fp32 parameters (PyTorch AMP keeps the model in fp32), else the training precision's
 // (workload::precision_policy(...).weight).
@@ -308,6 +334,9 @@ struct OffloadCost {
 };
 OffloadCost offload_cost(const hardware::System& sys, const workload::ModelShape& m, const workload::Training& t,
                          const workload::Layout& layout, const workload::Runtime& rt);
+OffloadCost offload_cost(const hardware::System& sys, const workload::ModelShape& m, const workload::Training& t,
+                         const workload::ModelCounts& counts, const workload::Layout& layout,
+                         const workload::Runtime& rt);
 
 // ---------------------------------------------------------------- host.cpp
 

@@ -262,6 +262,11 @@ struct Options {
 class Evaluator {
  public:
   Evaluator(hardware::System system, workload::Job job, workload::Runtime runtime);
+  // Not copied: it points into its own memo.
+  Evaluator(const Evaluator&) = delete;
+  Evaluator& operator=(const Evaluator&) = delete;
+  Evaluator(Evaluator&&) = default;
+  Evaluator& operator=(Evaluator&&) = default;
 
   // One step of the job on `layout` over `gpus` GPUs (the system's count when 0).
   Evaluation evaluate(const workload::Layout& layout, int gpus = 0, const Options& options = {});
@@ -275,7 +280,14 @@ class Evaluator {
   struct Kernels;
 
  private:
-  const Kernels& kernels(const workload::Layout& layout, double clock);
+  // The kernel sums of one lowering (what of a layout the lowering reads) at each clock they were
+  // timed at, by clock.
+  using KernelKey = std::tuple<int, bool, std::int64_t, int, bool, int, double, int>;
+  struct KernelsAtClocks {
+    std::vector<std::pair<double, std::shared_ptr<const Kernels>>> by_clock;
+  };
+  KernelsAtClocks& kernels_of(const workload::Layout& layout);
+  const Kernels& kernels(KernelsAtClocks& lowered, const workload::Layout& layout, double clock);
   const std::pair<hardware::System, physics::Fabric>& system_for(int gpus);
   Evaluation evaluate_training(const workload::Layout& layout, const hardware::System& sys,
                                const physics::Fabric& fabric, const Options& options);
@@ -290,8 +302,10 @@ class Evaluator {
   hardware::System system_;
   workload::Job job_;
   workload::Runtime runtime_;
-  std::map<std::tuple<int, bool, std::int64_t, int, bool, int, double, int, double>, std::shared_ptr<const Kernels>>
-      kernels_;
+  workload::ModelCounts counts_;  // of a training job
+  std::map<KernelKey, KernelsAtClocks> kernels_;
+  KernelsAtClocks* last_lowered_ = nullptr;  // of last_key_: consecutive layouts of a search share it
+  KernelKey last_key_;
   std::map<int, std::pair<hardware::System, physics::Fabric>> systems_;
   // The last layout's training memory: a search sizes a layout (memory) before it times it.
   mutable std::optional<std::pair<workload::Layout, physics::MemoryBreakdown>> last_memory_;

@@ -415,6 +415,19 @@ struct Layout {
 // data ranks and the experts over the data/ep ranks holding the same experts: N/(t·p·d) either way.
 double rank_params(const ModelShape& m, const Layout& layout);
 
+// The parameter counts of a (model, training) pair that every layout shares, counted once where
+// many layouts are evaluated (a search): the same numbers count_params, param_roles,
+// expert_params and total_params give.
+struct ModelCounts {
+  ParamCount params;
+  ParamRoles roles;
+  double experts = 0;  // expert_params
+  double total = 0;    // total_params
+};
+ModelCounts model_counts(const ModelShape& m, const Training& t);
+// rank_params from the counts.
+double rank_params(const ModelCounts& c, const Layout& layout);
+
 // The software stack running the job (specs/runtimes/<id>.toml; format in specs/README.md): which
 // kernels it fuses, how it launches them, how much host time each costs, how it overlaps
 // communication with compute, which attention kernel and optimizer implementation it uses.

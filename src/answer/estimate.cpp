@@ -49,7 +49,8 @@ Estimate estimate(const scenario::Scenario& sc, const Options& options) {
   e.gpu_name = sc.system.gpu.name;
   e.gpus = sc.system.gpus;
   e.nodes = sc.system.nodes();
-  e.fabric = physics::make_fabric(sc.system).intra_desc;
+  physics::make_fabric(sc.system);  // throws when the GPUs of a node have no usable link
+  e.fabric = physics::fabric_description(sc.system);
   if (e.nodes > 1) {
     e.inter_link = sc.system.inter_node.name;
     e.inter_link_gb_per_s = units::to_gigabytes_per_second(sc.system.inter_node.bandwidth);

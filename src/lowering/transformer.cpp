@@ -288,6 +288,11 @@ Op flash_attention_op(const AttentionShape& s, Phase phase, DType dtype) {
 
 Op optimizer_op(const ModelShape& m, const workload::Training& t, const workload::Layout& layout,
                 const workload::Runtime& rt) {
+  return optimizer_op(m, t, workload::model_counts(m, t), layout, rt);
+}
+
+Op optimizer_op(const ModelShape& m, const workload::Training& t, const workload::ModelCounts& counts,
+                const workload::Layout& layout, const workload::Runtime& rt) {
   Op op;
   op.name = "optimizer";
   op.kind = OpKind::kMemoryBound;
@@ -297,12 +302,12 @@ Op optimizer_op(const ModelShape& m, const workload::Training& t, const workload
     op.count = 0;  // the step runs on the host (physics/offload.cpp)
     return op;
   }
-  const workload::ParamRoles roles = workload::param_roles(m, t);
+  const workload::ParamRoles& roles = counts.roles;
   // ZeRO >= 1 shards the optimizer over the data ranks: N/(t·p·d) with or without experts; without
   // it each rank updates its own 1/ep of the routed experts.
   const double params_per_rank = layout.zero >= 1 || t.adapters()
                                      ? roles.trainable / (static_cast<double>(layout.tensor) * layout.pipeline)
-                                     : workload::rank_params(m, layout);
+                                     : workload::rank_params(counts, layout);
   const double shard = layout.zero >= 1 ? static_cast<double>(layout.replicas()) : 1.0;
   const double elements = params_per_rank / shard;
   const double stage_layers = std::ceil(static_cast<double>(m.layers) / layout.pipeline);

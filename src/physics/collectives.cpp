@@ -80,9 +80,8 @@ Seconds protocol_time(const Fabric& f, const ProtocolCost& p, Collective c, Byte
   return p.base + in_node + across + in_node;
 }
 
-}  // namespace
-
-Fabric make_fabric(const hardware::System& sys) {
+// The fabric of `sys`, and into `desc` (when given) the words for its intra-node link.
+Fabric build_fabric(const hardware::System& sys, std::string* desc) {
   Fabric f;
   f.gpus_per_node = sys.gpus_per_node;
   f.nodes = sys.nodes();
@@ -100,15 +99,19 @@ Fabric make_fabric(const hardware::System& sys) {
     f.intra_bus = all * g.efficiency.peer_link;
     f.intra_p2p = all * (intra.efficiency / links);
     f.intra_alpha = intra.latency;
-    f.intra_desc = strfmt("%s full mesh (%d links, %.0f GB/s per direction each)", intra.name.c_str(), links,
-                          units::to_gigabytes_per_second(all) / links);
+    if (desc != nullptr) {
+      *desc = strfmt("%s full mesh (%d links, %.0f GB/s per direction each)", intra.name.c_str(), links,
+                     units::to_gigabytes_per_second(all) / links);
+    }
     f.nvlink = true;
   } else if (nvlink_ring) {
     const BytesPerSecond link = g.peer_bandwidth.value() > 0 ? g.peer_bandwidth : intra.bandwidth;
     f.intra_bus = link * g.efficiency.peer_link;
     f.intra_p2p = link * intra.efficiency;
     f.intra_alpha = intra.latency;
-    f.intra_desc = strfmt("%s (%.0f GB/s per direction)", intra.name.c_str(), units::to_gigabytes_per_second(link));
+    if (desc != nullptr) {
+      *desc = strfmt("%s (%.0f GB/s per direction)", intra.name.c_str(), units::to_gigabytes_per_second(link));
+    }
     f.nvlink = true;
   } else {
     // PCIe between GPUs: the intra-node link if it is PCIe, else (bridged pairs in a larger node)
@@ -119,8 +122,10 @@ Fabric make_fabric(const hardware::System& sys) {
       f.intra_bus = link * g.efficiency.peer_link;
       f.intra_p2p = link * pcie.efficiency;
       f.intra_alpha = pcie.latency;
-      f.intra_desc =
-          strfmt("%s peer-to-peer (%.1f GB/s per direction)", pcie.name.c_str(), units::to_gigabytes_per_second(link));
+      if (desc != nullptr) {
+        *desc = strfmt("%s peer-to-peer (%.1f GB/s per direction)", pcie.name.c_str(),
+                       units::to_gigabytes_per_second(link));
+      }
     } else {
       f.host_staged = true;
       f.staged_host = sys.host.memory_bandwidth * (sys.host.memory_efficiency / 2.0);
@@ -128,13 +133,11 @@ Fabric make_fabric(const hardware::System& sys) {
       f.intra_bus = link * pcie.staged_efficiency;
       f.intra_p2p = f.intra_bus;
       f.intra_alpha = pcie.staged_latency;
-      f.intra_desc = strfmt("%s, no P2P: staged through host memory (%.1f GB/s achievable)", pcie.name.c_str(),
-                            units::to_gigabytes_per_second(f.intra_bus));
+      if (desc != nullptr) {
+        *desc = strfmt("%s, no P2P: staged through host memory (%.1f GB/s achievable)", pcie.name.c_str(),
+                       units::to_gigabytes_per_second(f.intra_bus));
+      }
     }
-  }
-  if (sys.gpus_per_node > 1 && f.intra_bus.value() <= 0) {
-    throw InputError(
-        {Diagnostic{SourcePos{}, "system.intra_node", "no usable link between the GPUs of a node: " + f.intra_desc}});
   }
   const LinkSpec& nic = sys.inter_node;
   const double share = static_cast<double>(sys.nics_per_node) / static_cast<double>(std::max(1, sys.gpus_per_node));
@@ -155,6 +158,23 @@ Fabric make_fabric(const hardware::System& sys) {
     f.nvls_channels = nvls_channels;
   }
   return f;
+}
+
+}  // namespace
+
+Fabric make_fabric(const hardware::System& sys) {
+  Fabric f = build_fabric(sys, nullptr);
+  if (sys.gpus_per_node > 1 && f.intra_bus.value() <= 0) {
+    throw InputError({Diagnostic{SourcePos{}, "system.intra_node",
+                                 "no usable link between the GPUs of a node: " + fabric_description(sys)}});
+  }
+  return f;
+}
+
+std::string fabric_description(const hardware::System& sys) {
+  std::string desc;
+  build_fabric(sys, &desc);
+  return desc;
 }
 
 BytesPerSecond host_copy_bandwidth(const hardware::System& sys, bool pinned) {

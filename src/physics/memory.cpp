@@ -96,8 +96,8 @@ namespace {
 // Gradient bytes live at once when each parameter's step runs in the backward pass: the largest
 // tensor's (the embedding or output head, or a block matrix; an adapter matrix under LoRA), or,
 // when ZeRO-2/3 reduce-scatters a layer's gradients together, one layer's unsharded ones.
-Bytes in_backward_gradients(const ModelShape& m, const workload::Training& t, const workload::Layout& par,
-                            double g_bytes) {
+Bytes in_backward_gradients(const ModelShape& m, const workload::Training& t, const workload::ModelCounts& counts,
+                            const workload::Layout& par, double g_bytes) {
   const double tp = par.tensor;
   const double h = static_cast<double>(m.hidden);
   const double f = static_cast<double>(m.ffn_hidden);
@@ -106,7 +106,7 @@ Bytes in_backward_gradients(const ModelShape& m, const workload::Training& t, co
   }
   const double largest = std::max({static_cast<double>(m.vocab) * h, h * f, h * h}) / tp;
   if (par.zero >= 2 && par.replicas() > 1) {
-    return Bytes(std::max(workload::count_params(m).per_layer / tp, largest) * g_bytes);
+    return Bytes(std::max(counts.params.per_layer / tp, largest) * g_bytes);
   }
   return Bytes(largest * g_bytes);
 }
@@ -115,12 +115,17 @@ Bytes in_backward_gradients(const ModelShape& m, const workload::Training& t, co
 
 MemoryBreakdown training_memory(const ModelShape& m, const workload::Training& t, const workload::Layout& par,
                                 const workload::Runtime& rt, const GpuSpec& g) {
+  return training_memory(m, t, workload::model_counts(m, t), par, rt, g);
+}
+
+MemoryBreakdown training_memory(const ModelShape& m, const workload::Training& t, const workload::ModelCounts& counts,
+                                const workload::Layout& par, const workload::Runtime& rt, const GpuSpec& g) {
   const double tp = par.tensor;
   const double pp = par.pipeline;
-  const workload::ParamRoles roles = workload::param_roles(m, t);
+  const workload::ParamRoles& roles = counts.roles;
   const double n = roles.trainable / (tp * pp);  // updated parameters of one rank's shard
   // The routed experts split over the expert-parallel ranks (full training of a mixture of experts).
-  const double n_rank = t.adapters() ? n : workload::rank_params(m, par);
+  const double n_rank = t.adapters() ? n : workload::rank_params(counts, par);
   const bool wide = units::is_wide(t.precision);
   // Bytes per updated parameter: under autocast with fp32 parameters the model itself is the fp32
   // master copy (weights and gradients 4 bytes, the optimizer only its moments); pure 16-bit
@@ -139,12 +144,12 @@ MemoryBreakdown training_memory(const ModelShape& m, const workload::Training& t
   MemoryBreakdown mb;
   mb.capacity = g.memory_capacity;
   const Bytes shard_weights(((zero >= 3 ? n : n_rank) * w_bytes + frozen) / (zero >= 3 ? dp : 1.0));
-  const Bytes gathered(2.0 * (workload::count_params(m).per_layer / tp) *
+  const Bytes gathered(2.0 * (counts.params.per_layer / tp) *
                        (t.adapters() ? frozen_linear_bytes : w_bytes));  // the layer computed and the one prefetched
   const Bytes grads((zero >= 2 ? n : n_rank) * g_bytes / (zero >= 2 ? dp : 1.0));
   const Bytes states((zero >= 1 ? n : n_rank) * o_bytes / (zero >= 1 ? dp : 1.0));
   mb.weights = shard_weights;
-  mb.gradients = t.optimizer_in_backward ? std::min(grads, in_backward_gradients(m, t, par, g_bytes)) : grads;
+  mb.gradients = t.optimizer_in_backward ? std::min(grads, in_backward_gradients(m, t, counts, par, g_bytes)) : grads;
   mb.optimizer = states;
   if (zero >= 3 && (dp > 1 || t.offload_params != workload::Offload::kNone)) {
     mb.weights += gathered;

@@ -26,10 +26,16 @@ namespace gpusim::physics {
 
 OffloadCost offload_cost(const hardware::System& sys, const workload::ModelShape& m, const workload::Training& t,
                          const workload::Layout& layout, const workload::Runtime& rt) {
+  return offload_cost(sys, m, t, workload::model_counts(m, t), layout, rt);
+}
+
+OffloadCost offload_cost(const hardware::System& sys, const workload::ModelShape& m, const workload::Training& t,
+                         const workload::ModelCounts& counts, const workload::Layout& layout,
+                         const workload::Runtime& rt) {
   OffloadCost c;
   const double split = static_cast<double>(layout.tensor) * layout.pipeline;
   const double dp = layout.replicas();
-  const workload::ParamRoles roles = workload::param_roles(m, t);
+  const workload::ParamRoles& roles = counts.roles;
   const BytesPerSecond pcie = host_copy_bandwidth(sys, true);
   const double sharing = std::max(1, sys.gpus_per_node);
   if (t.offload_optimizer != workload::Offload::kNone) {
@@ -55,7 +61,7 @@ OffloadCost offload_cost(const hardware::System& sys, const workload::ModelShape
     c.parameter_fetch = shard * 2.0 / source;
   }
   if (t.paged_optimizer) {
-    const MemoryBreakdown mb = training_memory(m, t, layout, rt, sys.gpu);
+    const MemoryBreakdown mb = training_memory(m, t, counts, layout, rt, sys.gpu);
     c.optimizer_paging = mb.paged * 2.0 / pcie;
   }
   if (t.offload_activations) {

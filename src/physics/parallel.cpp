@@ -59,6 +59,12 @@ Seconds expert_alltoall(const Fabric& node, int gpus_per_node, const workload::M
 
 ParallelComm parallel_comm(const Fabric& node, int gpus_per_node, const workload::ModelShape& m,
                            const workload::Training& t, const workload::Layout& p, const workload::Runtime& rt) {
+  return parallel_comm(node, gpus_per_node, m, t, workload::model_counts(m, t), p, rt);
+}
+
+ParallelComm parallel_comm(const Fabric& node, int gpus_per_node, const workload::ModelShape& m,
+                           const workload::Training& t, const workload::ModelCounts& counts, const workload::Layout& p,
+                           const workload::Runtime& rt) {
   ParallelComm c;
   const double e = units::is_wide(t.precision) ? 4.0 : 2.0;
   // A rank's share of a micro-batch's activations: context parallelism splits the sequence.
@@ -110,9 +116,9 @@ ParallelComm parallel_comm(const Fabric& node, int gpus_per_node, const workload
     // frozen ones in their stored width. The routed experts' gradients reduce over the data / ep
     // ranks that hold the same experts.
     const double split = static_cast<double>(p.tensor) * p.pipeline;
-    const workload::ParamRoles roles = workload::param_roles(m, t);
+    const workload::ParamRoles& roles = counts.roles;
     const double pbytes = parameter_bytes(t, p, rt);
-    const double experts = p.expert > 1 && !t.adapters() ? workload::expert_params(m) : 0.0;
+    const double experts = p.expert > 1 && !t.adapters() ? counts.experts : 0.0;
     const Bytes grads((roles.trainable - experts) / split * pbytes);
     const double frozen_linear = t.method == workload::Method::kQlora ? workload::kNf4BytesPerParam : 2.0;
     const Bytes params(

@@ -11,19 +11,31 @@ using hardware::System;
 using workload::Layout;
 
 Evaluator::Evaluator(System system, workload::Job job, workload::Runtime runtime)
-    : system_(std::move(system)), job_(std::move(job)), runtime_(runtime) {}
+    : system_(std::move(system)), job_(std::move(job)), runtime_(runtime) {
+  if (job_.training) {
+    counts_ = workload::model_counts(job_.model, *job_.training);
+  }
+}
 
-const Evaluator::Kernels& Evaluator::kernels(const Layout& layout, double clock) {
+Evaluator::KernelsAtClocks& Evaluator::kernels_of(const Layout& layout) {
   // Everything of the layout the lowering reads: ZeRO-3 shards the parameters, which changes what
   // autocast casts (physics::parameter_bytes); expert parallelism sets the grouped GEMMs' experts
   // and, with the imbalance, their rows; context parallelism a rank's share of each sequence.
-  const auto key =
-      std::make_tuple(layout.tensor, layout.sequence, layout.micro_batch, static_cast<int>(layout.recompute),
-                      layout.zero >= 3, layout.expert, layout.expert_imbalance, layout.context, clock);
-  auto it = kernels_.find(key);
-  if (it == kernels_.end()) {
+  const KernelKey key(layout.tensor, layout.sequence, layout.micro_batch, static_cast<int>(layout.recompute),
+                      layout.zero >= 3, layout.expert, layout.expert_imbalance, layout.context);
+  if (last_lowered_ == nullptr || !(key == last_key_)) {
+    last_lowered_ = &kernels_[key];  // a map's elements stay where they are
+    last_key_ = key;
+  }
+  return *last_lowered_;
+}
+
+const Evaluator::Kernels& Evaluator::kernels(KernelsAtClocks& lowered, const Layout& layout, double clock) {
+  auto& v = lowered.by_clock;
+  auto it = std::lower_bound(v.begin(), v.end(), clock, [](const auto& e, double c) { return e.first < c; });
+  if (it == v.end() || it->first != clock) {
     auto ops = lowering::lower_training(job_.model, *job_.training, layout, runtime_);
-    it = kernels_.emplace(key, time_pass(std::move(ops), system_.gpu, clock)).first;
+    it = v.emplace(it, clock, time_pass(std::move(ops), system_.gpu, clock));
   }
   return *it->second;
 }
@@ -41,7 +53,8 @@ const std::pair<System, physics::Fabric>& Evaluator::system_for(int gpus) {
 
 physics::MemoryBreakdown Evaluator::training_memory(const Layout& layout) const {
   if (!last_memory_ || !(last_memory_->first == layout)) {
-    last_memory_.emplace(layout, physics::training_memory(job_.model, *job_.training, layout, runtime_, system_.gpu));
+    last_memory_.emplace(layout,
+                         physics::training_memory(job_.model, *job_.training, counts_, layout, runtime_, system_.gpu));
   }
   return last_memory_->second;
 }
@@ -68,13 +81,14 @@ Evaluation Evaluator::evaluate_training(const Layout& layout, const System& sys,
   const hardware::GpuSpec& g = sys.gpu;
   const double stage_layers = std::ceil(static_cast<double>(m.layers) / layout.pipeline);
   const bool first_stage_is_last = layout.pipeline == 1;  // the slowest stage also holds the embedding
-  const lowering::Op opt = lowering::optimizer_op(m, t, layout, runtime_);
+  const lowering::Op opt = lowering::optimizer_op(m, t, counts_, layout, runtime_);
   const double micro = static_cast<double>(t.global_batch) / (static_cast<double>(layout.micro_batch) * layout.data);
-  const physics::ParallelComm comm = physics::parallel_comm(fabric, sys.gpus_per_node, m, t, layout, runtime_);
-  const physics::OffloadCost offload = physics::offload_cost(sys, m, t, layout, runtime_);
+  const physics::ParallelComm comm = physics::parallel_comm(fabric, sys.gpus_per_node, m, t, counts_, layout, runtime_);
+  const physics::OffloadCost offload = physics::offload_cost(sys, m, t, counts_, layout, runtime_);
+  KernelsAtClocks& lowered = kernels_of(layout);
   // The step at a clock: kernel sums, optimizer, combination.
   auto step_at = [&](double clock, StepKernels& sk) {
-    sk = stage_kernels(kernels(layout, clock), stage_layers, first_stage_is_last);
+    sk = stage_kernels(kernels(lowered, layout, clock), stage_layers, first_stage_is_last);
     const physics::KernelTime ot = physics::kernel_time(opt, g, clock);
     sk.optimizer = ot.time * opt.count;
     sk.optimizer_kernels = opt.count;
@@ -96,7 +110,7 @@ Evaluation Evaluator::evaluate_training(const Layout& layout, const System& sys,
     const StepBreakdown s = step_at(c, sk);
     return mix_of(s, sk);
   });
-  const Kernels& k = kernels(layout, clock);
+  const Kernels& k = kernels(lowered, layout, clock);
   StepKernels sk;
 
   Evaluation e;

@@ -50,6 +50,15 @@ ParamRoles param_roles(const ModelShape& m, const Training& t) {
   return p;
 }
 
+ModelCounts model_counts(const ModelShape& m, const Training& t) {
+  ModelCounts c;
+  c.params = count_params(m);
+  c.roles = param_roles(m, t);
+  c.experts = expert_params(m);
+  c.total = c.params.total(m.layers);
+  return c;
+}
+
 Flop job_flops_per_token(const ModelShape& m, const Training& t) {
   const Flop full = training_flops_per_token(m, static_cast<double>(t.seq_len));
   if (!t.adapters()) {

@@ -126,9 +126,15 @@ double active_params(const ModelShape& m) {
 }
 
 double rank_params(const ModelShape& m, const Layout& layout) {
+  ModelCounts c;
+  c.experts = expert_params(m);
+  c.total = total_params(m);
+  return rank_params(c, layout);
+}
+
+double rank_params(const ModelCounts& c, const Layout& layout) {
   const double split = static_cast<double>(layout.tensor) * layout.pipeline;
-  const double experts = expert_params(m);
-  return (total_params(m) - experts) / split + experts / (split * layout.expert);
+  return (c.total - c.experts) / split + c.experts / (split * layout.expert);
 }
 
 double matmul_params(const ModelShape& m) {
