@@ -261,6 +261,17 @@ ParallelComm parallel_comm(const Fabric& node, int gpus_per_node, const workload
 ParallelComm parallel_comm(const Fabric& node, int gpus_per_node, const workload::ModelShape& m,
                            const workload::Training& t, const workload::ModelCounts& counts,
                            const workload::Layout& layout, const workload::Runtime& rt);
+// The two halves of parallel_comm, for a search that shares them between layouts:
+// the per-micro-batch terms (tensor, pipeline, expert, context), which read every field of the
+// layout but `zero`,
+ParallelComm micro_batch_comm(const Fabric& node, int gpus_per_node, const workload::ModelShape& m,
+                              const workload::Training& t, const workload::Layout& layout);
+// and the data-parallel terms (data_total, data_overlappable, data_hides_behind_all,
+// overlap_cap) set on `c`, which read only its data, context, tensor, pipeline, expert, zero and
+// micro_batch.
+void add_data_comm(const Fabric& node, int gpus_per_node, const workload::Training& t,
+                   const workload::ModelCounts& counts, const workload::Layout& layout, const workload::Runtime& rt,
+                   ParallelComm& c);
 // Bytes per parameter of the gradients and of the weights a rank holds: fp32 under autocast with
 // unsharded fp32 parameters (PyTorch AMP keeps the model in fp32), else the training precision's
 // (workload::precision_policy(...).weight).

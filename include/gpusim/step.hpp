@@ -289,6 +289,10 @@ class Evaluator {
   KernelsAtClocks& kernels_of(const workload::Layout& layout);
   const Kernels& kernels(KernelsAtClocks& lowered, const workload::Layout& layout, double clock);
   const std::pair<hardware::System, physics::Fabric>& system_for(int gpus);
+  // parallel_comm of a layout on `sys` (one of system_for's), from the terms the last layouts
+  // share with it.
+  physics::ParallelComm communication(const workload::Layout& layout, const hardware::System& sys,
+                                      const physics::Fabric& fabric);
   Evaluation evaluate_training(const workload::Layout& layout, const hardware::System& sys,
                                const physics::Fabric& fabric, const Options& options);
   Evaluation evaluate_inference(const workload::Layout& layout, const hardware::System& sys,
@@ -307,6 +311,18 @@ class Evaluator {
   KernelsAtClocks* last_lowered_ = nullptr;  // of last_key_: consecutive layouts of a search share it
   KernelKey last_key_;
   std::map<int, std::pair<hardware::System, physics::Fabric>> systems_;
+  // A search's layouts in its order share communication terms: the per-micro-batch terms of the
+  // last layout but its ZeRO stage, and the data-parallel terms per (ZeRO, expert) of the last
+  // (GPUs, tensor, pipeline, data, context, micro-batch).
+  struct MicroComm {
+    int gpus = 0;
+    workload::Layout layout;  // with zero = 0
+    physics::ParallelComm comm;
+  };
+  std::optional<MicroComm> micro_comm_;
+  using DataKey = std::tuple<int, int, int, int, int, std::int64_t>;
+  std::optional<DataKey> data_key_;
+  std::vector<std::tuple<int, int, physics::ParallelComm>> data_comm_;  // (zero, expert, terms)
   // The last layout's training memory: a search sizes a layout (memory) before it times it.
   mutable std::optional<std::pair<workload::Layout, physics::MemoryBreakdown>> last_memory_;
 };

@@ -65,6 +65,13 @@ ParallelComm parallel_comm(const Fabric& node, int gpus_per_node, const workload
 ParallelComm parallel_comm(const Fabric& node, int gpus_per_node, const workload::ModelShape& m,
                            const workload::Training& t, const workload::ModelCounts& counts, const workload::Layout& p,
                            const workload::Runtime& rt) {
+  ParallelComm c = micro_batch_comm(node, gpus_per_node, m, t, p);
+  add_data_comm(node, gpus_per_node, t, counts, p, rt, c);
+  return c;
+}
+
+ParallelComm micro_batch_comm(const Fabric& node, int gpus_per_node, const workload::ModelShape& m,
+                              const workload::Training& t, const workload::Layout& p) {
   ParallelComm c;
   const double e = units::is_wide(t.precision) ? 4.0 : 2.0;
   // A rank's share of a micro-batch's activations: context parallelism splits the sequence.
@@ -108,6 +115,12 @@ ParallelComm parallel_comm(const Fabric& node, int gpus_per_node, const workload
     const double passes = 3.0 + (p.recompute == workload::Recompute::kFull ? 1.0 : 0.0);
     c.context_per_microbatch = p2p_time(chunk, bw, alpha) * (passes * (p.context - 1) * layers);
   }
+  return c;
+}
+
+void add_data_comm(const Fabric& node, int gpus_per_node, const workload::Training& t,
+                   const workload::ModelCounts& counts, const workload::Layout& p, const workload::Runtime& rt,
+                   ParallelComm& c) {
   const int dp_ranks = p.replicas();
   if (dp_ranks > 1) {
     const Fabric f = data_parallel_fabric(node, gpus_per_node, p);
@@ -161,7 +174,6 @@ ParallelComm parallel_comm(const Fabric& node, int gpus_per_node, const workload
       }
     }
   }
-  return c;
 }
 
 }  // namespace gpusim::physics

@@ -1,6 +1,7 @@
 // The evaluator (equations in include/gpusim/step.hpp): one step of a (hardware, job, layout,
 // runtime) tuple, training or inference.
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "step/internal.hpp"
@@ -51,6 +52,37 @@ const std::pair<System, physics::Fabric>& Evaluator::system_for(int gpus) {
   return it->second;
 }
 
+physics::ParallelComm Evaluator::communication(const Layout& layout, const System& sys, const physics::Fabric& fabric) {
+  const workload::ModelShape& m = job_.model;
+  const workload::Training& t = *job_.training;
+  Layout without_zero = layout;
+  without_zero.zero = 0;
+  if (!micro_comm_ || micro_comm_->gpus != sys.gpus || !(micro_comm_->layout == without_zero)) {
+    micro_comm_.emplace(
+        MicroComm{sys.gpus, without_zero, physics::micro_batch_comm(fabric, sys.gpus_per_node, m, t, layout)});
+  }
+  const DataKey key(sys.gpus, layout.tensor, layout.pipeline, layout.data, layout.context, layout.micro_batch);
+  if (!data_key_ || !(*data_key_ == key)) {
+    data_key_ = key;
+    data_comm_.clear();
+  }
+  auto it = std::find_if(data_comm_.begin(), data_comm_.end(), [&](const auto& d) {
+    return std::get<0>(d) == layout.zero && std::get<1>(d) == layout.expert;
+  });
+  if (it == data_comm_.end()) {
+    physics::ParallelComm data;
+    physics::add_data_comm(fabric, sys.gpus_per_node, t, counts_, layout, runtime_, data);
+    it = data_comm_.insert(data_comm_.end(), {layout.zero, layout.expert, data});
+  }
+  physics::ParallelComm c = micro_comm_->comm;
+  const physics::ParallelComm& d = std::get<2>(*it);
+  c.data_total = d.data_total;
+  c.data_overlappable = d.data_overlappable;
+  c.data_hides_behind_all = d.data_hides_behind_all;
+  c.overlap_cap = d.overlap_cap;
+  return c;
+}
+
 physics::MemoryBreakdown Evaluator::training_memory(const Layout& layout) const {
   if (!last_memory_ || !(last_memory_->first == layout)) {
     last_memory_.emplace(layout,
@@ -83,17 +115,33 @@ Evaluation Evaluator::evaluate_training(const Layout& layout, const System& sys,
   const bool first_stage_is_last = layout.pipeline == 1;  // the slowest stage also holds the embedding
   const lowering::Op opt = lowering::optimizer_op(m, t, counts_, layout, runtime_);
   const double micro = static_cast<double>(t.global_batch) / (static_cast<double>(layout.micro_batch) * layout.data);
-  const physics::ParallelComm comm = physics::parallel_comm(fabric, sys.gpus_per_node, m, t, counts_, layout, runtime_);
+  const physics::ParallelComm comm = communication(layout, sys, fabric);
   const physics::OffloadCost offload = physics::offload_cost(sys, m, t, counts_, layout, runtime_);
   KernelsAtClocks& lowered = kernels_of(layout);
-  // The step at a clock: kernel sums, optimizer, combination.
+  // The step at a clock: kernel sums, optimizer, combination. The clock search ends on clocks it
+  // has timed (the one it settles on, and the step above it): the last few are kept.
+  struct Timed {
+    double clock = -1;
+    StepKernels sk;
+    StepBreakdown step;
+  };
+  std::array<std::optional<Timed>, 3> timed;  // only what was timed is written
+  std::size_t next = 0;
   auto step_at = [&](double clock, StepKernels& sk) {
+    for (const std::optional<Timed>& x : timed) {
+      if (x && x->clock == clock) {
+        sk = x->sk;
+        return x->step;
+      }
+    }
     sk = stage_kernels(kernels(lowered, layout, clock), stage_layers, first_stage_is_last);
     const physics::KernelTime ot = physics::kernel_time(opt, g, clock);
     sk.optimizer = ot.time * opt.count;
     sk.optimizer_kernels = opt.count;
     sk.optimizer_dram = ot.dram * opt.count;
-    return combine_training_step(sk, micro, comm, layout, g, runtime_, offload);
+    std::optional<Timed>& x = timed[next++ % timed.size()];
+    x.emplace(Timed{clock, sk, combine_training_step(sk, micro, comm, layout, g, runtime_, offload)});
+    return x->step;
   };
   // The clock settles over the busy period, the step without its pipeline bubble: fill and drain
   // idle a stage for whole passes (seconds in a large job), longer than the board's power averaging

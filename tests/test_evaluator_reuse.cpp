@@ -1,0 +1,108 @@
+// The evaluator a search keeps (step::Evaluator) shares terms between the layouts it visits: kernel
+// sums per lowering and clock, the communication of the last layout but its ZeRO stage, the
+// data-parallel terms per (ZeRO, expert), the memory of the last layout and the steps the clock
+// search timed. Whatever the order of the layouts, each must come out exactly as a fresh evaluator
+// gives it: these tests visit every shipped training scenario's feasible layouts in a shuffled
+// order, each followed by layouts that differ from it in one field only, so that a term kept under
+// too narrow a key shows as a difference.
+#include <algorithm>
+#include <filesystem>
+#include <random>
+
+#include "helpers.hpp"
+
+using namespace gpusim;
+
+namespace {
+
+// Fields in which two layouts differ.
+int differing_fields(const workload::Layout& a, const workload::Layout& b) {
+  return (a.tensor != b.tensor) + (a.pipeline != b.pipeline) + (a.data != b.data) + (a.context != b.context) +
+         (a.zero != b.zero) + (a.sequence != b.sequence) + (a.virtual_stages != b.virtual_stages) +
+         (a.micro_batch != b.micro_batch) + (a.recompute != b.recompute) + (a.expert != b.expert);
+}
+
+void check_same(const step::Evaluation& kept, const step::Evaluation& fresh) {
+  const step::StepBreakdown& a = kept.step;
+  const step::StepBreakdown& b = fresh.step;
+  for (Seconds step::StepBreakdown::*f :
+       {&step::StepBreakdown::time, &step::StepBreakdown::compute, &step::StepBreakdown::gemm,
+        &step::StepBreakdown::memory_bound, &step::StepBreakdown::communication,
+        &step::StepBreakdown::communication_total, &step::StepBreakdown::bubble, &step::StepBreakdown::input_stall,
+        &step::StepBreakdown::offload, &step::StepBreakdown::overhead, &step::StepBreakdown::launch_stall,
+        &step::StepBreakdown::host_launch}) {
+    CHECK((a.*f).value() == (b.*f).value());
+  }
+  CHECK(a.kernels == b.kernels);
+  CHECK(kept.memory.total().value() == fresh.memory.total().value());
+  CHECK(kept.memory.host.value() == fresh.memory.host.value());
+  CHECK(kept.clock == fresh.clock);
+  CHECK(kept.gpu_avg_power.value() == fresh.gpu_avg_power.value());
+  CHECK(kept.mfu == fresh.mfu);
+  CHECK(kept.hfu == fresh.hfu);
+  CHECK(kept.job_time.value() == fresh.job_time.value());
+}
+
+// Layouts of the scenario's plan over up to twice its GPUs, shuffled, each followed by up to three
+// layouts one field away from it; every one evaluated by one kept evaluator and by a fresh one.
+int check_reuse(const Scenario& sc, std::mt19937& rng) {
+  search::PlanOptions o;
+  o.max_gpus = 2 * sc.system.gpus;
+  const search::PlanResult r = search::plan(sc, o);
+  std::vector<search::PlanPoint> points = r.feasible;
+  std::shuffle(points.begin(), points.end(), rng);
+  const std::size_t bases = std::min<std::size_t>(points.size(), 40);
+  std::vector<search::PlanPoint> order;
+  for (std::size_t i = 0; i < bases; ++i) {
+    order.push_back(points[i]);
+    int neighbours = 0;
+    for (const search::PlanPoint& p : r.feasible) {
+      if (neighbours < 3 && p.gpus == points[i].gpus && differing_fields(p.layout, points[i].layout) == 1) {
+        order.push_back(p);
+        ++neighbours;
+      }
+    }
+    order.push_back(points[i]);  // again, after its neighbours
+  }
+  step::Evaluator kept(sc.system, sc.job, sc.runtime);
+  for (const search::PlanPoint& p : order) {
+    INFO("gpus " << p.gpus << " tensor " << p.layout.tensor << " pipeline " << p.layout.pipeline << " data "
+                 << p.layout.data << " context " << p.layout.context << " zero " << p.layout.zero << " sequence "
+                 << p.layout.sequence << " virtual " << p.layout.virtual_stages << " micro " << p.layout.micro_batch
+                 << " expert " << p.layout.expert);
+    CHECK(kept.memory(p.layout).total().value() ==
+          step::Evaluator(sc.system, sc.job, sc.runtime).memory(p.layout).total().value());
+    const Scenario alone = scenario::with_layout(sc, p.layout, p.gpus);
+    check_same(kept.evaluate(p.layout, p.gpus), step::evaluate(alone));
+  }
+  return static_cast<int>(order.size());
+}
+
+}  // namespace
+
+TEST_CASE("an evaluator reused over layouts in any order gives each what a fresh evaluator gives",
+          "[step][properties][plan]") {
+  std::mt19937 rng(20261126);
+  int scenarios = 0;
+  int layouts = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(GPUSIM_SOURCE_DIR) + "/scenarios")) {
+    if (entry.path().extension() != ".toml") {
+      continue;
+    }
+    const Scenario sc = scenario::load_scenario_file(test::catalog(), entry.path().string());
+    if (!sc.job.training) {
+      continue;
+    }
+    INFO(entry.path().filename().string());
+    const hardware::GpuSpec& g = sc.system.gpu;
+    // As shipped, and under a power cap halfway between idle and TDP (the clock search then ends
+    // between two clock steps).
+    const std::string cap = base::strfmt("\"%.0f W\"", 0.5 * (g.tdp + g.idle_power).value());
+    layouts += check_reuse(sc, rng);
+    layouts += check_reuse(
+        scenario::load_scenario_file(test::catalog(), entry.path().string(), {{"system.power_limit", cap}}), rng);
+    ++scenarios;
+  }
+  CHECK(scenarios >= 10);
+  CHECK(layouts >= 1000);
+}
