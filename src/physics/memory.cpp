@@ -178,10 +178,8 @@ MemoryBreakdown training_memory(const ModelShape& m, const workload::Training& t
   // 1F1B: the first stage holds the activations of up to p micro-batches; the last stage one,
   // plus the logits and their gradient at the loss. The larger of the two is the GPU's need.
   const double in_flight = std::min(pp, micro);
-  auto saved = [&](double micro_batches) {
-    return layer_activation_bytes(m, s, b, e, rt.flash_attention(), par.recompute, tp, par.sequence) *
-           (layers * micro_batches);
-  };
+  const Bytes per_layer = layer_activation_bytes(m, s, b, e, rt.flash_attention(), par.recompute, tp, par.sequence);
+  auto saved = [&](double micro_batches) { return per_layer * (layers * micro_batches); };
   const double chunks = static_cast<double>(std::max<std::int64_t>(1, rt.loss_chunks));
   const Bytes logits(e * s * b * static_cast<double>(m.vocab) / tp * (1.0 + 1.0 / chunks));
   if (m.family == workload::Family::kResNet) {

@@ -1,7 +1,6 @@
 // The evaluator (equations in include/gpusim/step.hpp): one step of a (hardware, job, layout,
 // runtime) tuple, training or inference.
 #include <algorithm>
-#include <array>
 #include <cmath>
 
 #include "step/internal.hpp"
@@ -118,30 +117,25 @@ Evaluation Evaluator::evaluate_training(const Layout& layout, const System& sys,
   const physics::ParallelComm comm = communication(layout, sys, fabric);
   const physics::OffloadCost offload = physics::offload_cost(sys, m, t, counts_, layout, runtime_);
   KernelsAtClocks& lowered = kernels_of(layout);
-  // The step at a clock: kernel sums, optimizer, combination. The clock search ends on clocks it
-  // has timed (the one it settles on, and the step above it): the last few are kept.
-  struct Timed {
-    double clock = -1;
-    StepKernels sk;
-    StepBreakdown step;
-  };
-  std::array<std::optional<Timed>, 3> timed;  // only what was timed is written
-  std::size_t next = 0;
+  // The step at a clock: kernel sums, optimizer, combination. The clock search most often ends on
+  // the clock it timed last (the top clock, within the limit): that step is kept.
+  double last_clock = -1;
+  StepKernels last_sk;
+  StepBreakdown last_step;
   auto step_at = [&](double clock, StepKernels& sk) {
-    for (const std::optional<Timed>& x : timed) {
-      if (x && x->clock == clock) {
-        sk = x->sk;
-        return x->step;
-      }
+    if (clock == last_clock) {
+      sk = last_sk;
+      return last_step;
     }
     sk = stage_kernels(kernels(lowered, layout, clock), stage_layers, first_stage_is_last);
     const physics::KernelTime ot = physics::kernel_time(opt, g, clock);
     sk.optimizer = ot.time * opt.count;
     sk.optimizer_kernels = opt.count;
     sk.optimizer_dram = ot.dram * opt.count;
-    std::optional<Timed>& x = timed[next++ % timed.size()];
-    x.emplace(Timed{clock, sk, combine_training_step(sk, micro, comm, layout, g, runtime_, offload)});
-    return x->step;
+    last_clock = clock;
+    last_sk = sk;
+    last_step = combine_training_step(sk, micro, comm, layout, g, runtime_, offload);
+    return last_step;
   };
   // The clock settles over the busy period, the step without its pipeline bubble: fill and drain
   // idle a stage for whole passes (seconds in a large job), longer than the board's power averaging
