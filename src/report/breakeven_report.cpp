@@ -73,7 +73,7 @@ std::string breakeven_json(const Breakeven& b) {
   }
   w.end_array();
   w.end_object();
-  return w.str() + "\n";
+  return w.take() + "\n";
 }
 
 // Two panels over utilization: the cost of one busy hour owned and rented (they cross where

@@ -261,7 +261,7 @@ std::string estimate_json(const answer::Estimate& e) {
   }
   w.end_array();
   w.end_object();
-  return w.str() + "\n";
+  return w.take() + "\n";
 }
 
 // RFC 4180 [rfc-4180]: a header of the JSON report's data fields, named by their dotted keys and in

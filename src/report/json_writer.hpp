@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace gpusim::report {
@@ -26,6 +28,8 @@ class JsonWriter {
   // A writer for a value nested `depth` levels down in a document written piece by piece: its
   // lines are indented as they would be there.
   explicit JsonWriter(int depth) : depth_(depth) {}
+  // Room for `bytes` of document, where it is known to be large (one allocation, not a doubling).
+  void reserve(std::size_t bytes) { out_.reserve(bytes); }
   void begin_object(const char* key = nullptr) { open(key, '{'); }
   void end_object() { close('}'); }
   void begin_array(const char* key = nullptr) { open(key, '['); }
@@ -36,7 +40,9 @@ class JsonWriter {
       out_ += "null";
       return;
     }
-    out_ += exact_number(v);
+    std::array<char, 32> buf{};
+    const auto r = std::to_chars(buf.data(), buf.data() + buf.size(), v);
+    out_.append(buf.data(), r.ptr);
   }
   void value(const char* key, std::optional<double> v) {
     if (v) {
@@ -54,12 +60,17 @@ class JsonWriter {
     prefix(key);
     quote(s);
   }
-  void value(const char* key, const char* s) { value(key, std::string(s)); }
+  void value(const char* key, const char* s) {
+    prefix(key);
+    quote(s);
+  }
   void null(const char* key) {
     prefix(key);
     out_ += "null";
   }
   [[nodiscard]] const std::string& str() const { return out_; }
+  // The document, moved out: the writer is left empty.
+  [[nodiscard]] std::string take() { return std::move(out_); }
 
  private:
   void open(const char* key, char c) {
@@ -91,8 +102,22 @@ class JsonWriter {
     out_ += '\n';
     out_.append(static_cast<std::size_t>(depth_) * 2, ' ');
   }
-  void quote(const std::string& s) {
+  // Characters a JSON string escapes: the quote, the backslash and the control characters.
+  static bool plain(std::string_view s) {
+    for (const char c : s) {
+      if (c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20) {
+        return false;
+      }
+    }
+    return true;
+  }
+  void quote(std::string_view s) {
     out_ += '"';
+    if (plain(s)) {  // most keys and values: copied whole
+      out_ += s;
+      out_ += '"';
+      return;
+    }
     for (const char c : s) {
       switch (c) {
         case '"':

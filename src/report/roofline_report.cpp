@@ -78,7 +78,7 @@ std::string roofline_json(const Roofline& r) {
   }
   w.end_array();
   w.end_object();
-  return w.str() + "\n";
+  return w.take() + "\n";
 }
 
 namespace {

@@ -172,6 +172,8 @@ void layout_fields(JsonWriter& w, int gpus, const workload::Layout& l) {
 std::string plan_json(const scenario::Scenario& sc, const search::PlanResult& r,
                       const std::optional<SearchTiming>& timing) {
   JsonWriter w;
+  constexpr std::size_t kFeasibleRowBytes = 256;  // a feasible layout's object, indented (about 230 bytes)
+  w.reserve((r.best.size() + r.feasible.size()) * kFeasibleRowBytes + 4096);
   w.begin_object();
   w.value("scenario", sc.name);
   w.value("sized", static_cast<double>(r.sized));
@@ -210,7 +212,7 @@ std::string plan_json(const scenario::Scenario& sc, const search::PlanResult& r,
   }
   w.end_array();
   w.end_object();
-  return w.str() + "\n";
+  return w.take() + "\n";
 }
 
 using answer::usd_per_million_tokens;
@@ -302,7 +304,7 @@ std::string compare_json(const std::vector<search::CompareRow>& rows) {
     w.end_object();
   }
   w.end_array();
-  return w.str() + "\n";
+  return w.take() + "\n";
 }
 
 // One record per GPU, as sweep does per point: the GPU id, `status` ("ok", or why the job cannot

@@ -146,7 +146,7 @@ std::string plan_serving_json(const scenario::Scenario& sc, const search::Servin
     rows("closest", {*r.closest});
   }
   w.end_object();
-  return w.str() + "\n";
+  return w.take() + "\n";
 }
 
 // The frontier on log-log axes: every deployment on it, those meeting the SLO filled green.

@@ -299,7 +299,7 @@ std::string validation_json(const ValidationReport& r) {
   w.begin_object();
   write_validation(w, r);
   w.end_object();
-  return w.str() + "\n";
+  return w.take() + "\n";
 }
 
 namespace {
@@ -459,7 +459,7 @@ std::string cross_validation_json(const validation::CrossValidation& cv) {
   }
   w.end_array();
   w.end_object();
-  return w.str() + "\n";
+  return w.take() + "\n";
 }
 
 std::string cross_validation_csv(const validation::CrossValidation& cv) {
