@@ -187,7 +187,7 @@ TEST_CASE("a GPU without an int8 peak runs an MMQ GEMM as the fp16 GEMM", "[quan
 
 TEST_CASE("a runtime with llama.cpp's matmul paths must state efficiency.mmq", "[quantized][runtime][errors]") {
   Catalog c = test::catalog();
-  const std::string base = test::catalog().file(catalog::SpecKind::kRuntime, "llama.cpp").text;
+  const std::string base(test::catalog().file(catalog::SpecKind::kRuntime, "llama.cpp").text);
   std::string text = base;
   const auto at = text.find("mmq = ");
   REQUIRE(at != std::string::npos);

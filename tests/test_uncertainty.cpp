@@ -360,7 +360,7 @@ TEST_CASE("bad [uncertainty] tables are errors naming the key, the value and the
   ds = runtime_problems(base + "[uncertainty]\noverlap = 1.5\n");
   REQUIRE(find_key(ds, "uncertainty.overlap") != nullptr);
   // A runtime without a base must state its ranges.
-  std::string whole = test::catalog().file(SpecKind::kRuntime, "llm.c").text;
+  std::string whole(test::catalog().file(SpecKind::kRuntime, "llm.c").text);
   whole = whole.substr(0, whole.find("\n[uncertainty]")) + whole.substr(whole.find("\n[meta]"));
   ds = runtime_problems(whole);
   d = find_key(ds, "uncertainty");

@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "gpusim/base.hpp"
@@ -34,9 +35,27 @@ inline constexpr base::Named<SpecKind> kSpecFolders[] = {
 // scripts/model-error --update).
 inline constexpr const char* kModelErrorId = "model-error";
 
-struct SpecFile {
+// A spec file's path and text. A file read from disk holds its text (copies of a catalog share
+// it); a built-in file's text is a view of the binary's own copy, which is never copied, so a
+// start-up reads only the files a question needs.
+class SpecFile {
+ public:
+  SpecFile(std::string file_path, std::string file_text)
+      : path(std::move(file_path)), owned_(std::make_shared<const std::string>(std::move(file_text))) {
+    text = *owned_;
+  }
+  // `static_text` outlives the catalog (the binary's static data).
+  static SpecFile built_in(std::string file_path, std::string_view static_text) {
+    SpecFile f(std::move(file_path), std::string());
+    f.owned_.reset();
+    f.text = static_text;
+    return f;
+  }
   std::string path;  // shown in messages, e.g. "specs/gpus/h100-sxm5-80gb.toml"
-  std::string text;
+  std::string_view text;
+
+ private:
+  std::shared_ptr<const std::string> owned_;  // the text of a file read from disk
 };
 
 class Catalog {

@@ -15,6 +15,7 @@ struct EmbeddedSpec {
   const char* id;
   const char* path;
   const char* text;
+  std::size_t size;  // of text, without its terminating zero
 };
 extern const EmbeddedSpec kEmbeddedSpecs[];
 extern const std::size_t kEmbeddedSpecCount;
@@ -190,7 +191,7 @@ Catalog Catalog::builtin() {
   for (std::size_t i = 0; i < embedded::kEmbeddedSpecCount; ++i) {
     const auto& e = embedded::kEmbeddedSpecs[i];
     if (auto kind = base::value_in(kSpecFolders, e.kind)) {
-      c.add_file(*kind, e.id, SpecFile{e.path, e.text});
+      c.add_file(*kind, e.id, SpecFile::built_in(e.path, std::string_view(e.text, e.size)));
     }
   }
   return c;

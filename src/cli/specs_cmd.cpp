@@ -53,7 +53,7 @@ int run_specs(const std::vector<std::string>& args) {
         if (k == SpecKind::kGpu) {
           (void)catalog.gpu(rest[1]);  // validate before showing
         }
-        write_outputs({{"", "# " + f.path + "\n" + f.text}});
+        write_outputs({{"", "# " + f.path + "\n" + std::string(f.text)}});
         return 0;
       }
     }

@@ -143,7 +143,7 @@ void scan_file(catalog::SpecKind kind, const std::string& id, const catalog::Spe
   std::string table;
   int line_no = 0;
   std::size_t at = 0;
-  const std::string& text = file.text;
+  const std::string_view text = file.text;
   while (at <= text.size()) {
     std::size_t end = text.find('\n', at);
     if (end == std::string::npos) {
