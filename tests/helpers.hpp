@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <string>
@@ -17,6 +18,25 @@ namespace gpusim::test {
 inline const Catalog& catalog() {
   static const Catalog c = Catalog::builtin();
   return c;
+}
+
+// The shipped scenarios (scenarios/*.toml) whose job trains: their paths, in order.
+inline std::vector<std::string> shipped_training_scenarios() {
+  std::vector<std::string> out;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(GPUSIM_SOURCE_DIR) + "/scenarios")) {
+    if (entry.path().extension() == ".toml" &&
+        scenario::load_scenario_file(catalog(), entry.path().string()).job.training) {
+      out.push_back(entry.path().string());
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// A power limit halfway between the scenario's GPU's idle power and its TDP, as a scenario value.
+inline std::string halfway_power_limit(const Scenario& sc) {
+  const hardware::GpuSpec& g = sc.system.gpu;
+  return base::strfmt("\"%.0f W\"", 0.5 * (g.tdp + g.idle_power).value());
 }
 
 // A directory of this test process's own under the system's temporary directory, removed when the

@@ -6,7 +6,6 @@
 // order, each followed by layouts that differ from it in one field only, so that a term kept under
 // too narrow a key shows as a difference.
 #include <algorithm>
-#include <filesystem>
 #include <random>
 
 #include "helpers.hpp"
@@ -85,22 +84,15 @@ TEST_CASE("an evaluator reused over layouts in any order gives each what a fresh
   std::mt19937 rng(20261126);
   int scenarios = 0;
   int layouts = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(std::string(GPUSIM_SOURCE_DIR) + "/scenarios")) {
-    if (entry.path().extension() != ".toml") {
-      continue;
-    }
-    const Scenario sc = scenario::load_scenario_file(test::catalog(), entry.path().string());
-    if (!sc.job.training) {
-      continue;
-    }
-    INFO(entry.path().filename().string());
-    const hardware::GpuSpec& g = sc.system.gpu;
+  for (const std::string& path : test::shipped_training_scenarios()) {
+    INFO(path);
+    const Scenario sc = scenario::load_scenario_file(test::catalog(), path);
     // As shipped, and under a power cap halfway between idle and TDP (the clock search then ends
     // between two clock steps).
-    const std::string cap = base::strfmt("\"%.0f W\"", 0.5 * (g.tdp + g.idle_power).value());
     layouts += check_reuse(sc, rng);
     layouts += check_reuse(
-        scenario::load_scenario_file(test::catalog(), entry.path().string(), {{"system.power_limit", cap}}), rng);
+        scenario::load_scenario_file(test::catalog(), path, {{"system.power_limit", test::halfway_power_limit(sc)}}),
+        rng);
     ++scenarios;
   }
   CHECK(scenarios >= 10);

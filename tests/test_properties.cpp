@@ -1,7 +1,6 @@
 // Properties the step model must keep whatever its parameters, and the agreement of every path to
 // a step: plan's ranked layouts are what estimate gives for those layouts, under power caps and
 // input pipelines, for every shipped training scenario.
-#include <filesystem>
 
 #include "helpers.hpp"
 
@@ -147,17 +146,9 @@ void check_plan_equals_estimate(const Scenario& sc, int top) {
 TEST_CASE("plan times every layout exactly as estimate does, for every shipped training scenario",
           "[plan][properties]") {
   int checked = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(std::string(GPUSIM_SOURCE_DIR) + "/scenarios")) {
-    if (entry.path().extension() != ".toml") {
-      continue;
-    }
-    const Scenario sc = scenario::load_scenario_file(test::catalog(), entry.path().string());
-    if (!sc.job.training) {
-      continue;  // plan searches training layouts
-    }
-    INFO(entry.path().filename().string());
-    const hardware::GpuSpec& g = sc.system.gpu;
-    const std::string cap = base::strfmt("\"%.0f W\"", 0.5 * (g.tdp + g.idle_power).value());
+  for (const std::string& path : test::shipped_training_scenarios()) {  // plan searches training layouts
+    INFO(path);
+    const std::string cap = test::halfway_power_limit(scenario::load_scenario_file(test::catalog(), path));
     // As shipped; under a power cap halfway between idle and TDP; with a slow host input pipeline.
     const std::vector<std::vector<Override>> variants = {
         {},
@@ -166,7 +157,7 @@ TEST_CASE("plan times every layout exactly as estimate does, for every shipped t
         {{"system.power_limit", cap}, {"input.sample_bytes", "\"4 MB\""}, {"input.cpu_time_per_sample", "\"20 ms\""}},
     };
     for (const auto& v : variants) {
-      check_plan_equals_estimate(scenario::load_scenario_file(test::catalog(), entry.path().string(), v), 3);
+      check_plan_equals_estimate(scenario::load_scenario_file(test::catalog(), path, v), 3);
     }
     ++checked;
   }

@@ -255,10 +255,13 @@ struct Options {
   bool capacity = true;
 };
 
-// An evaluator for one (hardware, job, runtime); layouts and GPU counts vary per call. It keeps
-// the kernel sums of one micro-batch per (tensor, sequence parallelism, micro-batch, recompute,
-// ZeRO-3 or not, clock) and the fabric per GPU count, so a search pays only for what a layout changes; a cached
-// and an uncached evaluation run the same code. One evaluator serves one thread at a time.
+// An evaluator for one (hardware, job, runtime); layouts and GPU counts vary per call. It is the
+// compiled form of the three: the parameter counts, once; the fabric per GPU count; the kernel
+// sums of one micro-batch per lowering (tensor, sequence parallelism, micro-batch, recompute,
+// ZeRO-3 or not, expert split, context) and clock; the communication terms the last layouts share
+// with the next; the memory of the last layout. A search pays only for what a layout changes; a
+// kept and a fresh evaluation run the same code and give the same numbers
+// (tests/test_evaluator_reuse.cpp). One evaluator serves one thread at a time.
 class Evaluator {
  public:
   Evaluator(hardware::System system, workload::Job job, workload::Runtime runtime);
