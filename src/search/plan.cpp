@@ -1,7 +1,8 @@
 // Exhaustive layout search (see include/gpusim/search.hpp). Every candidate is sized by the
-// evaluator's memory model; those that fit are timed by the evaluator itself, which keeps the
-// kernel sums per (tensor, sequence parallelism, micro-batch, recompute, clock), so a layout
-// costs only its communication, memory and step arithmetic.
+// evaluator's memory model; those that fit are timed by the evaluator itself, which keeps what
+// layouts share (kernel sums per lowering and clock, the communication terms of the layouts just
+// visited: step::Evaluator), so a layout costs only its memory and step arithmetic. The loops
+// below run ZeRO and the expert split innermost, the order in which the kept terms serve most.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
