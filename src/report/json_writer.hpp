@@ -41,7 +41,12 @@ class JsonWriter {
       return;
     }
     std::array<char, 32> buf{};
-    const auto r = std::to_chars(buf.data(), buf.data() + buf.size(), v);
+    // A whole number under 10^5 in magnitude (not -0) is its own shortest form: its fixed digits
+    // are never longer than the scientific form ("10000" ties "1e+04", and a tie goes to fixed).
+    constexpr double kFixedBelow = 1e5;
+    const bool whole = std::fabs(v) < kFixedBelow && v == std::trunc(v) && !(v == 0 && std::signbit(v));
+    const auto r = whole ? std::to_chars(buf.data(), buf.data() + buf.size(), static_cast<long>(v))
+                         : std::to_chars(buf.data(), buf.data() + buf.size(), v);
     out_.append(buf.data(), r.ptr);
   }
   void value(const char* key, std::optional<double> v) {
