@@ -186,10 +186,14 @@ struct Estimate {
 struct Options {
   bool advice = true;        // `sweep` rows skip it
   bool uncertainty = false;  // the band: two more evaluations per uncertain input (`estimate`, `validate`)
+  // Serving iteration tables shared with other estimates on this thread (step::TableCache); none:
+  // the estimate's evaluations share their own.
+  step::TableCache* tables = nullptr;
 };
 
 // The band of an estimate of `sc` around its point values `point` (uncertainty.cpp).
-Uncertainty uncertainty_of(const scenario::Scenario& sc, const Estimate& point);
+// Its runs take serving iteration tables from `tables` and keep them there (step::TableCache).
+Uncertainty uncertainty_of(const scenario::Scenario& sc, const Estimate& point, step::TableCache* tables = nullptr);
 // The band of a report key: nullopt when the estimate has none, or the key carries none. The p50
 // latency keys (inference.ttft_s.p50, tpot_s.p50, e2e_s.p50) are the same figures as
 // time_to_first_token_s, time_per_output_token_s and request_latency_s, and share their bands.

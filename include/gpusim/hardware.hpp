@@ -69,6 +69,7 @@ struct Efficiency {
   // architecture's full-rate tensor instruction (Volta to Ada); below 1 on Hopper, whose full rate
   // needs the asynchronous warpgroup wgmma. Kernels written with mma.sync (llama.cpp's MMQ) run at it.
   double mma_sync = 1.0;
+  bool operator==(const Efficiency&) const = default;
 };
 
 // The plausible range of each uncertain efficiency value (the [uncertainty] table of an
@@ -87,6 +88,7 @@ struct EfficiencyRanges {
   double between_gpus = 0;               // a GPU none of whose rows measured these values: all of gemm, attention, dram
   std::vector<std::string> measured_on;  // GPU ids whose rows set or calibrated the values
   std::vector<std::string> assumed;      // keys whose range is an assumption, not a measured spread
+  bool operator==(const EfficiencyRanges&) const = default;
 };
 
 // Power of the SMs (everything but the busy floor and DRAM traffic) at the rated boost clock, as a
@@ -97,6 +99,7 @@ struct PowerActivity {
   double memory = 0;  // DRAM-bound kernels
   double simt = 0;    // CUDA-core (non-tensor) compute-bound kernels, e.g. fp32 GEMMs without TF32
   double idle = 0;    // waiting on communication, input or the host
+  bool operator==(const PowerActivity&) const = default;
 };
 
 struct GpuSpec {
@@ -158,6 +161,7 @@ struct GpuSpec {
   [[nodiscard]] bool measured() const {
     return std::find(ranges.measured_on.begin(), ranges.measured_on.end(), id) != ranges.measured_on.end();
   }
+  bool operator==(const GpuSpec&) const = default;
 };
 
 struct LinkSpec {
@@ -175,6 +179,7 @@ struct LinkSpec {
   int mesh_links = 0;                // xGMI full mesh: links per GPU (one per peer); bandwidth is their sum
   std::vector<std::string> sources;
   std::string origin;
+  bool operator==(const LinkSpec&) const = default;
 };
 
 // A collective library's cost model (specs/comm): per protocol, a fixed latency per call, a latency
@@ -196,6 +201,7 @@ struct ProtocolSpec {
   bool enabled = true;  // false: the library never picks this protocol by default
   std::array<std::optional<BytesPerSecond>, kArchCount> cap{};  // bus bandwidth cap inside a node, by Arch
   std::optional<BytesPerSecond> cap_across_nodes;               // bus bandwidth cap across nodes
+  bool operator==(const ProtocolSpec&) const = default;
 };
 
 struct CommLibrary {
@@ -209,6 +215,7 @@ struct CommLibrary {
   std::vector<std::string> assumptions;
   std::string origin;
   [[nodiscard]] const ProtocolSpec& protocol(Protocol p) const { return protocols[static_cast<std::size_t>(p)]; }
+  bool operator==(const CommLibrary&) const = default;
 };
 
 // The host a GPU sits in (specs/hosts): what ZeRO-Offload and activation offload lean on. The
@@ -225,6 +232,7 @@ struct HostSpec {
   std::vector<std::string> sources;
   std::vector<std::string> assumptions;
   std::string origin;
+  bool operator==(const HostSpec&) const = default;
 };
 
 // The machines a job runs on: `gpus` GPUs of one kind in nodes of `gpus_per_node`.

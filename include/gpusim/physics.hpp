@@ -124,6 +124,7 @@ struct ProtocolCost {
   Seconds inter_hop;         // per ring or tree step across nodes
   BytesPerSecond intra_bus;  // bus bandwidth inside a node
   BytesPerSecond inter_bus;  // per-GPU bus bandwidth across nodes
+  bool operator==(const ProtocolCost&) const = default;
 };
 // The protocols of a fabric, in the library's order: at most one of each, held in place, so that a
 // fabric is copied (a collective's group shape) without allocating.
@@ -135,6 +136,7 @@ class ProtocolList {
   [[nodiscard]] const ProtocolCost& front() const { return items_.front(); }
   [[nodiscard]] const ProtocolCost* begin() const { return items_.data(); }
   [[nodiscard]] const ProtocolCost* end() const { return items_.data() + size_; }
+  bool operator==(const ProtocolList&) const = default;
 
  private:
   std::array<ProtocolCost, std::size(hardware::kProtocolNames)> items_{};
@@ -185,6 +187,7 @@ struct Fabric {
   [[nodiscard]] BytesPerSecond peers_bandwidth(int peers) const {
     return mesh_links > 0 ? intra_p2p * static_cast<double>(std::clamp(peers, 1, mesh_links)) : intra_p2p;
   }
+  bool operator==(const Fabric&) const = default;
 };
 // Throws InputError when the GPUs of a node have no usable link.
 Fabric make_fabric(const hardware::System& sys);

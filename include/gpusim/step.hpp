@@ -130,6 +130,32 @@ struct IterationCost {
   Seconds communication_total;  // every all-reduce and send of the iteration, hidden or not
   Bytes dram;
 };
+class IterationModel;
+// Serving iteration tables kept between evaluations (IterationModel): the rows tabulated so far and
+// what the model derives from the lowering once. A table is a function of the GPU, the fabric, the
+// model shape, the inference's formats, the runtime, the tensor and pipeline split and the clock;
+// it reads neither the load ([serving] arrivals, rate, requests), nor the inference's batch, nor
+// the engine's max_seqs, so one entry serves every evaluation that differs in those alone (the
+// batch limits and loads of the serving search, the capacity run beside a Poisson run, the phases
+// of one run at one clock). Any other difference is another entry. A cache serves one thread at a
+// time; an evaluation with a cache gives the same numbers as one without
+// (tests/test_iteration_cache.cpp).
+class TableCache {
+ public:
+  TableCache();
+  ~TableCache();
+  TableCache(const TableCache&) = delete;
+  TableCache& operator=(const TableCache&) = delete;
+  TableCache(TableCache&&) noexcept;
+  TableCache& operator=(TableCache&&) noexcept;
+  [[nodiscard]] std::size_t size() const { return tables_.size(); }
+
+ private:
+  friend class IterationModel;
+  struct Tables;  // iteration.cpp
+  std::vector<std::shared_ptr<Tables>> tables_;
+};
+
 // One iteration of one serving replica (`pipeline` stages, each a `tensor`-parallel group),
 // tabulated once from the lowering and the kernel model (physics::kernel_time) at one clock:
 //   stage  = (layers / p) · [dense(T) + attention(decode rows, context, pairs)] + head(rows)
@@ -143,13 +169,13 @@ struct IterationCost {
 // attention is linear in decode rows, context tokens and pairs (memory- and compute-bound slopes).
 // A grid point is tabulated the first time an iteration falls beside it: a short run (one batch, a
 // few hundred requests) touches few of them, and the values are the same whenever they are made.
-// Copies share the tabulated points (a copy times the same iterations); one model and its copies
-// serve one thread at a time.
+// The tables are those of `cache` where it holds them (TableCache); copies share them too. One
+// model, its copies and its cache serve one thread at a time.
 class IterationModel {
  public:
   IterationModel(const hardware::System& sys, const physics::Fabric& fabric, const workload::ModelShape& m,
                  const workload::Inference& inf, const workload::Runtime& rt, const workload::Layout& layout,
-                 double clock, double max_tokens);
+                 double clock, double max_tokens, TableCache& cache);
   [[nodiscard]] IterationCost cost(const IterationShape& s) const;
   [[nodiscard]] double clock() const { return clock_; }
   [[nodiscard]] double kernels() const { return kernels_; }
@@ -176,7 +202,6 @@ class IterationModel {
     Point comm;   // all-reduces (time only)
     Point send;   // one activation send between stages
   };
-  struct Tables;  // what the rows are computed from, and the rows made so far (iteration.cpp)
   [[nodiscard]] static Where where(const std::vector<double>& grid, double x);
   [[nodiscard]] const Row& row(std::size_t i) const;
   // The rows either side of w: `lo` null below the first grid point; false where w is zero.
@@ -188,9 +213,12 @@ class IterationModel {
   [[nodiscard]] bool span(Where w, Span& out) const;
   // One table interpolated along a span (the rows fetched once for every table of an iteration).
   [[nodiscard]] static Point at(const Span& s, Point Row::*table);
+  // What new tables derive from the lowering once: the attention slopes and the kernel count.
+  static void derive(TableCache::Tables& t);
+  friend struct TableCache::Tables;
   std::vector<double> grid_;
-  std::shared_ptr<Tables> tables_;
-  Point decode_per_row_;  // decode attention: per sequence, and per context token
+  std::shared_ptr<TableCache::Tables> tables_;  // what the rows are computed from, and the rows made so far
+  Point decode_per_row_;                        // decode attention: per sequence, and per context token
   Point decode_per_context_;
   Point prefill_per_pair_;
   double remainder_ = 0;
@@ -253,6 +281,9 @@ struct Options {
   // A Poisson load's capacity run (inference.saturation_requests_per_s and saturated): the band of
   // an estimate, which varies none of the two, skips it.
   bool capacity = true;
+  // Serving iteration tables to take from and keep in (one thread at a time); none: the
+  // evaluation keeps its own for its runs.
+  TableCache* tables = nullptr;
 };
 
 // An evaluator for one (hardware, job, runtime); layouts and GPU counts vary per call. It is the

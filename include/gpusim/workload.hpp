@@ -93,6 +93,7 @@ struct Vit {
   std::int64_t image = 224;
   std::int64_t patch = 16;
   [[nodiscard]] std::int64_t patches() const { return patch > 0 ? (image / patch) * (image / patch) : 0; }
+  bool operator==(const Vit&) const = default;
 };
 
 // A ResNet of bottleneck blocks [he-2016] as torchvision builds it [torchvision-resnet]: a 7x7/2
@@ -109,6 +110,7 @@ struct ResNet {
   std::int64_t expansion = 4;        // block output channels = expansion x bottleneck width
   bool stride_in_3x3 = true;         // v1.5
   std::int64_t classes = 1000;
+  bool operator==(const ResNet&) const = default;
 };
 
 // One convolution of a ResNet with its input and output sizes (square images, padding R/2).
@@ -126,6 +128,7 @@ struct ConvLayer {
   [[nodiscard]] double in_elements() const { return static_cast<double>(in_hw * in_hw * in_c); }
   [[nodiscard]] double out_elements() const { return static_cast<double>(out_hw * out_hw * out_c); }
   [[nodiscard]] double weights() const { return static_cast<double>(out_c * in_c * kernel * kernel); }
+  bool operator==(const ConvLayer&) const = default;
 };
 // Every convolution of the network in execution order (shortcut projection before its block's 1x1s).
 std::vector<ConvLayer> resnet_convs(const ResNet& r);
@@ -165,6 +168,7 @@ struct MoeShape {
   std::int64_t dense_layers = 0;
   std::int64_t every = 1;
   double capacity_factor = 0;
+  bool operator==(const MoeShape&) const = default;
 };
 
 // Multi-head latent attention (DeepSeek-V2/V3 [deepseek-v2-2024]): queries through a rank
@@ -178,6 +182,7 @@ struct MlaShape {
   std::int64_t qk_nope_head_dim = 0;
   std::int64_t qk_rope_head_dim = 0;
   std::int64_t v_head_dim = 0;
+  bool operator==(const MlaShape&) const = default;
 };
 
 struct ModelShape {
@@ -220,6 +225,7 @@ struct ModelShape {
   [[nodiscard]] std::int64_t attention_kv_width() const;
   // KV-cache elements per token and layer: 2·kv_dim, or MLA's latent and rotary key.
   [[nodiscard]] std::int64_t kv_cache_width() const;
+  bool operator==(const ModelShape&) const = default;
 };
 
 struct ParamCount {
@@ -352,6 +358,7 @@ struct Load {
   std::uint64_t seed = 1;        // of the arrival times and lengths
   double length_spread = 0;      // prompt and output lengths uniform in mean x [1 - s, 1 + s]
   double output_spread = 0;      // output lengths alone: uniform in mean x [1 - s, 1 + s] (length_spread unless set)
+  bool operator==(const Load&) const = default;
 };
 
 struct Inference {
@@ -365,6 +372,7 @@ struct Inference {
   double weight_bytes = 2;                // bytes per weight as stored
   double kv_bytes = 2;                    // bytes per KV-cache element
   Load load;
+  bool operator==(const Inference&) const = default;
 };
 
 // The host side of training input (the "barrel": CPU preprocessing, storage, host-to-device copy).
@@ -475,6 +483,7 @@ struct Fusion {
   // Q, K and V (and a gated FFN's gate and up) as one concatenated GEMM each; false: a GEMM per
   // matrix as the checkpoint stores them (llama.cpp's graph multiplies attn_q, attn_k, attn_v apart).
   bool projections = true;
+  bool operator==(const Fusion&) const = default;
 };
 
 // Share (0..1) of each kind of communication hidden behind compute.
@@ -484,6 +493,7 @@ struct Overlap {
   double tensor_parallel = 0;   // tensor-parallel collectives behind GEMMs
   double pipeline = 0;          // pipeline sends behind compute
   double expert_parallel = 0;   // MoE all-to-all dispatch and combine behind compute (DualPipe: all)
+  bool operator==(const Overlap&) const = default;
 };
 
 // How a serving engine batches requests (an inference runtime's [serving] table): static batches
@@ -545,6 +555,7 @@ struct ServingEngine {
   // The custom all-reduce runs on AMD GPUs too (ROCm builds that enable it); false: tensor-parallel
   // all-reduces on AMD GPUs go through RCCL.
   bool allreduce_on_amd = true;
+  bool operator==(const ServingEngine&) const = default;
 };
 
 // Defaults of the recipes a training runtime ships (its [recipe] table, specs/README.md): each
@@ -558,6 +569,7 @@ struct RecipeDefaults {
   std::optional<Recompute> recompute;
   std::optional<std::int64_t> lora_rank;
   std::optional<LoraTargets> lora_targets;
+  bool operator==(const RecipeDefaults&) const = default;
 };
 // The recipe defaults: [recipe] for every job, [recipe.<method>] for one method, and
 // [recipe.<method>.single_device] for that method on one GPU; the narrower wins.
@@ -565,6 +577,7 @@ struct Recipe {
   RecipeDefaults all;
   RecipeDefaults method[3];         // by Method
   RecipeDefaults single_device[3];  // by Method, one GPU
+  bool operator==(const Recipe&) const = default;
 };
 
 // The plausible range of a runtime's uncertain values (its [uncertainty] table; specs/README.md),
@@ -580,6 +593,7 @@ struct RuntimeRanges {
   // another stack might be from it.
   double unnamed = 0;
   std::vector<std::string> assumed;  // keys whose range is an assumption, not a measured spread
+  bool operator==(const RuntimeRanges&) const = default;
 };
 
 struct Runtime {
@@ -625,6 +639,7 @@ struct Runtime {
   std::vector<std::string> assumptions;
   std::string origin;
   [[nodiscard]] bool flash_attention() const { return attention != AttentionKernel::kUnfused; }
+  bool operator==(const Runtime&) const = default;
 };
 
 // --- The model's demonstrated error (specs/uncertainty/model-error.toml; specs/README.md) ---

@@ -71,13 +71,19 @@ Estimate estimate(const scenario::Scenario& sc, const Options& options) {
   if (sc.job.inference) {
     e.serving_summary = serving_summary(sc);
   }
-  e.eval = step::evaluate(sc, step::Options{true});
+  step::TableCache own;
+  step::Options runs;
+  runs.op_shares = true;
+  runs.tables = options.tables != nullptr ? options.tables : &own;
+  e.eval = step::evaluate(sc, runs);
   e.sm_clock_mhz = units::to_megahertz(sc.system.gpu.boost_clock * e.eval.clock);
 
   const Seconds job_time = e.eval.job_time;
   Seconds cloud_job_time = job_time;
   if (sc.cloud_system) {
-    cloud_job_time = step::evaluate(*sc.cloud_system, sc.job, sc.layout, sc.runtime).job_time;
+    step::Options cloud;
+    cloud.tables = runs.tables;
+    cloud_job_time = step::evaluate(*sc.cloud_system, sc.job, sc.layout, sc.runtime, cloud).job_time;
   }
   e.energy = cost::job_energy(e.eval.gpu_avg_power, e.gpus, e.nodes, job_time, sc.cost);
   e.cost_inputs = cost::cost_inputs(sc.cost, job_time, cloud_job_time, e.gpus, e.energy.system_power);
@@ -94,7 +100,7 @@ Estimate estimate(const scenario::Scenario& sc, const Options& options) {
     e.advice = explain::advise(sc, e.eval, e.diagnosis);
   }
   if (options.uncertainty) {
-    e.uncertainty = uncertainty_of(sc, e);
+    e.uncertainty = uncertainty_of(sc, e, runs.tables);
   }
   return e;
 }

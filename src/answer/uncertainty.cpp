@@ -299,7 +299,7 @@ std::size_t headline(const scenario::Scenario& sc) {
 
 }  // namespace
 
-Uncertainty uncertainty_of(const scenario::Scenario& sc, const Estimate& point) {
+Uncertainty uncertainty_of(const scenario::Scenario& sc, const Estimate& point, step::TableCache* tables) {
   const Values y = values_of(point.eval, point.gpus);
   std::vector<Input> inputs = inputs_of(sc, point);
   Uncertainty u;
@@ -314,6 +314,8 @@ Uncertainty uncertainty_of(const scenario::Scenario& sc, const Estimate& point) 
   // The capacity run of a Poisson load moves no band figure: the band's runs skip it.
   step::Options runs;
   runs.capacity = false;
+  step::TableCache own;
+  runs.tables = tables != nullptr ? tables : &own;
   const Values y0 = reduced ? values_of(step::evaluate(base, runs), point.gpus) : y;
   auto change = [&](std::size_t k, double v) {
     return reduced && *y0[k] != 0 ? *y[k] * (v / *y0[k] - 1.0) : v - *y0[k];

@@ -148,6 +148,8 @@ ServingPlanResult plan_serving(const scenario::Scenario& sc, const PlanOptions& 
   base::parallel_for(candidates.size(), o.threads, [&](std::size_t k) {
     const Candidate& c = candidates[k];
     Slot& out = slots[k];
+    // The candidate's batch limits change its load and max_seqs alone: one set of tables.
+    step::TableCache tables;
     for (std::int64_t b = 1; b <= limit_cap; b *= 2) {
       ++out.candidates;
       const scenario::Scenario s = variant(formatted[c.format], c, b);
@@ -167,7 +169,10 @@ ServingPlanResult plan_serving(const scenario::Scenario& sc, const PlanOptions& 
       row.layout = c.layout;
       row.format = r.formats[c.format];
       row.batch_limit = b;
-      row.estimate = answer::estimate(s, answer::Options{false});
+      answer::Options estimate;
+      estimate.advice = false;
+      estimate.tables = &tables;
+      row.estimate = answer::estimate(s, estimate);
       const step::InferenceResult& i = *row.estimate.eval.inference;
       row.per_gpu = i.output_tokens_per_s / c.gpus;
       row.per_user = i.tokens_per_s_per_user;

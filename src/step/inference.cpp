@@ -206,11 +206,12 @@ Evaluation Evaluator::evaluate_inference(const Layout& layout, const System& sys
   const double decode_clock = clock_of(decode_ops);
   const double max_tokens =
       std::max({prefill_tokens * (1.0 + inf.load.length_spread), seqs, static_cast<double>(engine.max_seqs)});
-  const IterationModel prefill_model(sys, fabric, m, inf, runtime_, layout, prefill_clock, max_tokens);
-  // Both phases at one clock (neither meets the power limit) tabulate the same iterations.
-  const IterationModel decode_model =
-      decode_clock == prefill_clock ? prefill_model
-                                    : IterationModel(sys, fabric, m, inf, runtime_, layout, decode_clock, max_tokens);
+  // Both phases at one clock (neither meets the power limit) share their tables, as do the runs
+  // of a serving search that differ in load or batch limit alone (options.tables).
+  TableCache own;
+  TableCache& tables = options.tables != nullptr ? *options.tables : own;
+  const IterationModel prefill_model(sys, fabric, m, inf, runtime_, layout, prefill_clock, max_tokens, tables);
+  const IterationModel decode_model(sys, fabric, m, inf, runtime_, layout, decode_clock, max_tokens, tables);
 
   ServingSetup s;
   s.scheduler = engine.scheduler;

@@ -1,5 +1,7 @@
 // One iteration of a serving replica, tabulated from the lowering and the kernel model (equations
 // in include/gpusim/step.hpp, IterationModel), each grid point when an iteration first needs it.
+// The tables live in a TableCache: a model takes those of a cache entry made from the same inputs
+// (TableCache::Tables::serves), so runs that differ in load or batch limit tabulate once.
 #include <algorithm>
 #include <cmath>
 
@@ -68,8 +70,9 @@ IterationModel::Where IterationModel::where(const std::vector<double>& grid, dou
   return {i, (x - grid[i - 1]) / (grid[i] - grid[i - 1])};
 }
 
-// What the rows of the grid are tabulated from, and the rows tabulated so far.
-struct IterationModel::Tables {
+// What the rows of the grid are tabulated from, the rows tabulated so far, and what a model
+// derives from the lowering once (IterationModel's constructor).
+struct TableCache::Tables {
   hardware::GpuSpec gpu;
   physics::Fabric fabric;
   workload::ModelShape model;
@@ -79,12 +82,41 @@ struct IterationModel::Tables {
   double stage_layers = 1;
   double clock = 1;
   bool sends_cross_nodes = false;
-  std::vector<Row> rows;    // by grid index, valid where `ready`
-  std::vector<char> ready;  // whether rows[i] is tabulated
+  std::vector<IterationModel::Row> rows;  // by grid index, valid where `ready`
+  std::vector<char> ready;                // whether rows[i] is tabulated
+  IterationModel::Point decode_per_row;
+  IterationModel::Point decode_per_context;
+  IterationModel::Point prefill_per_pair;
+  double kernels = 0;
+
+  // Whether these tables are those of the given inputs: equal in everything the tables read. The
+  // inference's batch and load and the engine's max_seqs are not read (TableCache): they are left
+  // out of the comparison, and everything else is in it.
+  [[nodiscard]] bool serves(const hardware::GpuSpec& g, const physics::Fabric& f, const workload::ModelShape& m,
+                            const workload::Inference& inf, const workload::Runtime& rt, int tensor, double layers,
+                            double at_clock, bool crosses) const {
+    return tp == tensor && stage_layers == layers && clock == at_clock && sends_cross_nodes == crosses && model == m &&
+           fabric == f && gpu == g && same_but_load(inference, inf) && same_but_max_seqs(runtime, rt);
+  }
+  static bool same_but_load(workload::Inference a, const workload::Inference& b) {
+    a.batch = b.batch;
+    a.batch_max = b.batch_max;
+    a.load = b.load;
+    return a == b;
+  }
+  static bool same_but_max_seqs(workload::Runtime a, const workload::Runtime& b) {
+    a.serving.max_seqs = b.serving.max_seqs;
+    return a == b;
+  }
 };
 
+TableCache::TableCache() = default;
+TableCache::~TableCache() = default;
+TableCache::TableCache(TableCache&&) noexcept = default;
+TableCache& TableCache::operator=(TableCache&&) noexcept = default;
+
 const IterationModel::Row& IterationModel::row(std::size_t i) const {
-  Tables& src = *tables_;
+  TableCache::Tables& src = *tables_;
   if (src.ready[i] != 0) {
     return src.rows[i];
   }
@@ -141,7 +173,7 @@ IterationModel::Point IterationModel::at(const Span& s, Point Row::*table) {
 IterationModel::IterationModel(const hardware::System& sys, const physics::Fabric& fabric,
                                const workload::ModelShape& m, const workload::Inference& inf,
                                const workload::Runtime& rt, const workload::Layout& layout, double clock,
-                               double max_tokens)
+                               double max_tokens, TableCache& cache)
     : remainder_(rt.remainder), pipeline_(layout.pipeline), clock_(clock), engine_(rt.serving) {
   const hardware::GpuSpec& g = sys.gpu;
   const double stage_layers = std::ceil(static_cast<double>(m.layers) / layout.pipeline);
@@ -150,19 +182,44 @@ IterationModel::IterationModel(const hardware::System& sys, const physics::Fabri
   for (double t = 1; t <= kDense; t += 1) {
     grid_.push_back(t);
   }
+  // Every grid is a prefix of one sequence: a row's index names the same token count in any grid.
   for (double t = kDense; t < max_tokens * std::pow(2.0, 1.0 / kPerOctave);) {
     t *= std::pow(2.0, 1.0 / kPerOctave);
     grid_.push_back(std::ceil(t));
   }
-  tables_ = std::make_shared<Tables>(Tables{g, fabric, m, inf, rt, tp, stage_layers, clock, sends_cross_nodes,
-                                            std::vector<Row>(grid_.size()), std::vector<char>(grid_.size(), 0)});
+  for (const auto& kept : cache.tables_) {
+    if (kept->serves(g, fabric, m, inf, rt, tp, stage_layers, clock, sends_cross_nodes)) {
+      tables_ = kept;
+      break;
+    }
+  }
+  if (tables_ == nullptr) {
+    tables_ = std::make_shared<TableCache::Tables>(
+        TableCache::Tables{g, fabric, m, inf, rt, tp, stage_layers, clock, sends_cross_nodes, {}, {}, {}, {}, {}, 0});
+    derive(*tables_);
+    cache.tables_.push_back(tables_);
+  }
+  if (tables_->rows.size() < grid_.size()) {  // a longer grid than the tables' so far
+    tables_->rows.resize(grid_.size());
+    tables_->ready.resize(grid_.size(), 0);
+  }
+  decode_per_row_ = tables_->decode_per_row;
+  decode_per_context_ = tables_->decode_per_context;
+  prefill_per_pair_ = tables_->prefill_per_pair;
+  kernels_ = tables_->kernels;
+  gap_ = g.efficiency.kernel_overhead * kernels_;
+  host_ = physics::launch_cost(g, rt) * kernels_;
+}
+
+void IterationModel::derive(TableCache::Tables& t) {
+  const hardware::GpuSpec& g = t.gpu;
   // Attention: decode reads each sequence's cache (memory-bound, linear in the context); prefill
   // is compute-bound, linear in the causal (query, key) pairs.
   auto attention = [&](double seqs, double q, double kv) {
     Sum s;
-    for (const Op& op : lowering::lower_forward(m, inf, rt, tp, seqs, q, kv)) {
+    for (const Op& op : lowering::lower_forward(t.model, t.inference, t.runtime, t.tp, seqs, q, kv)) {
       if (is_attention(op) && op.scope == Scope::kLayer) {
-        s.add(physics::kernel_time(op, g, clock), op.count * stage_layers);
+        s.add(physics::kernel_time(op, g, t.clock), op.count * t.stage_layers);
       }
     }
     return s;
@@ -170,26 +227,24 @@ IterationModel::IterationModel(const hardware::System& sys, const physics::Fabri
   const Sum a = attention(1, 1, kContextA);
   const Sum b = attention(1, 1, kContextB);
   const double span = kContextB - kContextA;
-  decode_per_context_ = {(b.time - a.time) / span, (b.compute_bound - a.compute_bound) / span,
-                         (b.memory_bound - a.memory_bound) / span, (b.arithmetic - a.arithmetic) / span,
-                         (b.dram - a.dram) / span};
-  decode_per_row_ = {
-      a.time - decode_per_context_.time * kContextA, a.compute_bound - decode_per_context_.compute_bound * kContextA,
-      a.memory_bound - decode_per_context_.memory_bound * kContextA,
-      a.arithmetic - decode_per_context_.arithmetic * kContextA, a.dram - decode_per_context_.dram * kContextA};
+  t.decode_per_context = {(b.time - a.time) / span, (b.compute_bound - a.compute_bound) / span,
+                          (b.memory_bound - a.memory_bound) / span, (b.arithmetic - a.arithmetic) / span,
+                          (b.dram - a.dram) / span};
+  const Point& c = t.decode_per_context;
+  t.decode_per_row = {a.time - c.time * kContextA, a.compute_bound - c.compute_bound * kContextA,
+                      a.memory_bound - c.memory_bound * kContextA, a.arithmetic - c.arithmetic * kContextA,
+                      a.dram - c.dram * kContextA};
   const Sum p = attention(1, kPrefillProbe, kPrefillProbe);
   const double pairs = kPrefillProbe * (kPrefillProbe + 1.0) / 2.0;
-  prefill_per_pair_ = {p.time / pairs, p.compute_bound / pairs, p.memory_bound / pairs, p.arithmetic / pairs,
-                       p.dram / pairs};
+  t.prefill_per_pair = {p.time / pairs, p.compute_bound / pairs, p.memory_bound / pairs, p.arithmetic / pairs,
+                        p.dram / pairs};
   // Kernels of one stage's iteration: every op of the pass, plus the all-reduce kernels.
-  for (const Op& op : lowering::lower_forward(m, inf, rt, tp, 1.0, 1.0, 1.0)) {
-    kernels_ += op.count * (op.scope == Scope::kLayer ? stage_layers : 1.0);
+  for (const Op& op : lowering::lower_forward(t.model, t.inference, t.runtime, t.tp, 1.0, 1.0, 1.0)) {
+    t.kernels += op.count * (op.scope == Scope::kLayer ? t.stage_layers : 1.0);
   }
-  if (tp > 1) {
-    kernels_ += 2.0 * stage_layers + 1.0;
+  if (t.tp > 1) {
+    t.kernels += 2.0 * t.stage_layers + 1.0;
   }
-  gap_ = g.efficiency.kernel_overhead * kernels_;
-  host_ = physics::launch_cost(g, rt) * kernels_;
 }
 
 IterationCost IterationModel::cost(const IterationShape& s) const {
