@@ -7,14 +7,22 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "parse/parse.hpp"
 
 namespace gpusim::parse {
 
 // The first place `text` passes a limit of what reaches toml++ (toml_limits.cpp), outside strings
-// and comments; nullopt when none.
-std::optional<Diagnostic> past_limits(std::string_view text, const std::string& path);
+// and comments; nullopt when none. With `comments`, also the byte ranges [first, second) of the
+// comment bodies (after the '#', before the line break) that toml++ would accept as they are, in a
+// text that is all well-formed UTF-8 (none otherwise).
+std::optional<Diagnostic> past_limits(std::string_view text, const std::string& path,
+                                      std::vector<std::pair<std::size_t, std::size_t>>* comments = nullptr);
+// `text` without the given comment bodies (each '#' kept, and every line break): what toml++ makes
+// of it is what it makes of `text`, every position included.
+std::string without_comments(std::string_view text, const std::vector<std::pair<std::size_t, std::size_t>>& comments);
 
 // Reads a quantity into a typed value, leaving it as it was when absent or bad.
 template <class Q>
