@@ -71,6 +71,22 @@ std::vector<Scenario> loads(const Scenario& sc) {
   return out;
 }
 
+// The scenario with each input a model adds on top of its tables moved (the band moves them): the
+// kernel gap, the launch costs and path, the dispatch, the remainder and the engine's host costs.
+std::vector<Scenario> host_side(const Scenario& sc) {
+  std::vector<Scenario> out(7, sc);
+  out[0].system.gpu.efficiency.kernel_overhead = sc.system.gpu.efficiency.kernel_overhead * 1.5;
+  out[1].system.gpu.efficiency.launch_eager = sc.system.gpu.efficiency.launch_eager * 2.0;
+  out[1].system.gpu.efficiency.launch_graph = sc.system.gpu.efficiency.launch_graph * 2.0;
+  out[2].runtime.remainder = sc.runtime.remainder + 0.1;
+  out[3].runtime.dispatch = sc.runtime.dispatch + Seconds(5e-6);
+  out[4].runtime.serving.step_overhead = sc.runtime.serving.step_overhead + Seconds(1e-3);
+  out[4].runtime.serving.schedule_per_sequence = sc.runtime.serving.schedule_per_sequence + Seconds(2e-5);
+  out[5].runtime.cuda_graphs = !sc.runtime.cuda_graphs;
+  out[6].runtime.serving.max_batched_tokens = sc.runtime.serving.max_batched_tokens / 2;
+  return out;
+}
+
 // Variants of a serving scenario: loads, batch limits (a static batch or max_seqs), tensor splits,
 // weight formats and a power limit halfway to idle (other clocks).
 std::vector<Scenario> variants(const Scenario& sc) {
@@ -84,6 +100,9 @@ std::vector<Scenario> variants(const Scenario& sc) {
       bases.push_back(scenario::with_weight_format(sc, format));
     } catch (const InputError&) {  // a format the GPU cannot compute in
     }
+  }
+  for (const Scenario& moved : host_side(sc)) {
+    bases.push_back(moved);
   }
   const workload::ModelShape& m = sc.job.model;
   if (sc.system.gpus >= 2 && m.heads % 2 == 0 && m.ffn_hidden % 2 == 0 && (m.kv_heads <= 0 || m.kv_heads % 2 == 0)) {
@@ -133,7 +152,8 @@ TEST_CASE("a serving evaluation with tables from a shared cache equals one that 
   CHECK(evaluated > 150);
 }
 
-TEST_CASE("one table entry serves evaluations that differ in load, batch and max_seqs alone", "[serving][cache]") {
+TEST_CASE("one table entry serves evaluations that differ in load, batch, engine settings and host costs alone",
+          "[serving][cache]") {
   // Under a power limit the batch moves the clocks, and tables at another clock are others: here
   // the limit is above what the GPUs draw, and every run is at the top clock.
   Scenario sc = scenario::load_scenario_file(
@@ -148,6 +168,10 @@ TEST_CASE("one table entry serves evaluations that differ in load, batch and max
   for (Scenario s : loads(sc)) {
     s.runtime.serving.max_seqs = 7;
     s.job.inference->batch = 3;
+    (void)step::evaluate(s, o);
+  }
+  CHECK(cache.size() == entries);
+  for (const Scenario& s : host_side(sc)) {
     (void)step::evaluate(s, o);
   }
   CHECK(cache.size() == entries);

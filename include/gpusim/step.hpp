@@ -133,13 +133,14 @@ struct IterationCost {
 class IterationModel;
 // Serving iteration tables kept between evaluations (IterationModel): the rows tabulated so far and
 // what the model derives from the lowering once. A table is a function of the GPU, the fabric, the
-// model shape, the inference's formats, the runtime, the tensor and pipeline split and the clock;
-// it reads neither the load ([serving] arrivals, rate, requests), nor the inference's batch, nor
-// the engine's max_seqs, so one entry serves every evaluation that differs in those alone (the
-// batch limits and loads of the serving search, the capacity run beside a Poisson run, the phases
-// of one run at one clock). Any other difference is another entry. A cache serves one thread at a
-// time; an evaluation with a cache gives the same numbers as one without
-// (tests/test_iteration_cache.cpp).
+// model shape, the inference's formats, the runtime's kernels and all-reduce, the tensor and
+// pipeline split and the clock. It reads neither the load ([serving] arrivals, rate, requests), nor
+// the inference's batch, nor the engine's scheduling and host costs (max_seqs, step overhead...),
+// nor the launch costs, kernel gaps and remainder a model adds on top, so one entry serves every
+// evaluation that differs in those alone (the batch limits and loads of the serving search, the
+// capacity run beside a Poisson run, the phases of one run at one clock, the band's moves of
+// those inputs). Any other difference is another entry. A cache serves one thread at a time; an
+// evaluation with a cache gives the same numbers as one without (tests/test_iteration_cache.cpp).
 class TableCache {
  public:
   TableCache();

@@ -89,23 +89,41 @@ struct TableCache::Tables {
   IterationModel::Point prefill_per_pair;
   double kernels = 0;
 
-  // Whether these tables are those of the given inputs: equal in everything the tables read. The
-  // inference's batch and load and the engine's max_seqs are not read (TableCache): they are left
-  // out of the comparison, and everything else is in it.
+  // Whether these tables are those of the given inputs: equal in everything the tables read. Left
+  // out of the comparison, as the tables never read them (TableCache): the inference's batch and
+  // load; of the GPU, its kernel gap, launch costs and ranges; of the runtime, its launch path,
+  // dispatch, remainder, ranges and the engine's scheduling and host costs (all but its all-reduce).
+  // A model takes those from its own inputs (IterationModel's constructor).
   [[nodiscard]] bool serves(const hardware::GpuSpec& g, const physics::Fabric& f, const workload::ModelShape& m,
                             const workload::Inference& inf, const workload::Runtime& rt, int tensor, double layers,
                             double at_clock, bool crosses) const {
     return tp == tensor && stage_layers == layers && clock == at_clock && sends_cross_nodes == crosses && model == m &&
-           fabric == f && gpu == g && same_but_load(inference, inf) && same_but_max_seqs(runtime, rt);
+           fabric == f && same_read(gpu, g) && same_read(inference, inf) && same_read(runtime, rt);
   }
-  static bool same_but_load(workload::Inference a, const workload::Inference& b) {
+  static bool same_read(hardware::GpuSpec a, const hardware::GpuSpec& b) {
+    a.efficiency.kernel_overhead = b.efficiency.kernel_overhead;
+    a.efficiency.launch_eager = b.efficiency.launch_eager;
+    a.efficiency.launch_graph = b.efficiency.launch_graph;
+    a.ranges = b.ranges;
+    return a == b;
+  }
+  static bool same_read(workload::Inference a, const workload::Inference& b) {
     a.batch = b.batch;
     a.batch_max = b.batch_max;
     a.load = b.load;
     return a == b;
   }
-  static bool same_but_max_seqs(workload::Runtime a, const workload::Runtime& b) {
-    a.serving.max_seqs = b.serving.max_seqs;
+  static bool same_read(workload::Runtime a, const workload::Runtime& b) {
+    const workload::ServingEngine own = a.serving;
+    a.serving = b.serving;
+    a.serving.allreduce_max = own.allreduce_max;
+    a.serving.allreduce_one_shot_max = own.allreduce_one_shot_max;
+    a.serving.allreduce_latency = own.allreduce_latency;
+    a.serving.allreduce_on_amd = own.allreduce_on_amd;
+    a.cuda_graphs = b.cuda_graphs;
+    a.dispatch = b.dispatch;
+    a.remainder = b.remainder;
+    a.ranges = b.ranges;
     return a == b;
   }
 };
