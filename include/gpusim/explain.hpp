@@ -112,8 +112,10 @@ struct Advice {
   Bytes states;         // kNeedsMoreGpus: weights + gradients + optimizer states of the whole model
 };
 
-// Advice for the bottleneck of `e` (the evaluation of `sc`).
-std::vector<Advice> advise(const scenario::Scenario& sc, const step::Evaluation& e, const Diagnosis& d);
+// Advice for the bottleneck of `e` (the evaluation of `sc`); the variants' serving runs take iteration
+// tables from `tables` and keep them there (step::TableCache).
+std::vector<Advice> advise(const scenario::Scenario& sc, const step::Evaluation& e, const Diagnosis& d,
+                           step::TableCache* tables = nullptr);
 
 struct ComputeRoof {
   DType dtype = DType::kBf16;

@@ -97,7 +97,7 @@ Estimate estimate(const scenario::Scenario& sc, const Options& options) {
   }
   e.diagnosis = explain::diagnose(e.eval);
   if (options.advice) {
-    e.advice = explain::advise(sc, e.eval, e.diagnosis);
+    e.advice = explain::advise(sc, e.eval, e.diagnosis, runs.tables);
   }
   if (options.uncertainty) {
     e.uncertainty = uncertainty_of(sc, e, runs.tables);

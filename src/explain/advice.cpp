@@ -2,6 +2,7 @@
 // include/gpusim/explain.hpp); the report stage words it.
 #include <cmath>
 #include <optional>
+#include <utility>
 
 #include "explain/advice_internal.hpp"
 #include "gpusim/explain.hpp"
@@ -26,7 +27,11 @@ Effect effect_of(const step::Evaluation& e) {
   return Effect{e.step.time, e.step.time / e.tokens_per_step, e.tokens_per_s, e.mfu, e.memory};
 }
 
-Effect run(const scenario::Scenario& v) { return effect_of(step::evaluate(v)); }
+Effect Advising::run(const scenario::Scenario& v) const {
+  step::Options o;
+  o.tables = tables;
+  return effect_of(step::evaluate(v, o));
+}
 
 double gain(const Effect& before, const Effect& after) { return 1.0 - after.time_per_token / before.time_per_token; }
 
@@ -40,7 +45,7 @@ using workload::Recompute;
 // A scenario value as a user writes it: "full".
 std::string quoted(Recompute r) { return base::strfmt("\"%s\"", workload::to_string(r)); }
 
-void capacity_advice(const Scenario& sc, const Evaluation& e, std::vector<Advice>& out) {
+void capacity_advice(const Scenario& sc, const Evaluation& e, Advising& out) {
   const Effect before = effect_of(e);
   if (!sc.job.training) {
     Scenario v = sc;
@@ -48,8 +53,8 @@ void capacity_advice(const Scenario& sc, const Evaluation& e, std::vector<Advice
     Advice a = of(AdviceKind::kQuantizeWeights);
     a.change = {{"inference.weight_precision", "\"int4\""}};
     a.before = before;
-    a.after = run(v);
-    out.push_back(a);
+    a.after = out.run(v);
+    out.list.push_back(a);
     return;
   }
   std::vector<Variant> variants;
@@ -121,18 +126,18 @@ void capacity_advice(const Scenario& sc, const Evaluation& e, std::vector<Advice
   }
   bool any = false;
   for (const auto& var : variants) {
-    const Effect after = run(var.sc);
+    const Effect after = out.run(var.sc);
     if (after.memory.fits()) {
-      out.push_back(advised(AdviceKind::kFitsWith, var, before, after));
+      out.list.push_back(advised(AdviceKind::kFitsWith, var, before, after));
       any = true;
-      if (out.size() >= 3) {
+      if (out.list.size() >= 3) {
         return;
       }
     }
   }
   if (!any) {
     // Model states shard over data-parallel ranks with ZeRO-3; solve for the ranks that fit.
-    const Effect tightest = run(variants.back().sc);
+    const Effect tightest = out.run(variants.back().sc);
     const physics::MemoryBreakdown& m = tightest.memory;
     const Bytes states = (m.weights + m.gradients + m.optimizer) * static_cast<double>(sc.layout.data);
     const Bytes room = m.capacity - m.activations - m.other;
@@ -144,11 +149,11 @@ void capacity_advice(const Scenario& sc, const Evaluation& e, std::vector<Advice
     if (room.value() > 0) {
       a.gpus_needed = static_cast<int>(std::ceil(states / room));
     }
-    out.push_back(a);
+    out.list.push_back(a);
   }
 }
 
-void try_micro_batch(const Scenario& sc, const Evaluation& e, std::vector<Advice>& out) {
+void try_micro_batch(const Scenario& sc, const Evaluation& e, Advising& out) {
   if (!sc.job.training) {
     return;
   }
@@ -159,7 +164,7 @@ void try_micro_batch(const Scenario& sc, const Evaluation& e, std::vector<Advice
   Scenario v = sc;
   v.layout.micro_batch = 2 * mb;
   const Effect before = effect_of(e);
-  const Effect after = run(v);
+  const Effect after = out.run(v);
   if (after.memory.fits() && gain(before, after) >= 0.01) {  // only advice that changes something
     Advice a = of(AdviceKind::kMicroBatch);
     a.change = {{"training.micro_batch", std::to_string(2 * mb)}};
@@ -167,18 +172,17 @@ void try_micro_batch(const Scenario& sc, const Evaluation& e, std::vector<Advice
     a.after = after;
     a.from = static_cast<double>(mb);
     a.to = static_cast<double>(2 * mb);
-    out.push_back(a);
+    out.list.push_back(a);
   }
 }
 
 // A variant that changes one key, reported with its effect on time per token.
-void try_variant(AdviceKind kind, const Override& change, const Scenario& v, const Evaluation& e,
-                 std::vector<Advice>& out) {
+void try_variant(AdviceKind kind, const Override& change, const Scenario& v, const Evaluation& e, Advising& out) {
   Advice a = of(kind);
   a.change = {change};
   a.before = effect_of(e);
-  a.after = run(v);
-  out.push_back(a);
+  a.after = out.run(v);
+  out.list.push_back(a);
 }
 
 // The batch an inference evaluation ran at (batch = "max" resolved).
@@ -186,14 +190,14 @@ std::int64_t batch_of(const Evaluation& e) { return static_cast<std::int64_t>(e.
 
 // A static engine's batch is the scenario's choice; a continuous engine's batch follows the load
 // and its KV pool, so a larger cap is no lever there.
-void inference_batch(AdviceKind kind, const Scenario& sc, const Evaluation& e, std::vector<Advice>& out) {
+void inference_batch(AdviceKind kind, const Scenario& sc, const Evaluation& e, Advising& out) {
   if (sc.runtime.serving.scheduler != workload::Scheduler::kStatic) {
     return;
   }
   Scenario v = sc;
   v.job.inference->batch_max = false;
   v.job.inference->batch = batch_of(e) * 4;
-  const Effect after = run(v);
+  const Effect after = out.run(v);
   if (after.memory.fits() && after.tokens_per_s > e.tokens_per_s) {
     Advice a = of(kind);
     a.change = {{"inference.batch", std::to_string(v.job.inference->batch)}};
@@ -201,7 +205,7 @@ void inference_batch(AdviceKind kind, const Scenario& sc, const Evaluation& e, s
     a.after = after;
     a.from = static_cast<double>(batch_of(e));
     a.to = static_cast<double>(v.job.inference->batch);
-    out.push_back(a);
+    out.list.push_back(a);
   }
 }
 
@@ -221,7 +225,7 @@ std::optional<Scenario> fused(const Scenario& sc) {
   return v;
 }
 
-void compute_advice(const Scenario& sc, const Evaluation& e, std::vector<Advice>& out) {
+void compute_advice(const Scenario& sc, const Evaluation& e, Advising& out) {
   try_micro_batch(sc, e, out);
   // The fp8, fusion and prefill advice is about transformer kernels (a ResNet's lowering has none)
   // and about token generation (an image model's inference has none).
@@ -248,17 +252,17 @@ void compute_advice(const Scenario& sc, const Evaluation& e, std::vector<Advice>
                   {"runtime.fusion.rope", "true"},
                   {"runtime.fusion.cross_entropy", "true"}};
       a.before = effect_of(e);
-      a.after = run(*v);
+      a.after = out.run(*v);
       if (gain(*a.before, *a.after) >= 0.05) {
-        out.push_back(a);
+        out.list.push_back(a);
       }
     }
   } else {
-    out.push_back(of(AdviceKind::kPrefillComputeBound));
+    out.list.push_back(of(AdviceKind::kPrefillComputeBound));
   }
 }
 
-void memory_advice(const Scenario& sc, const Evaluation& e, std::vector<Advice>& out) {
+void memory_advice(const Scenario& sc, const Evaluation& e, Advising& out) {
   // Decode batching and 8-bit weights do not apply to an image model's passes, nor transformer
   // fusions to a ResNet's.
   if (sc.job.model.images() && (sc.job.inference || sc.job.model.family == workload::Family::kResNet)) {
@@ -282,9 +286,9 @@ void memory_advice(const Scenario& sc, const Evaluation& e, std::vector<Advice>&
                 {"runtime.fusion.rope", "true"},
                 {"runtime.fusion.cross_entropy", "true"}};
     a.before = effect_of(e);
-    a.after = run(*v);
+    a.after = out.run(*v);
   }
-  out.push_back(a);
+  out.list.push_back(a);
   try_micro_batch(sc, e, out);
 }
 
@@ -293,10 +297,10 @@ void memory_advice(const Scenario& sc, const Evaluation& e, std::vector<Advice>&
 // weights still fit: the tensor group inside one node, so they cross the node's link rather than
 // the network; and half the ranks per replica with twice the replicas on the same GPUs, so fewer
 // ranks all-reduce (none at one rank).
-void serving_communication_advice(const Scenario& sc, const Evaluation& e, std::vector<Advice>& out) {
+void serving_communication_advice(const Scenario& sc, const Evaluation& e, Advising& out) {
   const workload::Layout& l = sc.layout;
   auto keep_if_faster = [&](AdviceKind kind, std::vector<Override> change, const Scenario& v, double from, double to) {
-    const Effect after = run(v);
+    const Effect after = out.run(v);
     if (after.memory.fits() && after.tokens_per_s > e.tokens_per_s) {
       Advice a = of(kind);
       a.change = std::move(change);
@@ -304,7 +308,7 @@ void serving_communication_advice(const Scenario& sc, const Evaluation& e, std::
       a.to = to;
       a.before = effect_of(e);
       a.after = after;
-      out.push_back(a);
+      out.list.push_back(a);
     }
   };
   if (l.tensor > sc.system.gpus_per_node) {
@@ -324,7 +328,7 @@ void serving_communication_advice(const Scenario& sc, const Evaluation& e, std::
   }
 }
 
-void communication_advice(const Scenario& sc, const Evaluation& e, std::vector<Advice>& out) {
+void communication_advice(const Scenario& sc, const Evaluation& e, Advising& out) {
   if (!sc.job.training) {
     serving_communication_advice(sc, e, out);
     return;
@@ -332,19 +336,19 @@ void communication_advice(const Scenario& sc, const Evaluation& e, std::vector<A
   Advice exposed = of(AdviceKind::kExposedComm);
   exposed.exposed = e.step.communication;
   exposed.total = e.step.communication_total;
-  out.push_back(exposed);
+  out.list.push_back(exposed);
   const auto gb = sc.job.training->global_batch;
   Scenario v = sc;
   v.job.training->global_batch = 2 * gb;
   try_variant(AdviceKind::kGlobalBatch, {"training.global_batch", std::to_string(2 * gb)}, v, e, out);
-  out.back().from = static_cast<double>(gb);
-  out.back().to = static_cast<double>(2 * gb);
+  out.list.back().from = static_cast<double>(gb);
+  out.list.back().to = static_cast<double>(2 * gb);
   if (physics::make_fabric(sc.system).host_staged) {
-    out.push_back(of(AdviceKind::kHostStaged));
+    out.list.push_back(of(AdviceKind::kHostStaged));
   }
 }
 
-void latency_advice(const Scenario& sc, const Evaluation& e, std::vector<Advice>& out) {
+void latency_advice(const Scenario& sc, const Evaluation& e, Advising& out) {
   const step::StepBreakdown& s = e.step;
   if (s.launch_stall.value() > 0) {
     Advice a = of(AdviceKind::kLaunchBound);
@@ -352,7 +356,7 @@ void latency_advice(const Scenario& sc, const Evaluation& e, std::vector<Advice>
     a.per_kernel = s.host_launch / s.kernels;
     a.exposed = s.host_launch;
     a.total = s.compute;
-    out.push_back(a);
+    out.list.push_back(a);
     if (!sc.runtime.cuda_graphs) {
       Scenario v = sc;
       v.runtime.cuda_graphs = true;
@@ -364,7 +368,7 @@ void latency_advice(const Scenario& sc, const Evaluation& e, std::vector<Advice>
     a.kernels = s.kernels;
     a.per_kernel = sc.system.gpu.efficiency.kernel_overhead;
     a.total = s.compute;
-    out.push_back(a);
+    out.list.push_back(a);
   }
   try_micro_batch(sc, e, out);
   if (sc.job.inference) {
@@ -372,7 +376,7 @@ void latency_advice(const Scenario& sc, const Evaluation& e, std::vector<Advice>
   }
 }
 
-void input_advice(const Scenario& sc, const Evaluation& e, std::vector<Advice>& out) {
+void input_advice(const Scenario& sc, const Evaluation& e, Advising& out) {
   const Seconds gpu_step = e.step.time - e.step.input_stall;
   Advice a = of(AdviceKind::kInputPcie);
   a.exposed = e.step.input_stall;
@@ -385,13 +389,14 @@ void input_advice(const Scenario& sc, const Evaluation& e, std::vector<Advice>& 
     a.kind = AdviceKind::kInputStorage;
     a.share = e.step.time / gpu_step;
   }
-  out.push_back(a);
+  out.list.push_back(a);
 }
 
 }  // namespace
 
-std::vector<Advice> advise(const Scenario& sc, const Evaluation& e, const Diagnosis& d) {
-  std::vector<Advice> out;
+std::vector<Advice> advise(const Scenario& sc, const Evaluation& e, const Diagnosis& d, step::TableCache* tables) {
+  Advising out;
+  out.tables = tables;
   switch (d.bottleneck) {
     case Bottleneck::kCapacity:
       capacity_advice(sc, e, out);
@@ -421,15 +426,15 @@ std::vector<Advice> advise(const Scenario& sc, const Evaluation& e, const Diagno
       bubble_advice(sc, e, out);
       break;
   }
-  if (out.empty()) {
+  if (out.list.empty()) {
     Advice a = of(AdviceKind::kNoCheaperVariant);
     a.before = effect_of(e);
-    out.push_back(a);
+    out.list.push_back(a);
   }
   if (sc.job.training && sc.system.gpus > 1 && d.bottleneck != Bottleneck::kInput) {
-    out.push_back(of(AdviceKind::kPlan));
+    out.list.push_back(of(AdviceKind::kPlan));
   }
-  return out;
+  return std::move(out.list);
 }
 
 }  // namespace gpusim::explain

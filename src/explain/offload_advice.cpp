@@ -18,7 +18,7 @@ Offload nearer(Offload o) { return o == Offload::kNvme ? Offload::kCpu : Offload
 
 }  // namespace
 
-void offload_advice(const scenario::Scenario& sc, const step::Evaluation& e, std::vector<Advice>& out) {
+void offload_advice(const scenario::Scenario& sc, const step::Evaluation& e, Advising& out) {
   if (!sc.job.training) {
     return;
   }
@@ -41,21 +41,21 @@ void offload_advice(const scenario::Scenario& sc, const step::Evaluation& e, std
   }
   const Effect before = effect_of(e);
   for (const Variant& v : variants) {
-    const Effect after = run(v.sc);
+    const Effect after = out.run(v.sc);
     if (after.memory.fits() && gain(before, after) >= 0.01) {
-      out.push_back(advised(AdviceKind::kOffloadLess, v, before, after));
+      out.list.push_back(advised(AdviceKind::kOffloadLess, v, before, after));
     }
   }
-  if (out.empty()) {
+  if (out.list.empty()) {
     Advice a = of(AdviceKind::kOffloadBound);
     a.exposed = e.step.offload;
     a.share = e.step.offload / e.step.time;
     a.before = before;
-    out.push_back(a);
+    out.list.push_back(a);
   }
 }
 
-void host_memory_advice(const scenario::Scenario& sc, const step::Evaluation& e, std::vector<Advice>& out) {
+void host_memory_advice(const scenario::Scenario& sc, const step::Evaluation& e, Advising& out) {
   const Effect before = effect_of(e);
   if (sc.job.training) {
     const workload::Training& t = *sc.job.training;
@@ -85,23 +85,23 @@ void host_memory_advice(const scenario::Scenario& sc, const step::Evaluation& e,
       variants.push_back(all);
     }
     for (const Variant& v : variants) {
-      const Effect after = run(v.sc);
+      const Effect after = out.run(v.sc);
       if (after.memory.fits()) {
-        out.push_back(advised(AdviceKind::kHostFitsWith, v, before, after));
+        out.list.push_back(advised(AdviceKind::kHostFitsWith, v, before, after));
       }
     }
   }
-  if (out.empty()) {
+  if (out.list.empty()) {
     Advice a = of(AdviceKind::kMoreHostMemory);
     a.before = before;
-    out.push_back(a);
+    out.list.push_back(a);
   }
 }
 
-void bubble_advice(const scenario::Scenario& sc, const step::Evaluation& e, std::vector<Advice>& out) {
+void bubble_advice(const scenario::Scenario& sc, const step::Evaluation& e, Advising& out) {
   Advice a = of(AdviceKind::kPipelineBubble);
   a.share = e.step.bubble / e.step.time;
-  out.push_back(a);
+  out.list.push_back(a);
   if (!sc.job.training) {
     return;
   }
@@ -112,11 +112,11 @@ void bubble_advice(const scenario::Scenario& sc, const step::Evaluation& e, std:
   Advice more = of(AdviceKind::kFillPipeline);
   more.change = {{"training.global_batch", std::to_string(2 * gb)}};
   more.before = effect_of(e);
-  more.after = run(v);
+  more.after = out.run(v);
   more.from = static_cast<double>(gb);
   more.to = static_cast<double>(2 * gb);
   if (more.after->memory.fits() && gain(*more.before, *more.after) >= 0.01) {
-    out.push_back(more);
+    out.list.push_back(more);
   }
 }
 
