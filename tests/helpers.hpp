@@ -6,6 +6,9 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -52,9 +55,16 @@ inline std::filesystem::path process_scratch(const std::string& prefix) {
       std::filesystem::remove_all(dir, ignored);
     }
   };
-  static const Owned owned(std::filesystem::temp_directory_path() / (prefix + "-" + std::to_string(::getpid())));
-  std::filesystem::create_directories(owned.dir);
-  return owned.dir;
+  // One directory per prefix, each removed at exit.
+  static std::mutex guard;
+  static std::map<std::string, std::unique_ptr<Owned>> owned;
+  const std::lock_guard lock(guard);
+  std::unique_ptr<Owned>& dir = owned[prefix];
+  if (dir == nullptr) {
+    dir = std::make_unique<Owned>(std::filesystem::temp_directory_path() / (prefix + "-" + std::to_string(::getpid())));
+  }
+  std::filesystem::create_directories(dir->dir);
+  return dir->dir;
 }
 
 inline Scenario scenario(const std::string& toml, const std::vector<Override>& overrides = {}) {

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <algorithm>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -102,7 +103,11 @@ struct Measurement {
   ForcedAlgorithm algorithm = ForcedAlgorithm::kAuto;
   std::optional<double> intensity;  // FLOP per byte (power rows)
   std::string kernel;
-  std::string scenario;              // resolved path of the scenario file (scenario and power_limit rows)
+  std::string scenario;  // resolved path of the scenario file (scenario and power_limit rows)
+  // That file as parsed when the rows were loaded, shared by the rows and copies that name it: rows
+  // resolved again and again (calibration's judging, cross-validation's folds) read and parse it
+  // once. Null where it could not be parsed then (resolving the row reports why).
+  std::shared_ptr<const scenario::ParsedScenario> parsed;
   std::string metric;                // report key for scenario rows; "speed" or "energy" for power_limit rows
   std::optional<Watts> power_limit;  // power_limit rows: the cap of the point
   std::string conditions;

@@ -347,6 +347,19 @@ std::vector<Measurement> load_measurements(const catalog::Catalog& catalog, cons
       diags.add(m.pos, "id", "duplicate id \"" + m.id + "\" in this file");
     }
   }
+  std::map<std::string, std::shared_ptr<const scenario::ParsedScenario>> parsed;
+  for (auto& m : out) {
+    if (uses_scenario(m.benchmark) && m.scored && !m.scenario.empty()) {
+      auto [it, first] = parsed.emplace(m.scenario, nullptr);
+      if (first) {
+        try {
+          it->second = std::make_shared<const scenario::ParsedScenario>(scenario::parse_scenario_file(m.scenario));
+        } catch (const InputError&) {  // resolving the row reports it
+        }
+      }
+      m.parsed = it->second;
+    }
+  }
   if (diags.empty() && out.empty()) {
     std::string where;
     for (const auto& p : paths) {

@@ -197,7 +197,8 @@ std::vector<Subject> resolve(const std::vector<Measurement>& rows, const catalog
     try {
       if (uses_scenario(m.benchmark)) {
         if (m.scored) {
-          s.scenario = scenario::load_scenario_file(catalog, m.scenario);
+          s.scenario =
+              m.parsed ? scenario::resolve(catalog, *m.parsed) : scenario::load_scenario_file(catalog, m.scenario);
         }
       } else {
         s.system = scenario::make_system(catalog, m.gpu, std::max(1, m.gpus), box_size(m.gpus));
