@@ -109,6 +109,33 @@ TEST_CASE("TOML syntax errors carry the parser's position", "[spec][errors]") {
   CHECK_THAT(ds[0].message, Catch::StartsWith("TOML syntax error"));
 }
 
+TEST_CASE("a spec file's syntax error is reported at every use, by every copy of the catalog", "[spec][errors]") {
+  // A file's tree is parsed at its first two uses and kept from the second (catalog.cpp): the
+  // kept failure must read as the first.
+  const Catalog c = with_gpu("syntax", "name = \"x\"\n[memory\n");
+  std::vector<std::string> seen;
+  for (int use = 0; use < 4; ++use) {
+    const Catalog copy = c;  // a fresh memo: the spec is resolved again from its file
+    const auto ds = diagnostics_of([&] { (void)copy.gpu("syntax"); });
+    REQUIRE(ds.size() == 1);
+    seen.push_back(ds[0].format());
+  }
+  CHECK(seen[0] ==
+        "specs/gpus/syntax.toml:2:8: TOML syntax error: Error while parsing table header: expected ']', "
+        "saw '\\n'");
+  CHECK(std::all_of(seen.begin(), seen.end(), [&](const std::string& d) { return d == seen[0]; }));
+}
+
+TEST_CASE("a spec resolved again from a kept tree is the spec resolved from its text", "[spec]") {
+  const Catalog c = Catalog::builtin();  // nothing resolved: each copy resolves from the files
+  const Catalog first = c;
+  const GpuSpec a = first.gpu("a100-sxm4-80gb");
+  for (int use = 0; use < 3; ++use) {
+    const Catalog copy = c;
+    CHECK(copy.gpu("a100-sxm4-80gb") == a);
+  }
+}
+
 TEST_CASE("a missing required key names the table it belongs in", "[spec][errors]") {
   const Catalog c = with_gpu("nosm", R"(name = "n"
 architecture = "ampere"

@@ -40,22 +40,19 @@ inline constexpr const char* kModelErrorId = "model-error";
 // start-up reads only the files a question needs.
 class SpecFile {
  public:
-  SpecFile(std::string file_path, std::string file_text)
-      : path(std::move(file_path)), owned_(std::make_shared<const std::string>(std::move(file_text))) {
-    text = *owned_;
-  }
+  SpecFile(std::string file_path, std::string file_text);
   // `static_text` outlives the catalog (the binary's static data).
-  static SpecFile built_in(std::string file_path, std::string_view static_text) {
-    SpecFile f(std::move(file_path), std::string());
-    f.owned_.reset();
-    f.text = static_text;
-    return f;
-  }
+  static SpecFile built_in(std::string file_path, std::string_view static_text);
   std::string path;  // shown in messages, e.g. "specs/gpus/h100-sxm5-80gb.toml"
   std::string_view text;
 
  private:
-  std::shared_ptr<const std::string> owned_;  // the text of a file read from disk
+  // Its TOML tree is parsed for each of its first two uses and kept from the second for every later
+  // one, by every copy of the file (catalog copies and overlays resolve specs again, not files); a
+  // file used once, as in one estimate, is never copied (catalog.cpp).
+  friend struct FileTrees;
+  struct Shared;
+  std::shared_ptr<Shared> shared_;  // the owned text (a file read from disk) and the kept tree
 };
 
 class Catalog {

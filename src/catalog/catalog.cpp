@@ -8,6 +8,51 @@
 #include "parse/parse.hpp"
 
 namespace gpusim::catalog {
+
+struct SpecFile::Shared {
+  std::string owned;  // the text of a file read from disk (empty for a built-in file)
+  std::mutex guard;
+  int uses = 0;
+  bool kept = false;
+  std::optional<toml::table> table;  // kept from the second use: nullopt where it does not parse
+  std::vector<Diagnostic> errors;    // the parser's, kept with it
+};
+
+SpecFile::SpecFile(std::string file_path, std::string file_text)
+    : path(std::move(file_path)), shared_(std::make_shared<Shared>()) {
+  shared_->owned = std::move(file_text);
+  text = shared_->owned;
+}
+
+SpecFile SpecFile::built_in(std::string file_path, std::string_view static_text) {
+  SpecFile f(std::move(file_path), std::string());
+  f.text = static_text;
+  return f;
+}
+
+// The TOML trees of spec files: a tree is parsed for the first use of its file, parsed again and
+// kept at the second, and copied for every use after. Calibration and cross-validation resolve
+// the same files under many overlays; a one-off question pays no copy.
+struct FileTrees {
+  // The tree of `f`, with the parser's diagnostics added to `diags`; nullopt where it does not parse.
+  static std::optional<toml::table> of(const SpecFile& f, Diagnostics& diags) {
+    SpecFile::Shared& s = *f.shared_;
+    std::unique_lock lock(s.guard);
+    if (!s.kept && s.uses++ == 0) {
+      lock.unlock();
+      return parse::parse_toml(f.text, f.path, diags);
+    }
+    if (!s.kept) {
+      Diagnostics own;
+      s.table = parse::parse_toml(f.text, f.path, own);
+      s.errors = own.list();
+      s.kept = true;
+    }
+    diags.append(s.errors);
+    return s.table;
+  }
+};
+
 namespace embedded {
 // Generated at build time by cmake/embed_specs.cmake from specs/.
 struct EmbeddedSpec {
@@ -92,7 +137,7 @@ toml::table merged_table(const Catalog& c, SpecKind kind, const std::string& id,
   if (from != nullptr) {
     from->push_back(std::string(base::name_in(kSpecFolders, kind)) + "/" + id);
   }
-  auto parsed = parse::parse_toml(f.text, f.path, diags);
+  std::optional<toml::table> parsed = FileTrees::of(f, diags);
   if (!parsed) {
     return {};
   }
