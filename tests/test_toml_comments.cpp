@@ -10,19 +10,12 @@ using test::diagnostics_of;
 
 namespace {
 
-// A small training scenario whose first line is `head` (a name and whatever follows it).
+// The small training scenario (test::kSmallTraining) under the first line `head`, a comment line
+// of non-ASCII text below it.
 std::string with_head(const std::string& head) {
-  return head + R"(
-[system]
-gpu = "a100-sxm4-80gb"   # an A100 × 1 — a comment with non-ASCII text
-gpus = 1
-[model]
-preset = "gpt2-124m"
-[training]
-tokens = 1e9
-seq_len = 1024
-global_batch = 8
-)";
+  const std::string small = test::kSmallTraining;
+  return head + "\n# a comment with non-ASCII text: A100 \u00d7 8 \u2014 \u2248 1e9 tokens\n" +
+         small.substr(small.find('\n') + 1);
 }
 
 }  // namespace
@@ -76,14 +69,14 @@ TEST_CASE("a comment toml++ refuses still reaches it and is refused with its lin
 TEST_CASE("a file with an ill-formed UTF-8 sequence reaches toml++ whole, comments and all",
           "[parse][comments][errors]") {
   // toml++ 3.3 places this error by where its reader's buffer falls over the text before it: with
-  // the comments above dropped, such an error came out a column off. Parsed whole, it names line 11,
-  // column 16, as toml++ does for this text (with the comments dropped: 15).
+  // the comments above dropped, such an error came out a column off. Parsed whole, it names line 13,
+  // column 20, as toml++ does for this text (with the comments dropped: 19).
   const std::string text =
-      with_head("name = \"n\" # a comment to drop") + "#" + std::string(14, ' ') + "\xed\xa0\x80 here\n";
+      with_head("name = \"n\" # a comment to drop") + "#" + std::string(18, ' ') + "\xed\xa0\x80 here\n";
   const auto ds = diagnostics_of([&] { (void)test::scenario(text); });
   REQUIRE(ds.size() == 1);
-  CHECK(ds[0].pos.line == 11);
-  CHECK(ds[0].pos.column == 16);
+  CHECK(ds[0].pos.line == 13);
+  CHECK(ds[0].pos.column == 20);
   CHECK_THAT(ds[0].message, Catch::Contains("invalid utf-8"));
 }
 
