@@ -38,6 +38,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <string_view>
 
 #include "gpusim/answer.hpp"
 
@@ -58,9 +59,16 @@ Values values_of(const step::Evaluation& ev, int gpus) {
     if (d == nullptr || !std::isfinite(*d)) {
       continue;
     }
-    const std::string key = *f.section == '\0' ? std::string(f.key) : std::string(f.section) + "." + f.key;
+    // The field's full key is section + "." + key (key alone at the top level), matched in place.
+    const std::string_view section = f.section;
+    const std::string_view key = f.key;
     for (std::size_t i = 0; i < kBandCount; ++i) {
-      if (key == kBandKeys[i].key) {
+      const std::string_view band = kBandKeys[i].key;
+      const bool match = section.empty() ? band == key
+                                         : band.size() == section.size() + 1 + key.size() &&
+                                               band.substr(0, section.size()) == section &&
+                                               band[section.size()] == '.' && band.substr(section.size() + 1) == key;
+      if (match) {
         out[i] = *d;
       }
     }
