@@ -4,7 +4,8 @@
 // search timed. Whatever the order of the layouts, each must come out exactly as a fresh evaluator
 // gives it: these tests visit every shipped training scenario's feasible layouts in a shuffled
 // order, each followed by layouts that differ from it in one field only, so that a term kept under
-// too narrow a key shows as a difference.
+// too narrow a key shows as a difference. The job time alone (Evaluator::job_time, by which a
+// search ranks layouts) must equal the full evaluation's.
 #include <algorithm>
 #include <random>
 
@@ -72,7 +73,13 @@ int check_reuse(const Scenario& sc, std::mt19937& rng) {
     CHECK(kept.memory(p.layout).total().value() ==
           step::Evaluator(sc.system, sc.job, sc.runtime).memory(p.layout).total().value());
     const Scenario alone = scenario::with_layout(sc, p.layout, p.gpus);
-    check_same(kept.evaluate(p.layout, p.gpus), step::evaluate(alone));
+    const step::Evaluation fresh = step::evaluate(alone);
+    // The job time a search ranks by (Evaluator::job_time), before and after the full evaluation,
+    // and the one the plan recorded for the layout.
+    CHECK(kept.job_time(p.layout, p.gpus).value() == fresh.job_time.value());
+    check_same(kept.evaluate(p.layout, p.gpus), fresh);
+    CHECK(kept.job_time(p.layout, p.gpus).value() == fresh.job_time.value());
+    CHECK(p.job_time.value() == fresh.job_time.value());
   }
   return static_cast<int>(order.size());
 }

@@ -154,8 +154,8 @@ TEST_CASE("sweep writes its rows as it computes them: ten times the points take 
   // Under AddressSanitizer freed memory waits in a quarantine of up to 256 MB before reuse, which
   // would grow with the points: the command runs without one (the variable is ignored otherwise).
   auto command = [&](int values) {
-    return "ASAN_OPTIONS=\"$ASAN_OPTIONS:quarantine_size_mb=0\" " + std::string(GPUSIM_BINARY) + " sweep " + kScenario + axis("training.tokens", values) + axis("cost.pue", 50) +
-           " -o " + out + " 2>/dev/null";
+    return "ASAN_OPTIONS=\"$ASAN_OPTIONS:quarantine_size_mb=0\" " + std::string(GPUSIM_BINARY) + " sweep " + kScenario +
+           axis("training.tokens", values) + axis("cost.pue", 50) + " -o " + out + " 2>/dev/null";
   };
   const long small = peak_kib_of(command(10));   // 500 points
   const long large = peak_kib_of(command(100));  // 5,000 points
@@ -164,4 +164,40 @@ TEST_CASE("sweep writes its rows as it computes them: ten times the points take 
   CHECK(large - small < 4 * 1024);
   const std::string rows = test::read_text(out);
   CHECK(std::count(rows.begin(), rows.end(), '\n') == 1 + 5000);
+}
+
+TEST_CASE("a sweep point is the estimate of the scenario with its values set, in every report field", "[sweep]") {
+  // A training and a serving scenario. The sweep skips the advice and the per-op shares, which no
+  // sweep row prints; every report field must still be the estimate's.
+  for (const auto& [path, axis] :
+       {std::pair<std::string, search::Axis>{kScenario, {"training.micro_batch", {"1", "4"}}},
+        std::pair<std::string, search::Axis>{source("scenarios/llama2-7b-decode-rtx4090.toml"),
+                                             {"inference.batch", {"1", "8"}}}}) {
+    INFO(path);
+    const ParsedScenario parsed = scenario::parse_scenario_file(path);
+    const std::vector<search::SweepPoint> points = search::sweep(test::catalog(), parsed, {}, {axis});
+    REQUIRE(points.size() == axis.values.size());
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      INFO(axis.key << "=" << axis.values[i]);
+      REQUIRE(points[i].estimate.has_value());
+      const answer::Estimate direct =
+          answer::estimate(scenario::resolve(test::catalog(), parsed, {scenario::Override{axis.key, axis.values[i]}}));
+      const std::vector<answer::Field> swept = answer::report_fields(*points[i].estimate);
+      const std::vector<answer::Field> expected = answer::report_fields(direct);
+      REQUIRE(swept.size() == expected.size());
+      for (std::size_t f = 0; f < swept.size(); ++f) {
+        INFO(expected[f].section << "." << expected[f].key);
+        CHECK(swept[f].value.index() == expected[f].value.index());
+        if (const auto* d = std::get_if<double>(&expected[f].value)) {
+          CHECK(std::get<double>(swept[f].value) == *d);
+        } else if (const auto* b = std::get_if<bool>(&expected[f].value)) {
+          CHECK(std::get<bool>(swept[f].value) == *b);
+        } else if (const auto* t = std::get_if<std::string>(&expected[f].value)) {
+          CHECK(std::get<std::string>(swept[f].value) == *t);
+        }
+      }
+      CHECK(points[i].estimate->eval.ops.empty());
+      CHECK_FALSE(direct.eval.ops.empty());
+    }
+  }
 }

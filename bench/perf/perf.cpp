@@ -197,6 +197,33 @@ int main(int argc, char** argv) {
                 "plan GPT-3 175B, 1,024-4,096 A100s", t * 1e3, static_cast<unsigned long long>(r.sized),
                 static_cast<double>(r.sized) / t / 1e6, static_cast<unsigned long long>(r.timed),
                 static_cast<double>(r.timed) / t / 1e6, ref(t).c_str());
+    // The search's floor: what a layout costs that no other layout can share. Its memory (every
+    // sized layout), and its step: the step's combination and the clock search under the power
+    // limit, with every shared term (kernel sums per clock, communication, optimizer) computed,
+    // which is the second of two evaluations of the same layout in a row.
+    step::Evaluator ev(sc.system, sc.job, sc.runtime);
+    for (const auto& p : r.feasible) {
+      sink = sink + ev.job_time(p.layout, p.gpus).value();  // every kernel table built
+    }
+    const double memory = median_seconds(5, [&] {
+      for (const auto& p : r.feasible) {
+        sink = sink + ev.memory(p.layout).total().value();
+      }
+    });
+    const double once = median_seconds(5, [&] {
+      for (const auto& p : r.feasible) {
+        sink = sink + ev.job_time(p.layout, p.gpus).value();
+      }
+    });
+    const double twice = median_seconds(5, [&] {
+      for (const auto& p : r.feasible) {
+        sink = sink + ev.job_time(p.layout, p.gpus).value() + ev.job_time(p.layout, p.gpus).value();
+      }
+    });
+    const double timed = static_cast<double>(r.timed);
+    const double floor = memory / timed * static_cast<double>(r.sized) + std::max(0.0, twice - once) / timed * timed;
+    std::printf("%-52s %11.1f ms  memory of every sized layout, the step of every timed one (plan = %.2f x this)%s\n",
+                "  its floor: what no layout shares", floor * 1e3, t / floor, ref(floor).c_str());
   }
 
   {

@@ -189,6 +189,9 @@ struct Options {
   // Serving iteration tables shared with other estimates on this thread (step::TableCache); none:
   // the estimate's evaluations share their own.
   step::TableCache* tables = nullptr;
+  // Per-op time shares (the report's kernel list, the roofline, the HTML report): `sweep` rows,
+  // which print none of them, skip them.
+  bool op_shares = true;
 };
 
 // The band of an estimate of `sc` around its point values `point` (uncertainty.cpp).

@@ -141,6 +141,9 @@ class IterationModel;
 // capacity run beside a Poisson run, the phases of one run at one clock, the band's moves of
 // those inputs). Any other difference is another entry. A cache serves one thread at a time; an
 // evaluation with a cache gives the same numbers as one without (tests/test_iteration_cache.cpp).
+// A training evaluation keeps its kernel sums by lowering and clock in the cache too (an entry per
+// GPU, model, training and runtime but its remainder, which no kernel sum reads), so the runtime
+// variants of one job share them (tests/test_training_kernel_cache.cpp).
 class TableCache {
  public:
   TableCache();
@@ -150,11 +153,15 @@ class TableCache {
   TableCache(TableCache&&) noexcept;
   TableCache& operator=(TableCache&&) noexcept;
   [[nodiscard]] std::size_t size() const { return tables_.size(); }
+  [[nodiscard]] std::size_t training_entries() const { return training_.size(); }
 
  private:
   friend class IterationModel;
+  friend class Evaluator;
   struct Tables;  // iteration.cpp
   std::vector<std::shared_ptr<Tables>> tables_;
+  struct TrainingKernels;  // evaluator.cpp: a training job's kernel sums by lowering and clock
+  std::vector<std::shared_ptr<TrainingKernels>> training_;
 };
 
 // One iteration of one serving replica (`pipeline` stages, each a `tensor`-parallel group),
@@ -297,22 +304,29 @@ struct Options {
 class Evaluator {
  public:
   Evaluator(hardware::System system, workload::Job job, workload::Runtime runtime);
+  ~Evaluator();
   // Not copied: it points into its own memo.
   Evaluator(const Evaluator&) = delete;
   Evaluator& operator=(const Evaluator&) = delete;
-  Evaluator(Evaluator&&) = default;
-  Evaluator& operator=(Evaluator&&) = default;
+  Evaluator(Evaluator&&) noexcept;
+  Evaluator& operator=(Evaluator&&) noexcept;
 
   // One step of the job on `layout` over `gpus` GPUs (the system's count when 0).
   Evaluation evaluate(const workload::Layout& layout, int gpus = 0, const Options& options = {});
   // Memory per GPU only (a search sizes layouts before it times the ones that fit).
   physics::MemoryBreakdown memory(const workload::Layout& layout) const;
+  // evaluate(layout, gpus).job_time, to the bit, without the figures derived from the step (a
+  // search ranks layouts by it and evaluates in full only those it keeps).
+  Seconds job_time(const workload::Layout& layout, int gpus = 0);
 
   [[nodiscard]] const hardware::System& system() const { return system_; }
   [[nodiscard]] const workload::Job& job() const { return job_; }
 
   // Kernel sums of one micro-batch, per scope (private to the evaluator's files).
   struct Kernels;
+
+ private:
+  friend class TableCache;  // its TrainingKernels hold an evaluator's kernel sums
 
  private:
   // The kernel sums of one lowering (what of a layout the lowering reads) at each clock they were
@@ -330,6 +344,10 @@ class Evaluator {
                                       const physics::Fabric& fabric);
   Evaluation evaluate_training(const workload::Layout& layout, const hardware::System& sys,
                                const physics::Fabric& fabric, const Options& options);
+  // The step of a training layout, settled clock and power included, into `out` (evaluator.cpp).
+  struct TrainingStep;
+  void training_step(const workload::Layout& layout, const hardware::System& sys, const physics::Fabric& fabric,
+                     TrainingStep& out);
   Evaluation evaluate_inference(const workload::Layout& layout, const hardware::System& sys,
                                 const physics::Fabric& fabric, const Options& options) const;
   physics::MemoryBreakdown inference_memory(const workload::Layout& layout) const;  // inference.cpp
@@ -341,9 +359,15 @@ class Evaluator {
   hardware::System system_;
   workload::Job job_;
   workload::Runtime runtime_;
-  workload::ModelCounts counts_;  // of a training job
-  std::map<KernelKey, KernelsAtClocks> kernels_;
-  KernelsAtClocks* last_lowered_ = nullptr;  // of last_key_: consecutive layouts of a search share it
+  workload::ModelCounts counts_;        // of a training job
+  std::unique_ptr<TrainingStep> step_;  // the last training step (kept, not rebuilt per layout)
+  // The kernel sums by lowering: the evaluator's own, or those of a TableCache entry for the same
+  // GPU, model, training and runtime but its remainder (evaluate with Options::tables), which no
+  // kernel sum reads.
+  std::shared_ptr<std::map<KernelKey, KernelsAtClocks>> kernels_;
+  const TableCache* kernels_from_ = nullptr;  // the cache kernels_ was taken from
+  void share_kernels(TableCache& cache);      // kernels_ from `cache` (evaluator.cpp)
+  KernelsAtClocks* last_lowered_ = nullptr;   // of last_key_: consecutive layouts of a search share it
   KernelKey last_key_;
   std::map<int, std::pair<hardware::System, physics::Fabric>> systems_;
   // A search's layouts in its order share communication terms: the per-micro-batch terms of the

@@ -152,8 +152,10 @@ struct Prediction {
   std::optional<answer::Band> band;  // scenario rows whose report key has a band (answer::band_of)
 };
 // Predicts one row under its conditions. Never throws for a row the model cannot predict: it
-// says why.
-Prediction predict(const Subject& s);
+// says why. A scenario row's serving runs take iteration tables from `tables` and keep them there
+// (step::TableCache; one thread at a time), so that predictions of one row under runtime variants
+// share them.
+Prediction predict(const Subject& s, step::TableCache* tables = nullptr);
 // The same with the band of a scenario row's figure (answer::band_of): about twenty more
 // evaluations of its scenario, so calibration's fits use predict() alone.
 Prediction predict_with_band(const Subject& s);

@@ -317,6 +317,7 @@ struct Training {
     }
     return master_weights || units::is_wide(precision) ? StatePrecision::kFp32 : StatePrecision::kHalf;
   }
+  bool operator==(const Training&) const = default;
 };
 
 // --- Parameter-efficient fine-tuning (lora.cpp) ---

@@ -73,7 +73,7 @@ Estimate estimate(const scenario::Scenario& sc, const Options& options) {
   }
   step::TableCache own;
   step::Options runs;
-  runs.op_shares = true;
+  runs.op_shares = options.op_shares;
   runs.tables = options.tables != nullptr ? options.tables : &own;
   e.eval = step::evaluate(sc, runs);
   e.sm_clock_mhz = units::to_megahertz(sc.system.gpu.boost_clock * e.eval.clock);

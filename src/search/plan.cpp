@@ -64,12 +64,14 @@ class Search {
   void note(Infeasible why) { ++regions_[static_cast<int>(why)]; }
 
   // Ties (equal time or cost) go to the layout that needs less memory.
-  [[nodiscard]] bool better(const PlanRow& a, const PlanRow& b) const {
-    const double x = a.objective(o_.objective), y = b.objective(o_.objective);
+  [[nodiscard]] static bool better(double x, Bytes x_memory, double y, Bytes y_memory) {
     if (std::fabs(x - y) > 1e-9 * std::max(x, y)) {
       return x < y;
     }
-    return a.eval.memory.total() < b.eval.memory.total();
+    return x_memory < y_memory;
+  }
+  [[nodiscard]] bool better(const PlanRow& a, const PlanRow& b) const {
+    return better(a.objective(o_.objective), a.eval.memory.total(), b.objective(o_.objective), b.eval.memory.total());
   }
 
   void search_gpus(int gpus) {
@@ -187,17 +189,23 @@ class Search {
       return;
     }
     ++r_.timed;
-    PlanRow row;
-    row.gpus = gpus;
-    row.layout = l;
-    row.eval = ev_.evaluate(l, gpus);
-    const Seconds cloud_time = cloud_ev_ ? cloud_ev_->evaluate(l, gpus).job_time : row.eval.job_time;
-    row.cloud = cost::cloud_cost(sc_.cost.cloud_rate, cloud_time, gpus);
-    r_.feasible.push_back({gpus, l, row.eval.job_time, row.cloud});
-    if (static_cast<int>(best_.size()) < o_.top || better(row, best_.back())) {
+    // The layout is ranked by its job time (and cloud cost) alone; only a layout that enters the
+    // best rows is evaluated in full, which gives the same job time (Evaluator::job_time).
+    const Seconds time = ev_.job_time(l, gpus);
+    const Seconds cloud_time = cloud_ev_ ? cloud_ev_->job_time(l, gpus) : time;
+    const Usd cloud = cost::cloud_cost(sc_.cost.cloud_rate, cloud_time, gpus);
+    r_.feasible.push_back({gpus, l, time, cloud});
+    const double objective = o_.objective == Objective::kTime ? time.value() : cloud.value();
+    if (static_cast<int>(best_.size()) < o_.top ||
+        better(objective, mem.total(), best_.back().objective(o_.objective), best_.back().eval.memory.total())) {
+      PlanRow row;
+      row.gpus = gpus;
+      row.layout = l;
+      row.eval = ev_.evaluate(l, gpus);
+      row.cloud = cloud;
       best_.insert(std::upper_bound(best_.begin(), best_.end(), row,
                                     [this](const PlanRow& a, const PlanRow& b) { return better(a, b); }),
-                   row);
+                   std::move(row));
       if (static_cast<int>(best_.size()) > o_.top) {
         best_.pop_back();
       }

@@ -1,5 +1,5 @@
 // A grid of scenario variants: the file is parsed once, each point resolved with its overrides
-// (the catalog remembers resolved specs) and estimated without advice. A point that cannot run
+// (the catalog remembers resolved specs) and estimated without advice or per-op shares. A point that cannot run
 // carries its reason instead of an estimate. The grid is bounded before any work, and its points
 // are handed on one at a time.
 #include <limits>
@@ -95,7 +95,10 @@ void sweep(const catalog::Catalog& catalog, const scenario::ParsedScenario& pars
       p.values.push_back(v);
     }
     try {
-      p.estimate = answer::estimate(scenario::resolve(catalog, parsed, o), answer::Options{false});
+      answer::Options estimate;
+      estimate.advice = false;
+      estimate.op_shares = false;
+      p.estimate = answer::estimate(scenario::resolve(catalog, parsed, o), estimate);
     } catch (const InputError& e) {
       p.problem = e.first_message();
     }

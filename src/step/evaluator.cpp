@@ -2,6 +2,9 @@
 // runtime) tuple, training or inference.
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <memory>
+#include <tuple>
 
 #include "step/internal.hpp"
 
@@ -10,12 +13,61 @@ namespace gpusim::step {
 using hardware::System;
 using workload::Layout;
 
+// The step of a training layout: what evaluate_training reports, before the figures it derives.
+struct Evaluator::TrainingStep {
+  StepBreakdown s;
+  StepKernels sk;  // at the settled clock
+  const Kernels* k = nullptr;
+  const lowering::Op* opt = nullptr;  // the optimizer step, one of `optimizers`
+  double stage_layers = 1;
+  bool first_stage_is_last = true;
+  double micro = 1;        // micro-batches per step
+  double clock = 1;        // the settled grid clock (the idle power's)
+  double shown_clock = 1;  // the dithered clock where the board alternates
+  Watts busy_power;
+  Seconds busy_period;
+  // The clock search's scratch: kept here, as zeroing two structs per layout costs a search more
+  // than it saves.
+  StepKernels probe_kernels;
+  StepBreakdown probe;
+  // The optimizer steps of the last (tensor, pipeline, data, context) by (ZeRO, expert): all that
+  // optimizer_op reads of a layout. A search's layouts cycle through them in its inner loops.
+  std::tuple<int, int, int, int> optimizer_key{0, 0, 0, 0};
+  std::vector<std::tuple<int, int, lowering::Op>> optimizers;
+};
+
+// A training job's kernel sums kept in a TableCache (Evaluator::kernels_): keyed by everything
+// the lowering and the kernel model read, the GPU, the model, the training and the runtime but its
+// remainder, which only the step's combination reads.
+struct TableCache::TrainingKernels {
+  hardware::GpuSpec gpu;
+  workload::ModelShape model;
+  workload::Training training;
+  workload::Runtime runtime;
+  std::map<Evaluator::KernelKey, Evaluator::KernelsAtClocks> kernels;
+
+  [[nodiscard]] bool serves(const hardware::GpuSpec& g, const workload::ModelShape& m, const workload::Training& t,
+                            const workload::Runtime& rt) const {
+    workload::Runtime other = rt;
+    other.remainder = runtime.remainder;
+    return gpu == g && model == m && training == t && runtime == other;
+  }
+};
+
 Evaluator::Evaluator(System system, workload::Job job, workload::Runtime runtime)
-    : system_(std::move(system)), job_(std::move(job)), runtime_(runtime) {
+    : system_(std::move(system)),
+      job_(std::move(job)),
+      runtime_(runtime),
+      kernels_(std::make_shared<std::map<KernelKey, KernelsAtClocks>>()) {
   if (job_.training) {
     counts_ = workload::model_counts(job_.model, *job_.training);
+    step_ = std::make_unique<TrainingStep>();
   }
 }
+
+Evaluator::~Evaluator() = default;
+Evaluator::Evaluator(Evaluator&&) noexcept = default;
+Evaluator& Evaluator::operator=(Evaluator&&) noexcept = default;
 
 Evaluator::KernelsAtClocks& Evaluator::kernels_of(const Layout& layout) {
   // Everything of the layout the lowering reads: ZeRO-3 shards the parameters, which changes what
@@ -24,7 +76,7 @@ Evaluator::KernelsAtClocks& Evaluator::kernels_of(const Layout& layout) {
   const KernelKey key(layout.tensor, layout.sequence, layout.micro_batch, static_cast<int>(layout.recompute),
                       layout.zero >= 3, layout.expert, layout.expert_imbalance, layout.context);
   if (last_lowered_ == nullptr || !(key == last_key_)) {
-    last_lowered_ = &kernels_[key];  // a map's elements stay where they are
+    last_lowered_ = &(*kernels_)[key];  // a map's elements stay where they are
     last_key_ = key;
   }
   return *last_lowered_;
@@ -99,43 +151,72 @@ physics::MemoryBreakdown Evaluator::memory(const Layout& layout) const {
   return inference_memory(layout);
 }
 
+void Evaluator::share_kernels(TableCache& cache) {
+  if (&cache == kernels_from_ || !job_.training) {
+    return;
+  }
+  std::shared_ptr<TableCache::TrainingKernels> entry;
+  for (const auto& kept : cache.training_) {
+    if (kept->serves(system_.gpu, job_.model, *job_.training, runtime_)) {
+      entry = kept;
+      break;
+    }
+  }
+  if (entry == nullptr) {
+    entry = std::make_shared<TableCache::TrainingKernels>(
+        TableCache::TrainingKernels{system_.gpu, job_.model, *job_.training, runtime_, {}});
+    cache.training_.push_back(entry);
+  }
+  kernels_ = std::shared_ptr<std::map<KernelKey, KernelsAtClocks>>(entry, &entry->kernels);
+  kernels_from_ = &cache;
+  last_lowered_ = nullptr;
+}
+
 Evaluation Evaluator::evaluate(const Layout& layout, int gpus, const Options& options) {
+  if (options.tables != nullptr) {
+    share_kernels(*options.tables);
+  }
   const auto& [sys, fabric] = system_for(gpus);
   return job_.training ? evaluate_training(layout, sys, fabric, options)
                        : evaluate_inference(layout, sys, fabric, options);
 }
 
-Evaluation Evaluator::evaluate_training(const Layout& layout, const System& sys, const physics::Fabric& fabric,
-                                        const Options& options) {
+void Evaluator::training_step(const Layout& layout, const System& sys, const physics::Fabric& fabric,
+                              TrainingStep& out) {
   const workload::Training& t = *job_.training;
   const workload::ModelShape& m = job_.model;
   const hardware::GpuSpec& g = sys.gpu;
-  const double stage_layers = std::ceil(static_cast<double>(m.layers) / layout.pipeline);
-  const bool first_stage_is_last = layout.pipeline == 1;  // the slowest stage also holds the embedding
-  const lowering::Op opt = lowering::optimizer_op(m, t, counts_, layout, runtime_);
+  out.stage_layers = std::ceil(static_cast<double>(m.layers) / layout.pipeline);
+  out.first_stage_is_last = layout.pipeline == 1;  // the slowest stage also holds the embedding
+  const std::tuple<int, int, int, int> optimizer_key(layout.tensor, layout.pipeline, layout.data, layout.context);
+  if (optimizer_key != out.optimizer_key) {
+    out.optimizer_key = optimizer_key;
+    out.optimizers.clear();
+  }
+  auto found = std::find_if(out.optimizers.begin(), out.optimizers.end(), [&](const auto& o) {
+    return std::get<0>(o) == layout.zero && std::get<1>(o) == layout.expert;
+  });
+  if (found == out.optimizers.end()) {
+    found = out.optimizers.insert(
+        out.optimizers.end(), {layout.zero, layout.expert, lowering::optimizer_op(m, t, counts_, layout, runtime_)});
+  }
+  out.opt = &std::get<2>(*found);
+  const lowering::Op& opt = *out.opt;
+  const double stage_layers = out.stage_layers;
+  const bool first_stage_is_last = out.first_stage_is_last;
   const double micro = static_cast<double>(t.global_batch) / (static_cast<double>(layout.micro_batch) * layout.data);
+  out.micro = micro;
   const physics::ParallelComm comm = communication(layout, sys, fabric);
   const physics::OffloadCost offload = physics::offload_cost(sys, m, t, counts_, layout, runtime_);
   KernelsAtClocks& lowered = kernels_of(layout);
-  // The step at a clock: kernel sums, optimizer, combination. The clock search most often ends on
-  // the clock it timed last (the top clock, within the limit): that step is kept.
-  double last_clock = -1;
-  StepKernels last_sk;
-  StepBreakdown last_step;
-  auto step_at = [&](double clock, StepKernels& sk) {
-    if (clock == last_clock) {
-      sk = last_sk;
-      return last_step;
-    }
+  // The step at a clock into (sk, s): kernel sums, optimizer, combination.
+  auto step_at = [&](double clock, StepKernels& sk, StepBreakdown& s) {
     sk = stage_kernels(kernels(lowered, layout, clock), stage_layers, first_stage_is_last);
     const physics::KernelTime ot = physics::kernel_time(opt, g, clock);
     sk.optimizer = ot.time * opt.count;
     sk.optimizer_kernels = opt.count;
     sk.optimizer_dram = ot.dram * opt.count;
-    last_clock = clock;
-    last_sk = sk;
-    last_step = combine_training_step(sk, micro, comm, layout, g, runtime_, offload);
-    return last_step;
+    s = combine_training_step(sk, micro, comm, layout, g, runtime_, offload);
   };
   // The clock settles over the busy period, the step without its pipeline bubble: fill and drain
   // idle a stage for whole passes (seconds in a large job), longer than the board's power averaging
@@ -147,37 +228,45 @@ Evaluation Evaluator::evaluate_training(const Layout& layout, const System& sys,
     return power_mix(sk.arithmetic * (micro * busy), (s.gemm + s.memory_bound) * busy,
                      sk.dram * micro + sk.optimizer_dram, s.time - s.bubble, t.precision);
   };
+  // The search's steps go to the scratch; it most often ends on the clock it timed last (the top
+  // clock, within the limit), whose step is then taken from there.
+  StepKernels& probe_kernels = out.probe_kernels;
+  StepBreakdown& probe = out.probe;
+  double probe_clock = -1;
   const double clock = settle_clock(g, sys.power_limit, [&](double c) {
-    StepKernels sk;
-    const StepBreakdown s = step_at(c, sk);
-    return mix_of(s, sk);
+    step_at(c, probe_kernels, probe);
+    probe_clock = c;
+    return mix_of(probe, probe_kernels);
   });
-  const Kernels& k = kernels(lowered, layout, clock);
-  StepKernels sk;
-
-  Evaluation e;
-  e.training = true;
-  e.gpus = sys.gpus;
-  e.clock = clock;
-  StepBreakdown& s = e.step;
-  s = step_at(clock, sk);
-  Watts busy_power = std::min(sys.power_limit, physics::board_power(g, mix_of(s, sk), clock));
+  out.k = &kernels(lowered, layout, clock);
+  out.clock = clock;
+  out.shown_clock = clock;
+  if (probe_clock == clock) {
+    out.sk = probe_kernels;
+    out.s = probe;
+  } else {
+    step_at(clock, out.sk, out.s);
+  }
+  StepBreakdown& s = out.s;
+  Watts busy_power = std::min(sys.power_limit, physics::board_power(g, mix_of(s, out.sk), clock));
   if (busy_power < sys.power_limit && clock + kClockStep <= physics::max_clock_ratio(g)) {
     // The limit falls between this clock step and the next: the board alternates between them.
-    StepKernels upper_kernels;
-    const StepBreakdown upper = step_at(clock + kClockStep, upper_kernels);
+    step_at(clock + kClockStep, probe_kernels, probe);
+    const StepBreakdown& upper = probe;
+    const StepKernels& upper_kernels = probe_kernels;
     const Watts upper_power = physics::board_power(g, mix_of(upper, upper_kernels), clock + kClockStep);
     const Seconds t_lo = s.time - s.bubble;
     const Seconds t_hi = upper.time - upper.bubble;
     const double phi = dither_share(sys.power_limit, t_lo, busy_power, t_hi, upper_power);
     if (phi > 0) {
       const Dithered d = dithered(clock, t_lo, busy_power, t_hi, upper_power, phi);
-      e.clock = d.clock;
+      out.shown_clock = d.clock;
       busy_power = d.power;
       s = blend(s, upper, phi);
     }
   }
-  const Seconds busy_period = s.time - s.bubble;
+  out.busy_power = busy_power;
+  out.busy_period = s.time - s.bubble;
   if (job_.input) {
     const physics::InputRate rate = physics::input_rate(sys, *job_.input);
     const Seconds input_time(static_cast<double>(t.global_batch) / sys.nodes() / rate.samples_per_s);
@@ -185,6 +274,39 @@ Evaluation Evaluator::evaluate_training(const Layout& layout, const System& sys,
     s.input_stall = input_time > s.time ? input_time - s.time : Seconds(0);
     s.time += s.input_stall;
   }
+}
+
+Seconds Evaluator::job_time(const Layout& layout, int gpus) {
+  if (!job_.training) {
+    return evaluate(layout, gpus).job_time;
+  }
+  const auto& [sys, fabric] = system_for(gpus);
+  training_step(layout, sys, fabric, *step_);
+  // evaluate_training's expressions, in its order
+  const workload::Training& t = *job_.training;
+  const double tokens_per_s = t.tokens_per_step() / step_->s.time.value();
+  return Seconds(t.tokens / tokens_per_s);
+}
+
+Evaluation Evaluator::evaluate_training(const Layout& layout, const System& sys, const physics::Fabric& fabric,
+                                        const Options& options) {
+  const workload::Training& t = *job_.training;
+  const workload::ModelShape& m = job_.model;
+  const hardware::GpuSpec& g = sys.gpu;
+  TrainingStep& ts = *step_;
+  training_step(layout, sys, fabric, ts);
+  const StepKernels& sk = ts.sk;
+  const double micro = ts.micro;
+  const double clock = ts.clock;
+
+  Evaluation e;
+  e.training = true;
+  e.gpus = sys.gpus;
+  e.clock = ts.shown_clock;
+  StepBreakdown& s = e.step;
+  s = ts.s;
+  const Watts busy_power = ts.busy_power;
+  const Seconds busy_period = ts.busy_period;
   e.memory = training_memory(layout);  // sys.gpu is system_.gpu: only the count differs
   e.memory.host_capacity = sys.host.memory / static_cast<double>(std::max(1, sys.gpus_per_node));
   e.dtype = t.precision;
@@ -205,9 +327,9 @@ Evaluation Evaluator::evaluate_training(const Layout& layout, const System& sys,
   const Watts idle_power = physics::board_power(g, physics::PowerMix{}, clock);
   e.gpu_avg_power = (busy_power * busy_period.value() + idle_power * (s.time - busy_period).value()) / s.time.value();
   if (options.op_shares) {
-    add_shares(k, stage_layers, first_stage_is_last, micro, e.ops);
+    add_shares(*ts.k, ts.stage_layers, ts.first_stage_is_last, micro, e.ops);
     Kernels optimizer;
-    optimizer.ops.push_back(opt);
+    optimizer.ops.push_back(*ts.opt);
     optimizer.times.push_back(physics::kernel_time(optimizer.ops.back(), g, clock));
     add_shares(optimizer, 1.0, true, 1.0, e.ops);
     sort_shares(e.ops);

@@ -151,9 +151,19 @@ std::string cannot_estimate(const InputError& e) {
   return "the scenario cannot be estimated: " + std::string(e.what());
 }
 
-Prediction scenario_row(const Measurement& m, const scenario::Scenario& sc, bool band) {
+// The estimate of a scenario row: no advice and no per-op shares (a row's figure is a report key).
+answer::Options row_estimate(bool band, step::TableCache* tables) {
+  answer::Options o;
+  o.advice = false;
+  o.uncertainty = band;
+  o.tables = tables;
+  o.op_shares = false;
+  return o;
+}
+
+Prediction scenario_row(const Measurement& m, const scenario::Scenario& sc, bool band, step::TableCache* tables) {
   try {
-    return figure_of(m, answer::estimate(sc, answer::Options{false, band}));
+    return figure_of(m, answer::estimate(sc, row_estimate(band, tables)));
   } catch (const InputError& e) {
     return none(cannot_estimate(e));
   }
@@ -214,7 +224,7 @@ std::vector<Subject> resolve(const std::vector<Measurement>& rows, const catalog
 
 namespace {
 
-Prediction predict_row(const Subject& s, bool band) {
+Prediction predict_row(const Subject& s, bool band, step::TableCache* tables) {
   const Measurement& m = *s.row;
   if (!m.scored) {
     return none(m.note.empty() ? "not scored" : m.note);
@@ -223,7 +233,7 @@ Prediction predict_row(const Subject& s, bool band) {
     return none(s.problem);
   }
   if (m.benchmark == Benchmark::kScenario) {
-    return scenario_row(m, *s.scenario, band);
+    return scenario_row(m, *s.scenario, band, tables);
   }
   if (m.benchmark == Benchmark::kPowerLimit) {
     return power_limit_row(m, *s.scenario);
@@ -278,7 +288,7 @@ Prediction predict_row(const Subject& s, bool band) {
 
 }  // namespace
 
-Prediction predict(const Subject& s) { return predict_row(s, false); }
+Prediction predict(const Subject& s, step::TableCache* tables) { return predict_row(s, false, tables); }
 
 std::vector<Prediction> predict_all(const std::vector<Subject>& subjects, bool band) {
   // Scenario rows by their scenario file: rows resolved together share one catalog, so one path
@@ -300,12 +310,12 @@ std::vector<Prediction> predict_all(const std::vector<Subject>& subjects, bool b
   base::parallel_for(work, 0, [&](std::size_t k) {
     if (k < first.size()) {
       try {
-        estimates[k] = answer::estimate(*first[k]->scenario, answer::Options{false, band});
+        estimates[k] = answer::estimate(*first[k]->scenario, row_estimate(band, nullptr));
       } catch (const InputError& e) {
         estimates[k] = cannot_estimate(e);
       }
     } else if (const Subject& s = subjects[k - first.size()]; !by_scenario(s)) {
-      out[k - first.size()] = predict_row(s, band);
+      out[k - first.size()] = predict_row(s, band, nullptr);
     }
   });
   for (std::size_t i = 0; i < subjects.size(); ++i) {
@@ -319,6 +329,6 @@ std::vector<Prediction> predict_all(const std::vector<Subject>& subjects, bool b
   return out;
 }
 
-Prediction predict_with_band(const Subject& s) { return predict_row(s, true); }
+Prediction predict_with_band(const Subject& s) { return predict_row(s, true, nullptr); }
 
 }  // namespace gpusim::validation

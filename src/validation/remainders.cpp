@@ -38,12 +38,15 @@ void fit_remainders(const std::vector<Measurement>& rows, const catalog::Catalog
   std::vector<double> fitted(runtimes.size(), 0.0);
   base::parallel_for(runtimes.size(), 0, [&](std::size_t k) {
     const std::vector<const Subject*>& list = runtimes[k]->second;
-    auto cost = [&list](double r) {
+    // The remainder is not in a serving table's key: each row's tables serve every r.
+    std::vector<step::TableCache> tables(list.size());
+    auto cost = [&list, &tables](double r) {
       double sum = 0;
-      for (const Subject* s : list) {
+      for (std::size_t i = 0; i < list.size(); ++i) {
+        const Subject* s = list[i];
         Subject with = *s;
         with.scenario->runtime.remainder = r;
-        const Prediction p = predict(with);
+        const Prediction p = predict(with, &tables[i]);
         if (!p.value || *p.value <= 0) {
           return std::numeric_limits<double>::infinity();
         }
