@@ -1,10 +1,9 @@
 // A training evaluation keeps its kernel sums by lowering and clock in a step::TableCache: one entry
-// per GPU, model, training and runtime but the runtime's remainder, which only the step's
-// combination reads. Calibration's remainder search and an estimate's advice and band runs share
-// them. An evaluation that takes its kernel sums from a cache must come out exactly as one that
-// makes its own: these tests evaluate variants of every shipped training scenario (remainders,
-// layouts, a power cap that moves the clock, a GEMM efficiency) in a shuffled order through one
-// cache, and each again without it.
+// per GPU (but its kernel gap, launch costs and ranges), model, training and runtime (but its
+// remainder): what the lowering and the kernel model read. Calibration's remainder search and an estimate's advice and
+// band runs share them. An evaluation that takes its kernel sums from a cache must come out exactly as one that makes
+// its own: these tests evaluate variants of every shipped training scenario (remainders, layouts, a power cap that
+// moves the clock, kernel gaps, a GEMM efficiency) in a shuffled order through one cache, and each again without it.
 #include <algorithm>
 #include <random>
 
@@ -52,6 +51,10 @@ std::vector<Scenario> variants(const Scenario& sc) {
   out.push_back(micro);
   out.push_back(scenario::load_scenario_file(test::catalog(), sc.origin,
                                              {{"system.power_limit", test::halfway_power_limit(sc)}}));
+  Scenario gaps = sc;
+  gaps.system.gpu.efficiency.kernel_overhead = gaps.system.gpu.efficiency.kernel_overhead * 3.0;
+  gaps.system.gpu.efficiency.launch_eager = gaps.system.gpu.efficiency.launch_eager * 2.0;
+  out.push_back(gaps);
   Scenario gemm = sc;
   gemm.system.gpu.efficiency.gemm *= 0.9;
   gemm.runtime.remainder = 0.2;
@@ -86,7 +89,7 @@ TEST_CASE("a training evaluation with kernel sums from a shared cache equals one
   CHECK(cache.training_entries() > 0);
 }
 
-TEST_CASE("one training kernel entry serves runtime remainders and layouts, and a GEMM efficiency makes another",
+TEST_CASE("one training kernel entry serves remainders, layouts and kernel gaps, and a GEMM efficiency makes another",
           "[step][cache]") {
   const Scenario sc = scenario::load_scenario_file(
       test::catalog(), std::string(GPUSIM_SOURCE_DIR) + "/scenarios/llama2-7b-pretrain-a100.toml");
@@ -103,6 +106,11 @@ TEST_CASE("one training kernel entry serves runtime remainders and layouts, and 
   Scenario zero = sc;
   zero.layout.zero = sc.layout.zero == 0 ? 1 : 0;
   (void)step::evaluate(zero, o);
+  CHECK(cache.training_entries() == 1);
+  // So do the kernel gaps and launch costs, which the step adds to the kernels.
+  Scenario gaps = sc;
+  gaps.system.gpu.efficiency.kernel_overhead = sc.system.gpu.efficiency.kernel_overhead * 3.0 + Seconds(1e-6);
+  CHECK(step::evaluate(gaps, o).job_time.value() > base);
   CHECK(cache.training_entries() == 1);
   // Anything the kernel sums read makes an entry of its own.
   Scenario gemm = sc;

@@ -142,8 +142,8 @@ class IterationModel;
 // those inputs). Any other difference is another entry. A cache serves one thread at a time; an
 // evaluation with a cache gives the same numbers as one without (tests/test_iteration_cache.cpp).
 // A training evaluation keeps its kernel sums by lowering and clock in the cache too (an entry per
-// GPU, model, training and runtime but its remainder, which no kernel sum reads), so the runtime
-// variants of one job share them (tests/test_training_kernel_cache.cpp).
+// GPU but its kernel gap and launch costs, model, training and runtime but its remainder: what no
+// kernel sum reads), so the variants of one job in those share them (tests/test_training_kernel_cache.cpp).
 class TableCache {
  public:
   TableCache();

@@ -37,8 +37,8 @@ struct Evaluator::TrainingStep {
 };
 
 // A training job's kernel sums kept in a TableCache (Evaluator::kernels_): keyed by everything
-// the lowering and the kernel model read, the GPU, the model, the training and the runtime but its
-// remainder, which only the step's combination reads.
+// the lowering and the kernel model read: the GPU but its kernel gap, launch costs and ranges, the
+// model, the training, and the runtime but its remainder (the step's combination reads those).
 struct TableCache::TrainingKernels {
   hardware::GpuSpec gpu;
   workload::ModelShape model;
@@ -50,7 +50,14 @@ struct TableCache::TrainingKernels {
                             const workload::Runtime& rt) const {
     workload::Runtime other = rt;
     other.remainder = runtime.remainder;
-    return gpu == g && model == m && training == t && runtime == other;
+    // Of the GPU, the kernel model reads neither the kernel gap nor the launch costs (the step's
+    // overhead adds them), nor the declared ranges.
+    hardware::GpuSpec same = g;
+    same.efficiency.kernel_overhead = gpu.efficiency.kernel_overhead;
+    same.efficiency.launch_eager = gpu.efficiency.launch_eager;
+    same.efficiency.launch_graph = gpu.efficiency.launch_graph;
+    same.ranges = gpu.ranges;
+    return model == m && training == t && runtime == other && gpu == same;
   }
 };
 
