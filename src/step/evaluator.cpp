@@ -93,7 +93,9 @@ const Evaluator::Kernels& Evaluator::kernels(KernelsAtClocks& lowered, const Lay
   auto& v = lowered.by_clock;
   auto it = std::lower_bound(v.begin(), v.end(), clock, [](const auto& e, double c) { return e.first < c; });
   if (it == v.end() || it->first != clock) {
-    auto ops = lowering::lower_training(job_.model, *job_.training, layout, runtime_);
+    // The lowering does not depend on the clock: one set of ops for every clock it is timed at.
+    Ops ops = v.empty() ? shared_ops(lowering::lower_training(job_.model, *job_.training, layout, runtime_))
+                        : v.front().second->ops;
     it = v.emplace(it, clock, time_pass(std::move(ops), system_.gpu, clock));
   }
   return *it->second;
@@ -336,8 +338,8 @@ Evaluation Evaluator::evaluate_training(const Layout& layout, const System& sys,
   if (options.op_shares) {
     add_shares(*ts.k, ts.stage_layers, ts.first_stage_is_last, micro, e.ops);
     Kernels optimizer;
-    optimizer.ops.push_back(*ts.opt);
-    optimizer.times.push_back(physics::kernel_time(optimizer.ops.back(), g, clock));
+    optimizer.ops = shared_ops({*ts.opt});
+    optimizer.times.push_back(physics::kernel_time(*ts.opt, g, clock));
     add_shares(optimizer, 1.0, true, 1.0, e.ops);
     sort_shares(e.ops);
   }

@@ -62,8 +62,8 @@ Evaluation Evaluator::evaluate_image_inference(const Layout& layout, const Syste
   const DType dtype = g.supports(inf.weight_precision) ? inf.weight_precision : DType::kFp16;
   const bool resnet = m.family == workload::Family::kResNet;
   const double seq = static_cast<double>(m.max_seq);  // a ViT's tokens per image
-  const auto ops = resnet ? lowering::lower_resnet(m, dtype, batch, false, false)
-                          : lowering::lower_forward(m, inf, runtime_, 1, batch, seq, seq);
+  const Ops ops = shared_ops(resnet ? lowering::lower_resnet(m, dtype, batch, false, false)
+                                    : lowering::lower_forward(m, inf, runtime_, 1, batch, seq, seq));
   const double layers = resnet ? 1.0 : static_cast<double>(m.layers);
   auto pass_at = [&](double clock, StepKernels& k) {
     k = stage_kernels(*time_pass(ops, g, clock), layers, true);
@@ -190,7 +190,7 @@ Evaluation Evaluator::evaluate_inference(const Layout& layout, const System& sys
                                                           std::floor(pool_tokens / context)))
                                  : batch;
   const double prefill_tokens = continuous ? static_cast<double>(engine.max_batched_tokens) : batch * prompt;
-  auto clock_of = [&](const std::vector<lowering::Op>& ops) {
+  auto clock_of = [&](const Ops& ops) {
     return settle_clock(g, sys.power_limit, [&](double c) {
       const StepKernels k = stage_kernels(*time_pass(ops, g, c), layers, true);
       const Seconds t = pass_time(k, g, runtime_);
@@ -198,10 +198,11 @@ Evaluation Evaluator::evaluate_inference(const Layout& layout, const System& sys
       return power_mix(k.arithmetic * busy, k.micro * busy, k.dram, t, dtype);
     });
   };
-  const auto prefill_ops =
+  const Ops prefill_ops = shared_ops(
       continuous ? lowering::lower_forward(m, inf, runtime_, layout.tensor, 1.0, prefill_tokens, prefill_tokens)
-                 : lowering::lower_forward(m, inf, runtime_, layout.tensor, batch, prompt, prompt);
-  const auto decode_ops = lowering::lower_forward(m, inf, runtime_, layout.tensor, seqs, 1.0, prompt + output / 2.0);
+                 : lowering::lower_forward(m, inf, runtime_, layout.tensor, batch, prompt, prompt));
+  const Ops decode_ops =
+      shared_ops(lowering::lower_forward(m, inf, runtime_, layout.tensor, seqs, 1.0, prompt + output / 2.0));
   const double prefill_clock = clock_of(prefill_ops);
   const double decode_clock = clock_of(decode_ops);
   const double max_tokens =
@@ -343,7 +344,8 @@ Evaluation Evaluator::evaluate_inference(const Layout& layout, const System& sys
   e.inference = r;
   if (options.op_shares) {
     // the decode iteration the step fields describe
-    const auto shown = lowering::lower_forward(m, inf, runtime_, layout.tensor, d.rows, 1.0, prompt + output / 2.0);
+    const Ops shown =
+        shared_ops(lowering::lower_forward(m, inf, runtime_, layout.tensor, d.rows, 1.0, prompt + output / 2.0));
     add_shares(*time_pass(shown, g, decode_clock), layers, true, 1.0, e.ops);
     sort_shares(e.ops);
   }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <vector>
 
 #include "gpusim/step.hpp"
@@ -31,8 +32,11 @@ struct StepKernels {
   [[nodiscard]] StepKernels scaled(double k) const;  // micro-batch parts only
 };
 
+// The ops of one lowering, shared by its kernel sums at every clock.
+using Ops = std::shared_ptr<const std::vector<lowering::Op>>;
+
 struct Evaluator::Kernels {
-  std::vector<lowering::Op> ops;
+  Ops ops;
   std::vector<physics::KernelTime> times;  // of each op, one instance
   StepKernels layer;                       // one transformer layer
   StepKernels embedding;
@@ -40,8 +44,10 @@ struct Evaluator::Kernels {
 };
 
 // Times every op once and sums them per scope.
-std::shared_ptr<const Evaluator::Kernels> time_pass(std::vector<lowering::Op> ops, const hardware::GpuSpec& gpu,
-                                                    double clock);
+std::shared_ptr<const Evaluator::Kernels> time_pass(Ops ops, const hardware::GpuSpec& gpu, double clock);
+inline Ops shared_ops(std::vector<lowering::Op> ops) {
+  return std::make_shared<const std::vector<lowering::Op>>(std::move(ops));
+}
 // The power mix of a training step or an inference pass: of `kernels` (kernel time), the share the
 // arithmetic units are busy (`arithmetic`, on tensor or CUDA cores by `dtype`), the rest waiting
 // on memory, and the DRAM traffic rate. A bandwidth-bound GEMM keeps its tensor cores busy for its

@@ -44,10 +44,11 @@ StepKernels StepKernels::scaled(double k) const {
   return s;
 }
 
-std::shared_ptr<const Evaluator::Kernels> time_pass(std::vector<Op> ops, const hardware::GpuSpec& gpu, double clock) {
+std::shared_ptr<const Evaluator::Kernels> time_pass(Ops ops, const hardware::GpuSpec& gpu, double clock) {
   auto k = std::make_shared<Evaluator::Kernels>();
   k->ops = std::move(ops);
-  for (const Op& op : k->ops) {
+  k->times.reserve(k->ops->size());
+  for (const Op& op : *k->ops) {
     const physics::KernelTime kt = physics::kernel_time(op, gpu, clock);
     k->times.push_back(kt);
     StepKernels* into =
@@ -86,8 +87,8 @@ StepKernels stage_kernels(const Evaluator::Kernels& k, double layers, bool with_
 
 void add_shares(const Evaluator::Kernels& k, double layers, bool with_embedding, double micro_batches,
                 std::vector<OpShare>& out) {
-  for (std::size_t i = 0; i < k.ops.size(); ++i) {
-    const Op& op = k.ops[i];
+  for (std::size_t i = 0; i < k.ops->size(); ++i) {
+    const Op& op = (*k.ops)[i];
     if (op.scope == Scope::kEmbedding && !with_embedding) {
       continue;
     }
