@@ -138,7 +138,9 @@ class Reader {
   const toml::table* table_;
   std::string prefix_;
   Diagnostics* diags_;
-  std::set<std::string, std::less<>> known_;
+  // Keys read or allowed, in the order asked, repeats included (a set would allocate a node for
+  // every key read); finish() sorts them only to suggest a spelling for an unknown key.
+  std::vector<std::string> known_;
   Elsewhere elsewhere_;
   std::vector<KeyRange> ranges_;
 };

@@ -125,7 +125,7 @@ std::string Reader::show(const toml::node& n) {
 }
 
 const toml::node* Reader::get(std::string_view key, Need need) {
-  known_.emplace(key);
+  known_.emplace_back(key);
   const toml::node* n = table_->get(key);
   if (n == nullptr && need == Need::kRequired) {
     diags_->add(pos_of(*table_), path(key), "missing required key");
@@ -391,7 +391,7 @@ std::optional<Reader> Reader::table(std::string_view key, Need need) {
 
 void Reader::allow(std::initializer_list<std::string_view> keys) {
   for (auto k : keys) {
-    known_.emplace(k);
+    known_.emplace_back(k);
   }
 }
 
@@ -416,9 +416,12 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 
 void Reader::finish() {
   for (const auto& [k, v] : *table_) {
-    if (known_.find(k.str()) != known_.end()) {
+    if (std::find(known_.begin(), known_.end(), k.str()) != known_.end()) {
       continue;
     }
+    // An unknown key: the suggestions go through the known keys in order, once each.
+    std::sort(known_.begin(), known_.end());
+    known_.erase(std::unique(known_.begin(), known_.end()), known_.end());
     std::string message = "unknown key";
     std::size_t best = 3;  // suggest only close spellings
     for (const auto& cand : known_) {

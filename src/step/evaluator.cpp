@@ -48,16 +48,32 @@ struct TableCache::TrainingKernels {
 
   [[nodiscard]] bool serves(const hardware::GpuSpec& g, const workload::ModelShape& m, const workload::Training& t,
                             const workload::Runtime& rt) const {
-    workload::Runtime other = rt;
-    other.remainder = runtime.remainder;
-    // Of the GPU, the kernel model reads neither the kernel gap nor the launch costs (the step's
-    // overhead adds them), nor the declared ranges.
-    hardware::GpuSpec same = g;
-    same.efficiency.kernel_overhead = gpu.efficiency.kernel_overhead;
-    same.efficiency.launch_eager = gpu.efficiency.launch_eager;
-    same.efficiency.launch_graph = gpu.efficiency.launch_graph;
-    same.ranges = gpu.ranges;
-    return model == m && training == t && runtime == other && gpu == same;
+    return model == m && training == t && same_read(runtime, rt) && same_read(gpu, g);
+  }
+  // Equal but for the remainder (compared without a copy where the remainders are equal).
+  static bool same_read(const workload::Runtime& a, const workload::Runtime& b) {
+    if (a.remainder == b.remainder) {
+      return a == b;
+    }
+    workload::Runtime other = b;
+    other.remainder = a.remainder;
+    return a == other;
+  }
+  // Equal but for the kernel gap, the launch costs and the declared ranges: the kernel model reads
+  // none of them (the step's overhead adds the first three).
+  static bool same_read(const hardware::GpuSpec& a, const hardware::GpuSpec& b) {
+    const hardware::Efficiency& x = a.efficiency;
+    const hardware::Efficiency& y = b.efficiency;
+    if (x.kernel_overhead == y.kernel_overhead && x.launch_eager == y.launch_eager &&
+        x.launch_graph == y.launch_graph && a.ranges == b.ranges) {
+      return a == b;
+    }
+    hardware::GpuSpec other = b;
+    other.efficiency.kernel_overhead = x.kernel_overhead;
+    other.efficiency.launch_eager = x.launch_eager;
+    other.efficiency.launch_graph = x.launch_graph;
+    other.ranges = a.ranges;
+    return a == other;
   }
 };
 
