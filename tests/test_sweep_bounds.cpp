@@ -201,3 +201,35 @@ TEST_CASE("a sweep point is the estimate of the scenario with its values set, in
     }
   }
 }
+
+TEST_CASE("a --set value reads the same at every use on one parsed file, and so do its errors", "[sweep][overrides]") {
+  // A sweep applies the same few values to one parsed tree at every point and puts the tree back
+  // after each: a later use must give the same scenario and the same messages as the first (a
+  // value copied rather than parsed would lose its source, and its messages would not name the
+  // --set).
+  const ParsedScenario parsed = scenario::parse_scenario_file(kScenario);
+  const std::vector<scenario::Override> good = {{"training.micro_batch", "2"}, {"training.precision", "fp16"}};
+  const Scenario first = scenario::resolve(test::catalog(), parsed, good);
+  const Scenario again = scenario::resolve(test::catalog(), parsed, good);
+  CHECK(first.layout.micro_batch == 2);
+  CHECK(again.layout.micro_batch == 2);
+  CHECK(again.job.training->precision == first.job.training->precision);
+  CHECK(answer::estimate(again).eval.job_time.value() == answer::estimate(first).eval.job_time.value());
+  // A value of the wrong type, and a bare word where a number goes: the message names the --set
+  // both times.
+  for (const scenario::Override& bad :
+       {scenario::Override{"training.micro_batch", "two"}, scenario::Override{"training.micro_batch", "[1"}}) {
+    std::vector<std::string> messages;
+    for (int use = 0; use < 2; ++use) {
+      try {
+        (void)scenario::resolve(test::catalog(), parsed, {bad});
+        FAIL("resolved with " << bad.key << "=" << bad.value);
+      } catch (const InputError& e) {
+        messages.emplace_back(e.what());
+      }
+    }
+    REQUIRE(messages.size() == 2);
+    CHECK(messages[0] == messages[1]);
+    CHECK(messages[0].find("--set training.micro_batch=" + bad.value) != std::string::npos);
+  }
+}
