@@ -268,17 +268,20 @@ void IterationModel::derive(TableCache::Tables& t) {
 IterationCost IterationModel::cost(const IterationShape& s) const {
   ByTokens& t = last_;
   if (s.tokens != t.tokens || s.rows != t.rows) {
-    t = ByTokens{s.tokens, s.rows, {}, {}, {}, {}};
-    if (Span tokens; span(where(grid_, s.tokens), tokens)) {
-      t.dense = at(tokens, &Row::dense);
-      t.comm = at(tokens, &Row::comm);
-      t.send = at(tokens, &Row::send);
-      if (s.rows == s.tokens) {
-        t.head = at(tokens, &Row::head);
-      }
-    }
-    if (Span rows; s.rows != s.tokens && span(where(grid_, s.rows), rows)) {
+    // Each field set once (zeroing the whole record first costs more than the rest of a call).
+    t.tokens = s.tokens;
+    t.rows = s.rows;
+    Span tokens;
+    const bool any = span(where(grid_, s.tokens), tokens);
+    t.dense = any ? at(tokens, &Row::dense) : Point{};
+    t.comm = any ? at(tokens, &Row::comm) : Point{};
+    t.send = any ? at(tokens, &Row::send) : Point{};
+    if (s.rows == s.tokens) {
+      t.head = any ? at(tokens, &Row::head) : Point{};
+    } else if (Span rows; span(where(grid_, s.rows), rows)) {
       t.head = at(rows, &Row::head);
+    } else {
+      t.head = Point{};
     }
   }
   const Point& dense = t.dense;
