@@ -205,23 +205,24 @@ int main(int argc, char** argv) {
     for (const auto& p : r.feasible) {
       sink = sink + ev.job_time(p.layout, p.gpus).value();  // every kernel table built
     }
-    const double memory = median_seconds(5, [&] {
+    const double memory = median_seconds(9, [&] {
       for (const auto& p : r.feasible) {
         sink = sink + ev.memory(p.layout).total().value();
       }
     });
-    const double once = median_seconds(5, [&] {
+    const double once = median_seconds(9, [&] {
       for (const auto& p : r.feasible) {
         sink = sink + ev.job_time(p.layout, p.gpus).value();
       }
     });
-    const double twice = median_seconds(5, [&] {
+    const double twice = median_seconds(9, [&] {
       for (const auto& p : r.feasible) {
         sink = sink + ev.job_time(p.layout, p.gpus).value() + ev.job_time(p.layout, p.gpus).value();
       }
     });
-    const double timed = static_cast<double>(r.timed);
-    const double floor = memory / timed * static_cast<double>(r.sized) + std::max(0.0, twice - once) / timed * timed;
+    // The memory loop ran over the timed layouts: scaled to every sized one.
+    const double floor =
+        memory * static_cast<double>(r.sized) / static_cast<double>(r.timed) + std::max(0.0, twice - once);
     std::printf("%-52s %11.1f ms  memory of every sized layout, the step of every timed one (plan = %.2f x this)%s\n",
                 "  its floor: what no layout shares", floor * 1e3, t / floor, ref(floor).c_str());
   }
