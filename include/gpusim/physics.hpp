@@ -269,6 +269,12 @@ ParallelComm parallel_comm(const Fabric& node, int gpus_per_node, const workload
 // layout but `zero`,
 ParallelComm micro_batch_comm(const Fabric& node, int gpus_per_node, const workload::ModelShape& m,
                               const workload::Training& t, const workload::Layout& layout);
+// the same with its one tensor-parallel collective given (tensor_collective of the layout), which
+// reads only the layout's tensor, sequence, micro_batch and context,
+Seconds tensor_collective(const Fabric& node, const workload::ModelShape& m, const workload::Training& t,
+                          const workload::Layout& layout);
+ParallelComm micro_batch_comm(const Fabric& node, int gpus_per_node, const workload::ModelShape& m,
+                              const workload::Training& t, const workload::Layout& layout, Seconds tensor_one);
 // and the data-parallel terms (data_total, data_overlappable, data_hides_behind_all,
 // overlap_cap) set on `c`, which read only its data, context, tensor, pipeline, expert, zero and
 // micro_batch.

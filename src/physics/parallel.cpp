@@ -70,13 +70,39 @@ ParallelComm parallel_comm(const Fabric& node, int gpus_per_node, const workload
   return c;
 }
 
+namespace {
+// A rank's share of a micro-batch's activations: context parallelism splits the sequence.
+double activation_bytes(const workload::ModelShape& m, const workload::Training& t, const workload::Layout& p) {
+  const double e = units::is_wide(t.precision) ? 4.0 : 2.0;
+  return static_cast<double>(p.micro_batch) * static_cast<double>(t.seq_len) / p.context *
+         static_cast<double>(m.hidden) * e;
+}
+}  // namespace
+
+Seconds tensor_collective(const Fabric& node, const workload::ModelShape& m, const workload::Training& t,
+                          const workload::Layout& p) {
+  if (p.tensor <= 1) {
+    return Seconds(0);
+  }
+  // A tensor group larger than a node spans nodes: the hierarchical collective. Sequence
+  // parallelism issues each all-reduce as its reduce-scatter and all-gather halves, which NCCL runs
+  // as rings (its NVLS path serves all-reduce only in this model).
+  const Bytes activation(activation_bytes(m, t, p));
+  return p.sequence ? collective_time(node, Collective::kReduceScatter, activation, p.tensor) +
+                          collective_time(node, Collective::kAllGather, activation, p.tensor)
+                    : collective_time(node, Collective::kAllReduce, activation, p.tensor);
+}
+
 ParallelComm micro_batch_comm(const Fabric& node, int gpus_per_node, const workload::ModelShape& m,
                               const workload::Training& t, const workload::Layout& p) {
+  return micro_batch_comm(node, gpus_per_node, m, t, p, tensor_collective(node, m, t, p));
+}
+
+ParallelComm micro_batch_comm(const Fabric& node, int gpus_per_node, const workload::ModelShape& m,
+                              const workload::Training& t, const workload::Layout& p, Seconds one) {
   ParallelComm c;
   const double e = units::is_wide(t.precision) ? 4.0 : 2.0;
-  // A rank's share of a micro-batch's activations: context parallelism splits the sequence.
-  const double activation = static_cast<double>(p.micro_batch) * static_cast<double>(t.seq_len) / p.context *
-                            static_cast<double>(m.hidden) * e;
+  const double activation = activation_bytes(m, t, p);
   const double layers = std::ceil(static_cast<double>(m.layers) / p.pipeline);
 
   if (p.tensor > 1) {
@@ -85,12 +111,6 @@ ParallelComm micro_batch_comm(const Fabric& node, int gpus_per_node, const workl
     const double per_layer = 4.0 + (p.recompute == workload::Recompute::kFull ? 2.0
                                     : p.recompute == workload::Recompute::kOp ? 1.0
                                                                               : 0.0);
-    // A tensor group larger than a node spans nodes: the hierarchical collective. Sequence
-    // parallelism issues each all-reduce as its reduce-scatter and all-gather halves, which NCCL runs
-    // as rings (its NVLS path serves all-reduce only in this model).
-    const Seconds one = p.sequence ? collective_time(node, Collective::kReduceScatter, Bytes(activation), p.tensor) +
-                                         collective_time(node, Collective::kAllGather, Bytes(activation), p.tensor)
-                                   : collective_time(node, Collective::kAllReduce, Bytes(activation), p.tensor);
     c.tensor_per_microbatch = one * (per_layer * layers);
   }
   if (p.pipeline > 1) {

@@ -34,6 +34,10 @@ struct Evaluator::TrainingStep {
   // optimizer_op reads of a layout. A search's layouts cycle through them in its inner loops.
   std::tuple<int, int, int, int> optimizer_key{0, 0, 0, 0};
   std::vector<std::tuple<int, int, lowering::Op>> optimizers;
+  // The tensor-parallel collective of the last (GPU count, tensor) by (sequence, micro-batch,
+  // context): all that physics::tensor_collective reads of a layout, on that count's fabric.
+  std::pair<int, int> collective_key{0, 0};
+  std::vector<std::tuple<bool, std::int64_t, int, Seconds>> collectives;
 };
 
 // A training job's kernel sums kept in a TableCache (Evaluator::kernels_): keyed by everything
@@ -134,8 +138,21 @@ physics::ParallelComm Evaluator::communication(const Layout& layout, const Syste
   Layout without_zero = layout;
   without_zero.zero = 0;
   if (!micro_comm_ || micro_comm_->gpus != sys.gpus || !(micro_comm_->layout == without_zero)) {
-    micro_comm_.emplace(
-        MicroComm{sys.gpus, without_zero, physics::micro_batch_comm(fabric, sys.gpus_per_node, m, t, layout)});
+    TrainingStep& kept = *step_;
+    if (kept.collective_key != std::make_pair(sys.gpus, layout.tensor)) {
+      kept.collective_key = {sys.gpus, layout.tensor};
+      kept.collectives.clear();
+    }
+    auto one = std::find_if(kept.collectives.begin(), kept.collectives.end(), [&](const auto& c) {
+      return std::get<0>(c) == layout.sequence && std::get<1>(c) == layout.micro_batch &&
+             std::get<2>(c) == layout.context;
+    });
+    if (one == kept.collectives.end()) {
+      one = kept.collectives.insert(kept.collectives.end(), {layout.sequence, layout.micro_batch, layout.context,
+                                                             physics::tensor_collective(fabric, m, t, layout)});
+    }
+    micro_comm_.emplace(MicroComm{
+        sys.gpus, without_zero, physics::micro_batch_comm(fabric, sys.gpus_per_node, m, t, layout, std::get<3>(*one))});
   }
   const DataKey key(sys.gpus, layout.tensor, layout.pipeline, layout.data, layout.context, layout.micro_batch);
   if (!data_key_ || !(*data_key_ == key)) {
