@@ -185,6 +185,8 @@ class IterationModel {
                  const workload::Inference& inf, const workload::Runtime& rt, const workload::Layout& layout,
                  double clock, double max_tokens, TableCache& cache);
   [[nodiscard]] IterationCost cost(const IterationShape& s) const;
+  // cost(s).time alone (the same arithmetic, so the same value to the last bit).
+  [[nodiscard]] Seconds time(const IterationShape& s) const;
   [[nodiscard]] double clock() const { return clock_; }
   [[nodiscard]] double kernels() const { return kernels_; }
   [[nodiscard]] Seconds gaps() const { return gap_; }  // the kernel gaps of one stage
@@ -205,10 +207,10 @@ class IterationModel {
   };
   // The tables at one grid point.
   struct Row {
-    Point dense;  // layers of the stage (attention aside) and the embedding, at T tokens
-    Point head;   // final norm and logits for T rows
-    Point comm;   // all-reduces (time only)
-    Point send;   // one activation send between stages
+    Point dense;      // layers of the stage (attention aside) and the embedding, at T tokens
+    Point head;       // final norm and logits for T rows
+    double comm = 0;  // all-reduces, seconds
+    double send = 0;  // one activation send between stages, seconds
   };
   [[nodiscard]] static Where where(const std::vector<double>& grid, double x);
   [[nodiscard]] const Row& row(std::size_t i) const;
@@ -221,6 +223,7 @@ class IterationModel {
   [[nodiscard]] bool span(Where w, Span& out) const;
   // One table interpolated along a span (the rows fetched once for every table of an iteration).
   [[nodiscard]] static Point at(const Span& s, Point Row::*table);
+  [[nodiscard]] static double at(const Span& s, double Row::*table);
   // What new tables derive from the lowering once: the attention slopes and the kernel count.
   static void derive(TableCache::Tables& t);
   friend struct TableCache::Tables;
@@ -236,17 +239,24 @@ class IterationModel {
   int pipeline_ = 1;
   double clock_ = 1;
   workload::ServingEngine engine_;  // the engine's host costs (step::engine_host_time)
-  // The parts of the last iteration that depend on its tokens and rows alone: consecutive
-  // iterations of a run mostly share them (decode at an unchanged batch).
+  // The parts of an iteration that depend on its tokens and rows alone. Decode iterations (one
+  // token per row) recur at every batch size a run passes through: kept by that count, up to
+  // kByCount of them; any other iteration shares the last one's (consecutive iterations of a run
+  // mostly do).
   struct ByTokens {
     double tokens = -1;
     double rows = -1;
     Point dense;
     Point head;
-    Point comm;
-    Point send;
+    double comm = 0;
+    double send = 0;
   };
+  static constexpr std::size_t kByCount = 4096;
+  [[nodiscard]] const ByTokens& by_tokens(const IterationShape& s) const;
+  // The time of an iteration from its token parts; `stage` is set to one stage's time.
+  [[nodiscard]] Seconds time(const ByTokens& t, const IterationShape& s, double& stage, double& busy) const;
   mutable ByTokens last_;
+  mutable std::vector<ByTokens> by_count_;  // by decode rows, where tokens == rows (tokens < 0: not yet)
 };
 
 // The step's kernels aggregated by name and phase (per step, all instances).

@@ -276,6 +276,7 @@ Evaluation Evaluator::evaluate_inference(const Layout& layout, const System& sys
   if (inf.load.arrival == workload::Arrival::kPoisson && options.capacity) {
     ServingSetup offline = s;
     offline.arrival = workload::Arrival::kOffline;
+    offline.latencies = false;  // its rate alone is read
     // The capacity is a steady-state rate: a few thousand queued requests settle it (assumption:
     // the ramp-up and drain of a run of kCapacityRequests are a few percent of it).
     constexpr std::int64_t kCapacityRequests = 4000;

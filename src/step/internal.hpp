@@ -174,6 +174,7 @@ struct ServingSetup {
   double rate = 0;               // requests per second (Poisson)
   std::int64_t concurrency = 0;  // in flight (closed loop)
   std::uint64_t seed = 1;
+  bool latencies = true;  // false: the outcome's latency percentiles are left empty (a capacity run)
 };
 // Kernel time and traffic of the iterations run at one clock.
 struct ServingPhase {

@@ -49,12 +49,18 @@ IterationModel::Where IterationModel::where(const std::vector<double>& grid, dou
   if (x <= 0 || grid.empty()) {
     return {0, 0};
   }
-  // The first grid point above x (std::upper_bound), found from where the grid's construction puts
-  // it (index x up to kDense, then kPerOctave per octave) and stepped to the exact place, which
-  // the rounding of the geometric points may move by one.
+  // The first grid point above x (std::upper_bound), guessed from where the grid's construction
+  // puts it (index x up to kDense, then kPerOctave per octave) and stepped to the exact place. The
+  // guess need not be exact, so log2 within an octave is taken as linear in the mantissa (off by
+  // at most 0.09 octave, under two grid steps): the result is that of a search from anywhere.
   const std::size_t n = grid.size();
-  const double guess = x < kDense ? std::floor(x) : kDense + std::floor(kPerOctave * std::log2(x / kDense));
-  auto i = static_cast<std::size_t>(std::clamp(guess, 0.0, static_cast<double>(n)));
+  double guess = x;
+  if (x >= kDense) {
+    int octave = 0;
+    const double mantissa = std::frexp(x / kDense, &octave);  // x / kDense = mantissa · 2^octave, mantissa in [0.5, 1)
+    guess = kDense + kPerOctave * (octave - 1) + kPerOctave * (2.0 * mantissa - 1.0);
+  }
+  auto i = static_cast<std::size_t>(std::min(guess, static_cast<double>(n)));
   while (i < n && grid[i] <= x) {
     ++i;
   }
@@ -158,10 +164,10 @@ const IterationModel::Row& IterationModel::row(std::size_t i) const {
   r.head = {head.time, head.compute_bound, head.memory_bound, head.arithmetic, head.dram};
   const Bytes activation(t * static_cast<double>(src.model.hidden) * e);
   const double reduces = 2.0 * src.stage_layers + 1.0;
-  r.comm = {(physics::serving_allreduce_time(src.fabric, src.runtime.serving, activation, src.tp) * reduces).value()};
-  r.send = {physics::p2p_time(activation, src.sends_cross_nodes ? src.fabric.inter_bus : src.fabric.intra_p2p,
-                              src.sends_cross_nodes ? src.fabric.inter_alpha : src.fabric.intra_alpha)
-                .value()};
+  r.comm = (physics::serving_allreduce_time(src.fabric, src.runtime.serving, activation, src.tp) * reduces).value();
+  r.send = physics::p2p_time(activation, src.sends_cross_nodes ? src.fabric.inter_bus : src.fabric.intra_p2p,
+                             src.sends_cross_nodes ? src.fabric.inter_alpha : src.fabric.intra_alpha)
+               .value();
   src.ready[i] = 1;
   return r;
 }
@@ -186,6 +192,15 @@ IterationModel::Point IterationModel::at(const Span& s, Point Row::*table) {
   return {a.time + (b.time - a.time) * f, a.compute_bound + (b.compute_bound - a.compute_bound) * f,
           a.memory_bound + (b.memory_bound - a.memory_bound) * f, a.arithmetic + (b.arithmetic - a.arithmetic) * f,
           a.dram + (b.dram - a.dram) * f};
+}
+
+double IterationModel::at(const Span& s, double Row::*table) {
+  const double b = s.hi->*table;
+  if (s.lo == nullptr) {
+    return b * s.f;
+  }
+  const double a = s.lo->*table;
+  return a + (b - a) * s.f;
 }
 
 IterationModel::IterationModel(const hardware::System& sys, const physics::Fabric& fabric,
@@ -265,45 +280,69 @@ void IterationModel::derive(TableCache::Tables& t) {
   }
 }
 
-IterationCost IterationModel::cost(const IterationShape& s) const {
-  ByTokens& t = last_;
-  if (s.tokens != t.tokens || s.rows != t.rows) {
+const IterationModel::ByTokens& IterationModel::by_tokens(const IterationShape& s) const {
+  ByTokens* t = &last_;
+  if (s.tokens == s.rows && s.tokens >= 1 && s.tokens < static_cast<double>(kByCount) &&
+      s.tokens == static_cast<double>(static_cast<std::size_t>(s.tokens))) {
+    const auto n = static_cast<std::size_t>(s.tokens);
+    if (n >= by_count_.size()) {
+      by_count_.resize(std::min(kByCount, std::max(2 * by_count_.size(), n + 1)));
+    }
+    t = &by_count_[n];
+  }
+  if (s.tokens != t->tokens || s.rows != t->rows) {
     // Each field set once (zeroing the whole record first costs more than the rest of a call).
-    t.tokens = s.tokens;
-    t.rows = s.rows;
+    t->tokens = s.tokens;
+    t->rows = s.rows;
     Span tokens;
     const bool any = span(where(grid_, s.tokens), tokens);
-    t.dense = any ? at(tokens, &Row::dense) : Point{};
-    t.comm = any ? at(tokens, &Row::comm) : Point{};
-    t.send = any ? at(tokens, &Row::send) : Point{};
+    t->dense = any ? at(tokens, &Row::dense) : Point{};
+    t->comm = any ? at(tokens, &Row::comm) : 0.0;
+    t->send = any ? at(tokens, &Row::send) : 0.0;
     if (s.rows == s.tokens) {
-      t.head = any ? at(tokens, &Row::head) : Point{};
+      t->head = any ? at(tokens, &Row::head) : Point{};
     } else if (Span rows; span(where(grid_, s.rows), rows)) {
-      t.head = at(rows, &Row::head);
+      t->head = at(rows, &Row::head);
     } else {
-      t.head = Point{};
+      t->head = Point{};
     }
   }
+  return *t;
+}
+
+Seconds IterationModel::time(const ByTokens& t, const IterationShape& s, double& stage, double& busy) const {
+  const double kernels = t.dense.time + t.head.time + decode_per_row_.time * s.decode_rows +
+                         decode_per_context_.time * s.context + prefill_per_pair_.time * s.pairs;
+  busy = kernels * (1.0 + remainder_) + gap_.value();
+  const double gpu = busy + t.comm;
+  stage = std::max(gpu, host_.value());
+  const Seconds device(pipeline_ * stage + (pipeline_ - 1) * t.send);
+  return device + engine_host_time(engine_, s, device);
+}
+
+Seconds IterationModel::time(const IterationShape& s) const {
+  double stage = 0;
+  double busy = 0;
+  return time(by_tokens(s), s, stage, busy);
+}
+
+IterationCost IterationModel::cost(const IterationShape& s) const {
+  const ByTokens& t = by_tokens(s);
   const Point& dense = t.dense;
   const Point& head = t.head;
-  const Point& comm = t.comm;
-  const Point& send = t.send;
   auto sum = [&](auto field) {
     return dense.*field + head.*field + decode_per_row_.*field * s.decode_rows +
            decode_per_context_.*field * s.context + prefill_per_pair_.*field * s.pairs;
   };
-  const double kernels = sum(&Point::time);
-  const double busy = kernels * (1.0 + remainder_) + gap_.value();
-  const double gpu = busy + comm.time;
-  const double stage = std::max(gpu, host_.value());
-  const Seconds device(pipeline_ * stage + (pipeline_ - 1) * send.time);
+  double stage = 0;
+  double busy = 0;
   IterationCost c;
-  c.time = device + engine_host_time(engine_, s, device);
+  c.time = time(t, s, stage, busy);
   c.compute_bound = Seconds(sum(&Point::compute_bound) * (1.0 + remainder_));
   c.memory_bound = Seconds(sum(&Point::memory_bound) * (1.0 + remainder_));
   c.arithmetic = Seconds(sum(&Point::arithmetic) * (1.0 + remainder_));
-  c.communication = Seconds(pipeline_ * (stage - std::max(busy, host_.value())) + (pipeline_ - 1) * send.time);
-  c.communication_total = Seconds(pipeline_ * comm.time + (pipeline_ - 1) * send.time);
+  c.communication = Seconds(pipeline_ * (stage - std::max(busy, host_.value())) + (pipeline_ - 1) * t.send);
+  c.communication_total = Seconds(pipeline_ * t.comm + (pipeline_ - 1) * t.send);
   c.dram = Bytes(sum(&Point::dram));
   return c;
 }

@@ -300,8 +300,8 @@ void Engine::skip_decode(double arrival) {
   // An iteration's time is linear in the context: a for the next one, b more per iteration after
   // it, so k iterations take S(k) = k·a + b·k(k−1)/2 (the search's estimate; the accounting
   // below takes the model's cost at the mean context).
-  const double a = decode_.cost(shape_at(0)).time.value();
-  const double b = std::max(0.0, decode_.cost(shape_at(1)).time.value() - a);
+  const double a = decode_.time(shape_at(0)).value();
+  const double b = std::max(0.0, decode_.time(shape_at(1)).value() - a);
   auto span = [&](std::int64_t k) {  // time of k iterations
     const auto kd = static_cast<double>(k);
     return k <= 0 ? 0.0 : kd * a + b * kd * (kd - 1.0) / 2.0;
@@ -432,7 +432,7 @@ void Engine::summarize() {
   }
   // One buffer for every latency in turn: a run of 10^5 requests is memory-bound here.
   std::vector<double> buf;
-  buf.reserve(reqs_.size());
+  buf.reserve(s_.latencies ? reqs_.size() : 0);
   auto over_requests = [&](auto&& latency, bool (*counts)(const Request&)) {
     buf.clear();
     for (const Request& r : reqs_) {
@@ -448,11 +448,13 @@ void Engine::summarize() {
   // The API server's latency delays every token the client sees by the same amount: it adds to
   // the first token and to the whole request, not to the time between tokens.
   const double api = s_.api_latency;
-  res.ttft = over_requests([api](const Request& r) { return r.first - r.arrival + api; }, all);
-  res.tpot =
-      over_requests([](const Request& r) { return (r.done - r.first) / static_cast<double>(r.output - 1); }, several);
-  res.e2e = over_requests([api](const Request& r) { return r.done - r.arrival + api; }, all);
-  res.queue = over_requests([](const Request& r) { return r.scheduled - r.arrival; }, all);
+  if (s_.latencies) {
+    res.ttft = over_requests([api](const Request& r) { return r.first - r.arrival + api; }, all);
+    res.tpot =
+        over_requests([](const Request& r) { return (r.done - r.first) / static_cast<double>(r.output - 1); }, several);
+    res.e2e = over_requests([api](const Request& r) { return r.done - r.arrival + api; }, all);
+    res.queue = over_requests([](const Request& r) { return r.scheduled - r.arrival; }, all);
+  }
   const double span = first_arrival < 0 ? 0.0 : last_done - first_arrival;
   res.makespan = Seconds(span);
   res.requests = static_cast<double>(finished_);
