@@ -4,6 +4,8 @@
 // value finite; these bounds keep it physical: a GPU clocked at 1e-6 Hz or with one SM is a typo,
 // and the model would take it and answer. Each bound sits well outside every part the catalog
 // models and every price paid today, so new parts fit, and the reason names the span seen.
+#include <map>
+
 #include "parse/parse.hpp"
 
 namespace gpusim::parse {
@@ -76,11 +78,11 @@ double bound(const KeyRange& k, std::string_view text) {
 }  // namespace
 
 std::string Reader::declared_range_problem(std::string_view key, double v) const {
-  if (v == 0) {
-    return {};  // whether zero is allowed is the key's own rule
+  if (v == 0 || ranges_ == nullptr) {
+    return {};  // whether zero is allowed is the key's own rule; a reader without declared ranges
   }
   const std::string full = path(key);
-  for (const KeyRange& k : ranges_) {
+  for (const KeyRange& k : *ranges_) {
     if (!covers(k.key, full)) {
       continue;
     }
@@ -92,14 +94,18 @@ std::string Reader::declared_range_problem(std::string_view key, double v) const
   return {};
 }
 
-std::vector<KeyRange> key_ranges(std::string_view folder) {
-  std::vector<KeyRange> out;
-  for (const KeyRange& k : key_ranges()) {
-    if (k.folder == folder) {
-      out.push_back(k);
+const std::vector<KeyRange>& key_ranges(std::string_view folder) {
+  // Split by folder once: every reader of a file of that folder points at its rows.
+  static const std::map<std::string_view, std::vector<KeyRange>> by_folder = [] {
+    std::map<std::string_view, std::vector<KeyRange>> out;
+    for (const KeyRange& k : key_ranges()) {
+      out[k.folder].push_back(k);
     }
-  }
-  return out;
+    return out;
+  }();
+  static const std::vector<KeyRange> none;
+  const auto it = by_folder.find(folder);
+  return it == by_folder.end() ? none : it->second;
 }
 
 }  // namespace gpusim::parse

@@ -61,8 +61,8 @@ struct KeyRange {
 };
 // Every row, in the order specs/README.md lists them.
 const std::vector<KeyRange>& key_ranges();
-// The rows of one folder's files.
-std::vector<KeyRange> key_ranges(std::string_view folder);
+// The rows of one folder's files (a table that lives as long as the program).
+const std::vector<KeyRange>& key_ranges(std::string_view folder);
 
 // For an unknown key: the table (e.g. "parallelism") where a key of that name belongs, or "".
 using Elsewhere = std::function<std::string(std::string_view table_path, std::string_view key)>;
@@ -115,8 +115,9 @@ class Reader {
   void finish();
   // Used by finish() for unknown keys; inherited by nested tables.
   void set_elsewhere(Elsewhere f) { elsewhere_ = std::move(f); }
-  // The declared ranges of this file's keys (key_ranges(folder)); inherited by nested tables.
-  void set_ranges(std::vector<KeyRange> ranges) { ranges_ = std::move(ranges); }
+  // The declared ranges of this file's keys (key_ranges(folder), which outlives every reader);
+  // inherited by nested tables.
+  void set_ranges(const std::vector<KeyRange>& ranges) { ranges_ = &ranges; }
 
   [[nodiscard]] bool has(std::string_view key) const { return table_->contains(key); }
   // Whether `key` holds exactly this string (for keys that take a number or a keyword).
@@ -138,11 +139,17 @@ class Reader {
   const toml::table* table_;
   std::string prefix_;
   Diagnostics* diags_;
-  // Keys read or allowed, in the order asked, repeats included (a set would allocate a node for
-  // every key read); finish() sorts them only to suggest a spelling for an unknown key.
-  std::vector<std::string> known_;
+  // Keys read or allowed, in the order asked, repeats included, each followed by a '\0', in one
+  // buffer (a string or set node per key would allocate for every key read); finish() splits them
+  // only to suggest a spelling for an unknown key.
+  void know(std::string_view key) {
+    known_.append(key);
+    known_.push_back('\0');
+  }
+  [[nodiscard]] bool knows(std::string_view key) const;
+  std::string known_;
   Elsewhere elsewhere_;
-  std::vector<KeyRange> ranges_;
+  const std::vector<KeyRange>* ranges_ = nullptr;
 };
 
 // --- Spec tables (formats in specs/README.md) ---

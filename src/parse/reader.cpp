@@ -125,7 +125,7 @@ std::string Reader::show(const toml::node& n) {
 }
 
 const toml::node* Reader::get(std::string_view key, Need need) {
-  known_.emplace_back(key);
+  know(key);
   const toml::node* n = table_->get(key);
   if (n == nullptr && need == Need::kRequired) {
     diags_->add(pos_of(*table_), path(key), "missing required key");
@@ -391,7 +391,7 @@ std::optional<Reader> Reader::table(std::string_view key, Need need) {
 
 void Reader::allow(std::initializer_list<std::string_view> keys) {
   for (auto k : keys) {
-    known_.emplace_back(k);
+    know(k);
   }
 }
 
@@ -414,21 +414,40 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 }
 }  // namespace
 
+bool Reader::knows(std::string_view key) const {
+  for (std::size_t at = 0; at < known_.size();) {
+    const std::size_t end = known_.find('\0', at);
+    if (std::string_view(known_).substr(at, end - at) == key) {
+      return true;
+    }
+    at = end + 1;
+  }
+  return false;
+}
+
 void Reader::finish() {
+  std::vector<std::string_view> names;  // the known keys sorted, once each (for suggestions)
   for (const auto& [k, v] : *table_) {
-    if (std::find(known_.begin(), known_.end(), k.str()) != known_.end()) {
+    if (knows(k.str())) {
       continue;
     }
     // An unknown key: the suggestions go through the known keys in order, once each.
-    std::sort(known_.begin(), known_.end());
-    known_.erase(std::unique(known_.begin(), known_.end()), known_.end());
+    if (names.empty()) {
+      for (std::size_t at = 0; at < known_.size();) {
+        const std::size_t end = known_.find('\0', at);
+        names.push_back(std::string_view(known_).substr(at, end - at));
+        at = end + 1;
+      }
+      std::sort(names.begin(), names.end());
+      names.erase(std::unique(names.begin(), names.end()), names.end());
+    }
     std::string message = "unknown key";
     std::size_t best = 3;  // suggest only close spellings
-    for (const auto& cand : known_) {
+    for (const std::string_view cand : names) {
       const std::size_t d = edit_distance(k.str(), cand);
       if (d < best) {
         best = d;
-        message = "unknown key (did you mean \"" + cand + "\"?)";
+        message = "unknown key (did you mean \"" + std::string(cand) + "\"?)";
       }
     }
     if (elsewhere_) {

@@ -1,8 +1,10 @@
 // A grid of scenario variants: the file is parsed once, each point resolved with its overrides
-// (the catalog remembers resolved specs) and estimated without advice or per-op shares. A point that cannot run
+// (the catalog remembers resolved specs) and estimated without advice or per-op shares, with the
+// kernel tables of nearby points shared. A point that cannot run
 // carries its reason instead of an estimate. The grid is bounded before any work, and its points
 // are handed on one at a time.
 #include <limits>
+#include <optional>
 #include <sstream>
 
 #include "gpusim/search.hpp"
@@ -84,7 +86,15 @@ void sweep(const catalog::Catalog& catalog, const scenario::ParsedScenario& pars
   const auto mine = static_cast<std::size_t>(shard_points(points, options.shard, options.shards));
   std::vector<scenario::Override> o = fixed;
   std::size_t done = 0;
+  // Points that differ in what no kernel sum reads (GPU count, data parallelism, ZeRO, prices...)
+  // share their kernel tables (step::TableCache: the same numbers as without it). The cache starts
+  // afresh every kPointsPerCache points, so memory stays bounded however long the grid.
+  constexpr std::size_t kPointsPerCache = 1024;
+  std::optional<step::TableCache> tables;
   for (std::uint64_t i = shard; i < points; i += shards) {
+    if (done % kPointsPerCache == 0) {
+      tables.emplace();
+    }
     o.resize(fixed.size());
     SweepPoint p;
     std::uint64_t rest = i;
@@ -98,6 +108,7 @@ void sweep(const catalog::Catalog& catalog, const scenario::ParsedScenario& pars
       answer::Options estimate;
       estimate.advice = false;
       estimate.op_shares = false;
+      estimate.tables = &*tables;
       p.estimate = answer::estimate(scenario::resolve(catalog, parsed, o), estimate);
     } catch (const InputError& e) {
       p.problem = e.first_message();
