@@ -239,24 +239,33 @@ class IterationModel {
   int pipeline_ = 1;
   double clock_ = 1;
   workload::ServingEngine engine_;  // the engine's host costs (step::engine_host_time)
-  // The parts of an iteration that depend on its tokens and rows alone. Decode iterations (one
-  // token per row) recur at every batch size a run passes through: kept by that count, up to
-  // kByCount of them; any other iteration shares the last one's (consecutive iterations of a run
-  // mostly do).
-  struct ByTokens {
-    double tokens = -1;
-    double rows = -1;
+  // The parts of an iteration that depend on its token count alone, and on its row count alone.
+  // Iterations of a run recur at the same counts (decodes at every batch size it passes through,
+  // prompt chunks beside them): kept by count, up to kByCount; any other count shares the last
+  // one's.
+  struct TokenPart {
+    double tokens = -1;  // < 0: not yet made
     Point dense;
-    Point head;
     double comm = 0;
     double send = 0;
   };
-  static constexpr std::size_t kByCount = 4096;
-  [[nodiscard]] const ByTokens& by_tokens(const IterationShape& s) const;
-  // The time of an iteration from its token parts; `stage` is set to one stage's time.
-  [[nodiscard]] Seconds time(const ByTokens& t, const IterationShape& s, double& stage, double& busy) const;
-  mutable ByTokens last_;
-  mutable std::vector<ByTokens> by_count_;  // by decode rows, where tokens == rows (tokens < 0: not yet)
+  struct RowPart {
+    double rows = -1;
+    Point head;
+  };
+  static constexpr std::size_t kByCount = 16384;
+  [[nodiscard]] const TokenPart& token_part(double tokens) const;
+  [[nodiscard]] const RowPart& row_part(double rows) const;
+  // The time of an iteration from its parts; `stage` is set to one stage's time, `busy` to its
+  // kernels' busy time.
+  [[nodiscard]] Seconds time(const TokenPart& t, const RowPart& r, const IterationShape& s, double& stage,
+                             double& busy) const;
+  mutable TokenPart last_tokens_;  // a copy of the last part returned
+  mutable RowPart last_rows_;
+  mutable TokenPart other_tokens_;  // the last count the memo does not keep
+  mutable RowPart other_rows_;
+  mutable std::vector<TokenPart> by_tokens_;
+  mutable std::vector<RowPart> by_rows_;
 };
 
 // The step's kernels aggregated by name and phase (per step, all instances).

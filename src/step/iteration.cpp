@@ -280,38 +280,63 @@ void IterationModel::derive(TableCache::Tables& t) {
   }
 }
 
-const IterationModel::ByTokens& IterationModel::by_tokens(const IterationShape& s) const {
-  ByTokens* t = &last_;
-  if (s.tokens == s.rows && s.tokens >= 1 && s.tokens < static_cast<double>(kByCount) &&
-      s.tokens == static_cast<double>(static_cast<std::size_t>(s.tokens))) {
-    const auto n = static_cast<std::size_t>(s.tokens);
-    if (n >= by_count_.size()) {
-      by_count_.resize(std::min(kByCount, std::max(2 * by_count_.size(), n + 1)));
-    }
-    t = &by_count_[n];
+namespace {
+// The slot of a whole count below `limit` in `memo` (grown to it), or `other` for any other count.
+template <class Part>
+Part& slot(std::vector<Part>& memo, Part& other, double count, std::size_t limit) {
+  if (count < 1 || count >= static_cast<double>(limit) ||
+      count != static_cast<double>(static_cast<std::size_t>(count))) {
+    return other;
   }
-  if (s.tokens != t->tokens || s.rows != t->rows) {
-    // Each field set once (zeroing the whole record first costs more than the rest of a call).
-    t->tokens = s.tokens;
-    t->rows = s.rows;
-    Span tokens;
-    const bool any = span(where(grid_, s.tokens), tokens);
-    t->dense = any ? at(tokens, &Row::dense) : Point{};
-    t->comm = any ? at(tokens, &Row::comm) : 0.0;
-    t->send = any ? at(tokens, &Row::send) : 0.0;
-    if (s.rows == s.tokens) {
-      t->head = any ? at(tokens, &Row::head) : Point{};
-    } else if (Span rows; span(where(grid_, s.rows), rows)) {
-      t->head = at(rows, &Row::head);
+  const auto n = static_cast<std::size_t>(count);
+  if (n >= memo.size()) {
+    memo.resize(std::min(limit, std::max(2 * memo.size(), n + 1)));
+  }
+  return memo[n];
+}
+}  // namespace
+
+// The last part asked for is kept beside the memo (consecutive iterations mostly share it), so
+// that the common case is one comparison.
+const IterationModel::TokenPart& IterationModel::token_part(double tokens) const {
+  if (last_tokens_.tokens == tokens) {
+    return last_tokens_;
+  }
+  TokenPart& t = slot(by_tokens_, other_tokens_, tokens, kByCount);
+  if (t.tokens != tokens) {
+    t.tokens = tokens;
+    Span at_tokens;
+    if (span(where(grid_, tokens), at_tokens)) {
+      t.dense = at(at_tokens, &Row::dense);
+      t.comm = at(at_tokens, &Row::comm);
+      t.send = at(at_tokens, &Row::send);
     } else {
-      t->head = Point{};
+      t.dense = Point{};
+      t.comm = 0;
+      t.send = 0;
     }
   }
-  return *t;
+  last_tokens_ = t;
+  return last_tokens_;
 }
 
-Seconds IterationModel::time(const ByTokens& t, const IterationShape& s, double& stage, double& busy) const {
-  const double kernels = t.dense.time + t.head.time + decode_per_row_.time * s.decode_rows +
+const IterationModel::RowPart& IterationModel::row_part(double rows) const {
+  if (last_rows_.rows == rows) {
+    return last_rows_;
+  }
+  RowPart& r = slot(by_rows_, other_rows_, rows, kByCount);
+  if (r.rows != rows) {
+    r.rows = rows;
+    Span at_rows;
+    r.head = span(where(grid_, rows), at_rows) ? at(at_rows, &Row::head) : Point{};
+  }
+  last_rows_ = r;
+  return last_rows_;
+}
+
+Seconds IterationModel::time(const TokenPart& t, const RowPart& r, const IterationShape& s, double& stage,
+                             double& busy) const {
+  const double kernels = t.dense.time + r.head.time + decode_per_row_.time * s.decode_rows +
                          decode_per_context_.time * s.context + prefill_per_pair_.time * s.pairs;
   busy = kernels * (1.0 + remainder_) + gap_.value();
   const double gpu = busy + t.comm;
@@ -323,13 +348,15 @@ Seconds IterationModel::time(const ByTokens& t, const IterationShape& s, double&
 Seconds IterationModel::time(const IterationShape& s) const {
   double stage = 0;
   double busy = 0;
-  return time(by_tokens(s), s, stage, busy);
+  const TokenPart& t = token_part(s.tokens);
+  return time(t, row_part(s.rows), s, stage, busy);
 }
 
 IterationCost IterationModel::cost(const IterationShape& s) const {
-  const ByTokens& t = by_tokens(s);
+  const TokenPart& t = token_part(s.tokens);
+  const RowPart& r = row_part(s.rows);
   const Point& dense = t.dense;
-  const Point& head = t.head;
+  const Point& head = r.head;
   auto sum = [&](auto field) {
     return dense.*field + head.*field + decode_per_row_.*field * s.decode_rows +
            decode_per_context_.*field * s.context + prefill_per_pair_.*field * s.pairs;
@@ -337,7 +364,7 @@ IterationCost IterationModel::cost(const IterationShape& s) const {
   double stage = 0;
   double busy = 0;
   IterationCost c;
-  c.time = time(t, s, stage, busy);
+  c.time = time(t, r, s, stage, busy);
   c.compute_bound = Seconds(sum(&Point::compute_bound) * (1.0 + remainder_));
   c.memory_bound = Seconds(sum(&Point::memory_bound) * (1.0 + remainder_));
   c.arithmetic = Seconds(sum(&Point::arithmetic) * (1.0 + remainder_));
