@@ -241,7 +241,8 @@ class IterationModel {
   workload::ServingEngine engine_;  // the engine's host costs (step::engine_host_time)
   // The parts of an iteration that depend on its token count alone, and on its row count alone.
   // Iterations of a run recur at the same counts (decodes at every batch size it passes through,
-  // prompt chunks beside them): kept by count, up to kByCount; any other count shares the last
+  // prompt chunks beside them): kept by count in the tables (so across the evaluations that share
+  // them), below kByCount and the grid's last point; any other count shares the last
   // one's.
   struct TokenPart {
     double tokens = -1;  // < 0: not yet made
@@ -264,8 +265,7 @@ class IterationModel {
   mutable RowPart last_rows_;
   mutable TokenPart other_tokens_;  // the last count the memo does not keep
   mutable RowPart other_rows_;
-  mutable std::vector<TokenPart> by_tokens_;
-  mutable std::vector<RowPart> by_rows_;
+  double memo_limit_ = 0;  // counts below it are kept in the tables' memo (token_part, row_part)
 };
 
 // The step's kernels aggregated by name and phase (per step, all instances).

@@ -94,6 +94,11 @@ struct TableCache::Tables {
   IterationModel::Point decode_per_context;
   IterationModel::Point prefill_per_pair;
   double kernels = 0;
+  // The interpolated parts by whole token and row count (IterationModel::token_part, row_part),
+  // made by whichever model first asked: a count below a grid's last point has the same segment in
+  // every grid (each a prefix of one sequence), so its part is the same for every model.
+  std::vector<IterationModel::TokenPart> by_tokens;
+  std::vector<IterationModel::RowPart> by_rows;
 
   // Whether these tables are those of the given inputs: equal in everything the tables read. Left
   // out of the comparison, as the tables never read them (TableCache): the inference's batch and
@@ -227,8 +232,8 @@ IterationModel::IterationModel(const hardware::System& sys, const physics::Fabri
     }
   }
   if (tables_ == nullptr) {
-    tables_ = std::make_shared<TableCache::Tables>(
-        TableCache::Tables{g, fabric, m, inf, rt, tp, stage_layers, clock, sends_cross_nodes, {}, {}, {}, {}, {}, 0});
+    tables_ = std::make_shared<TableCache::Tables>(TableCache::Tables{
+        g, fabric, m, inf, rt, tp, stage_layers, clock, sends_cross_nodes, {}, {}, {}, {}, {}, 0, {}, {}});
     derive(*tables_);
     cache.tables_.push_back(tables_);
   }
@@ -236,6 +241,8 @@ IterationModel::IterationModel(const hardware::System& sys, const physics::Fabri
     tables_->rows.resize(grid_.size());
     tables_->ready.resize(grid_.size(), 0);
   }
+  // Counts beyond the grid's last point extend its last segment: this grid's own, kept aside.
+  memo_limit_ = std::min(static_cast<double>(kByCount), grid_.back());
   decode_per_row_ = tables_->decode_per_row;
   decode_per_context_ = tables_->decode_per_context;
   prefill_per_pair_ = tables_->prefill_per_pair;
@@ -283,14 +290,13 @@ void IterationModel::derive(TableCache::Tables& t) {
 namespace {
 // The slot of a whole count below `limit` in `memo` (grown to it), or `other` for any other count.
 template <class Part>
-Part& slot(std::vector<Part>& memo, Part& other, double count, std::size_t limit) {
-  if (count < 1 || count >= static_cast<double>(limit) ||
-      count != static_cast<double>(static_cast<std::size_t>(count))) {
+Part& slot(std::vector<Part>& memo, Part& other, double count, double limit) {
+  if (count < 1 || count >= limit || count != static_cast<double>(static_cast<std::size_t>(count))) {
     return other;
   }
   const auto n = static_cast<std::size_t>(count);
   if (n >= memo.size()) {
-    memo.resize(std::min(limit, std::max(2 * memo.size(), n + 1)));
+    memo.resize(std::max(2 * memo.size(), n + 1));
   }
   return memo[n];
 }
@@ -302,7 +308,7 @@ const IterationModel::TokenPart& IterationModel::token_part(double tokens) const
   if (last_tokens_.tokens == tokens) {
     return last_tokens_;
   }
-  TokenPart& t = slot(by_tokens_, other_tokens_, tokens, kByCount);
+  TokenPart& t = slot(tables_->by_tokens, other_tokens_, tokens, memo_limit_);
   if (t.tokens != tokens) {
     t.tokens = tokens;
     Span at_tokens;
@@ -324,7 +330,7 @@ const IterationModel::RowPart& IterationModel::row_part(double rows) const {
   if (last_rows_.rows == rows) {
     return last_rows_;
   }
-  RowPart& r = slot(by_rows_, other_rows_, rows, kByCount);
+  RowPart& r = slot(tables_->by_rows, other_rows_, rows, memo_limit_);
   if (r.rows != rows) {
     r.rows = rows;
     Span at_rows;
