@@ -356,7 +356,9 @@ class Evaluator {
   };
   KernelsAtClocks& kernels_of(const workload::Layout& layout);
   const Kernels& kernels(KernelsAtClocks& lowered, const workload::Layout& layout, double clock);
-  const std::pair<hardware::System, physics::Fabric>& system_for(int gpus);
+  // The system at `gpus` GPUs (0: its own count) and its fabric; the evaluator's own system where
+  // the count changes nothing of it.
+  std::pair<const hardware::System&, const physics::Fabric&> system_for(int gpus);
   // parallel_comm of a layout on `sys` (one of system_for's), from the terms the last layouts
   // share with it.
   physics::ParallelComm communication(const workload::Layout& layout, const hardware::System& sys,
@@ -388,7 +390,8 @@ class Evaluator {
   void share_kernels(TableCache& cache);      // kernels_ from `cache` (evaluator.cpp)
   KernelsAtClocks* last_lowered_ = nullptr;   // of last_key_: consecutive layouts of a search share it
   KernelKey last_key_;
-  std::map<int, std::pair<hardware::System, physics::Fabric>> systems_;
+  std::map<int, std::pair<hardware::System, physics::Fabric>> systems_;  // other GPU counts
+  std::optional<physics::Fabric> own_fabric_;                            // of system_
   // A search's layouts in its order share communication terms: the per-micro-batch terms of the
   // last layout but its ZeRO stage, and the data-parallel terms per (ZeRO, expert) of the last
   // (GPUs, tensor, pipeline, data, context, micro-batch).
