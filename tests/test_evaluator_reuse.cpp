@@ -7,6 +7,7 @@
 // too narrow a key shows as a difference. The job time alone (Evaluator::job_time, by which a
 // search ranks layouts) must equal the full evaluation's.
 #include <algorithm>
+#include <optional>
 #include <random>
 
 #include "helpers.hpp"
@@ -104,4 +105,26 @@ TEST_CASE("an evaluator reused over layouts in any order gives each what a fresh
   }
   CHECK(scenarios >= 10);
   CHECK(layouts >= 1000);
+}
+
+TEST_CASE("an evaluator made from values keeps its own copy of them, through a move", "[step]") {
+  // Changing or dropping the caller's inputs after the evaluator is made must not reach it (a
+  // borrowing evaluator, Evaluator::Borrow, is for inputs that outlive it: step::evaluate).
+  for (const char* file : {"scenarios/llama2-7b-pretrain-a100.toml", "scenarios/llama3-70b-fp8-4xh100-serve.toml"}) {
+    INFO(file);
+    const Scenario sc = scenario::load_scenario_file(test::catalog(), std::string(GPUSIM_SOURCE_DIR) + "/" + file);
+    const step::Evaluation expected = step::evaluate(sc);
+    std::optional<step::Evaluator> moved;
+    std::optional<step::Evaluation> changed;
+    {
+      Scenario temp = sc;
+      step::Evaluator own(temp.system, temp.job, temp.runtime);
+      temp.system.gpu.memory_bandwidth = temp.system.gpu.memory_bandwidth * 0.5;
+      temp.runtime.remainder += 0.5;
+      moved.emplace(std::move(own));
+      changed = step::Evaluator(temp.system, temp.job, temp.runtime).evaluate(sc.layout);
+    }
+    check_same(moved->evaluate(sc.layout), expected);
+    CHECK(changed->step.time.value() > expected.step.time.value());  // the change would have shown
+  }
 }

@@ -323,6 +323,11 @@ struct Options {
 class Evaluator {
  public:
   Evaluator(hardware::System system, workload::Job job, workload::Runtime runtime);
+  // One that reads the caller's inputs instead of a copy of them: they must outlive it (an
+  // evaluation within one call, where copying a GPU spec's names and sources costs more than
+  // the estimate).
+  struct Borrow {};
+  Evaluator(const hardware::System& system, const workload::Job& job, const workload::Runtime& runtime, Borrow);
   ~Evaluator();
   // Not copied: it points into its own memo.
   Evaluator(const Evaluator&) = delete;
@@ -338,8 +343,8 @@ class Evaluator {
   // search ranks layouts by it and evaluates in full only those it keeps).
   Seconds job_time(const workload::Layout& layout, int gpus = 0);
 
-  [[nodiscard]] const hardware::System& system() const { return system_; }
-  [[nodiscard]] const workload::Job& job() const { return job_; }
+  [[nodiscard]] const hardware::System& system() const { return *system_; }
+  [[nodiscard]] const workload::Job& job() const { return *job_; }
 
   // Kernel sums of one micro-batch, per scope (private to the evaluator's files).
   struct Kernels;
@@ -377,9 +382,12 @@ class Evaluator {
   Evaluation evaluate_image_inference(const workload::Layout& layout, const hardware::System& sys,
                                       const Options& options) const;  // inference.cpp: a ResNet's batches
 
-  hardware::System system_;
-  workload::Job job_;
-  workload::Runtime runtime_;
+  void start();   // what both constructors do once the inputs are in place
+  struct Inputs;  // the inputs an evaluator owns (evaluator.cpp); where it borrows them, none
+  std::shared_ptr<const Inputs> owned_;
+  const hardware::System* system_ = nullptr;  // into owned_ or the lender's
+  const workload::Job* job_ = nullptr;
+  const workload::Runtime* runtime_ = nullptr;
   workload::ModelCounts counts_;        // of a training job
   std::unique_ptr<TrainingStep> step_;  // the last training step (kept, not rebuilt per layout)
   // The kernel sums by lowering: the evaluator's own, or those of a TableCache entry for the same

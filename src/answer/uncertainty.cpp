@@ -120,7 +120,7 @@ struct Input {
 std::int64_t largest_micro_batch(const scenario::Scenario& sc) {
   const workload::Training& t = *sc.job.training;
   const std::int64_t per_replica = t.global_batch / std::max(1, sc.layout.data);
-  const step::Evaluator ev(sc.system, sc.job, sc.runtime);
+  const step::Evaluator ev(sc.system, sc.job, sc.runtime, step::Evaluator::Borrow{});
   std::vector<std::int64_t> divisors;
   for (std::int64_t d = 1; d * d <= per_replica; ++d) {
     if (per_replica % d == 0) {

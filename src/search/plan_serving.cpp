@@ -153,7 +153,8 @@ ServingPlanResult plan_serving(const scenario::Scenario& sc, const PlanOptions& 
     for (std::int64_t b = 1; b <= limit_cap; b *= 2) {
       ++out.candidates;
       const scenario::Scenario s = variant(formatted[c.format], c, b);
-      const physics::MemoryBreakdown mem = step::Evaluator(s.system, s.job, s.runtime).memory(c.layout);
+      const physics::MemoryBreakdown mem =
+          step::Evaluator(s.system, s.job, s.runtime, step::Evaluator::Borrow{}).memory(c.layout);
       if (!mem.fits()) {
         // A larger batch limit needs at least as much memory: count the rest as not fitting.
         const auto rest =

@@ -81,13 +81,32 @@ struct TableCache::TrainingKernels {
   }
 };
 
+struct Evaluator::Inputs {
+  System system;
+  workload::Job job;
+  workload::Runtime runtime;
+};
+
 Evaluator::Evaluator(System system, workload::Job job, workload::Runtime runtime)
-    : system_(std::move(system)),
-      job_(std::move(job)),
-      runtime_(runtime),
+    : owned_(std::make_shared<const Inputs>(Inputs{std::move(system), std::move(job), std::move(runtime)})),
+      system_(&owned_->system),
+      job_(&owned_->job),
+      runtime_(&owned_->runtime),
       kernels_(std::make_shared<std::map<KernelKey, KernelsAtClocks>>()) {
-  if (job_.training) {
-    counts_ = workload::model_counts(job_.model, *job_.training);
+  start();
+}
+
+Evaluator::Evaluator(const System& system, const workload::Job& job, const workload::Runtime& runtime, Borrow)
+    : system_(&system),
+      job_(&job),
+      runtime_(&runtime),
+      kernels_(std::make_shared<std::map<KernelKey, KernelsAtClocks>>()) {
+  start();
+}
+
+void Evaluator::start() {
+  if (job_->training) {
+    counts_ = workload::model_counts(job_->model, *job_->training);
     step_ = std::make_unique<TrainingStep>();
   }
 }
@@ -114,24 +133,24 @@ const Evaluator::Kernels& Evaluator::kernels(KernelsAtClocks& lowered, const Lay
   auto it = std::lower_bound(v.begin(), v.end(), clock, [](const auto& e, double c) { return e.first < c; });
   if (it == v.end() || it->first != clock) {
     // The lowering does not depend on the clock: one set of ops for every clock it is timed at.
-    Ops ops = v.empty() ? shared_ops(lowering::lower_training(job_.model, *job_.training, layout, runtime_))
+    Ops ops = v.empty() ? shared_ops(lowering::lower_training(job_->model, *job_->training, layout, *runtime_))
                         : v.front().second->ops;
-    it = v.emplace(it, clock, time_pass(std::move(ops), system_.gpu, clock));
+    it = v.emplace(it, clock, time_pass(std::move(ops), system_->gpu, clock));
   }
   return *it->second;
 }
 
 std::pair<const System&, const physics::Fabric&> Evaluator::system_for(int gpus) {
-  const int n = gpus > 0 ? gpus : system_.gpus;
-  if (n == system_.gpus && system_.gpus_per_node <= n) {  // scenario::with_gpus would copy it unchanged
+  const int n = gpus > 0 ? gpus : system_->gpus;
+  if (n == system_->gpus && system_->gpus_per_node <= n) {  // scenario::with_gpus would copy it unchanged
     if (!own_fabric_) {
-      own_fabric_ = physics::make_fabric(system_);
+      own_fabric_ = physics::make_fabric(*system_);
     }
-    return {system_, *own_fabric_};
+    return {*system_, *own_fabric_};
   }
   auto it = systems_.find(n);
   if (it == systems_.end()) {
-    System s = scenario::with_gpus(system_, n);
+    System s = scenario::with_gpus(*system_, n);
     physics::Fabric f = physics::make_fabric(s);
     it = systems_.emplace(n, std::make_pair(std::move(s), std::move(f))).first;
   }
@@ -139,8 +158,8 @@ std::pair<const System&, const physics::Fabric&> Evaluator::system_for(int gpus)
 }
 
 physics::ParallelComm Evaluator::communication(const Layout& layout, const System& sys, const physics::Fabric& fabric) {
-  const workload::ModelShape& m = job_.model;
-  const workload::Training& t = *job_.training;
+  const workload::ModelShape& m = job_->model;
+  const workload::Training& t = *job_->training;
   Layout without_zero = layout;
   without_zero.zero = 0;
   if (!micro_comm_ || micro_comm_->gpus != sys.gpus || !(micro_comm_->layout == without_zero)) {
@@ -170,7 +189,7 @@ physics::ParallelComm Evaluator::communication(const Layout& layout, const Syste
   });
   if (it == data_comm_.end()) {
     physics::ParallelComm data;
-    physics::add_data_comm(fabric, sys.gpus_per_node, t, counts_, layout, runtime_, data);
+    physics::add_data_comm(fabric, sys.gpus_per_node, t, counts_, layout, *runtime_, data);
     it = data_comm_.insert(data_comm_.end(), {layout.zero, layout.expert, data});
   }
   physics::ParallelComm c = micro_comm_->comm;
@@ -184,35 +203,35 @@ physics::ParallelComm Evaluator::communication(const Layout& layout, const Syste
 
 physics::MemoryBreakdown Evaluator::training_memory(const Layout& layout) const {
   if (!last_memory_ || !(last_memory_->first == layout)) {
-    last_memory_.emplace(layout,
-                         physics::training_memory(job_.model, *job_.training, counts_, layout, runtime_, system_.gpu));
+    last_memory_.emplace(
+        layout, physics::training_memory(job_->model, *job_->training, counts_, layout, *runtime_, system_->gpu));
   }
   return last_memory_->second;
 }
 
 physics::MemoryBreakdown Evaluator::memory(const Layout& layout) const {
-  if (job_.training) {
+  if (job_->training) {
     physics::MemoryBreakdown mb = training_memory(layout);
-    mb.host_capacity = system_.host.memory / static_cast<double>(std::max(1, system_.gpus_per_node));
+    mb.host_capacity = system_->host.memory / static_cast<double>(std::max(1, system_->gpus_per_node));
     return mb;
   }
   return inference_memory(layout);
 }
 
 void Evaluator::share_kernels(TableCache& cache) {
-  if (&cache == kernels_from_ || !job_.training) {
+  if (&cache == kernels_from_ || !job_->training) {
     return;
   }
   std::shared_ptr<TableCache::TrainingKernels> entry;
   for (const auto& kept : cache.training_) {
-    if (kept->serves(system_.gpu, job_.model, *job_.training, runtime_)) {
+    if (kept->serves(system_->gpu, job_->model, *job_->training, *runtime_)) {
       entry = kept;
       break;
     }
   }
   if (entry == nullptr) {
     entry = std::make_shared<TableCache::TrainingKernels>(
-        TableCache::TrainingKernels{system_.gpu, job_.model, *job_.training, runtime_, {}});
+        TableCache::TrainingKernels{system_->gpu, job_->model, *job_->training, *runtime_, {}});
     cache.training_.push_back(entry);
   }
   kernels_ = std::shared_ptr<std::map<KernelKey, KernelsAtClocks>>(entry, &entry->kernels);
@@ -225,14 +244,14 @@ Evaluation Evaluator::evaluate(const Layout& layout, int gpus, const Options& op
     share_kernels(*options.tables);
   }
   const auto& [sys, fabric] = system_for(gpus);
-  return job_.training ? evaluate_training(layout, sys, fabric, options)
-                       : evaluate_inference(layout, sys, fabric, options);
+  return job_->training ? evaluate_training(layout, sys, fabric, options)
+                        : evaluate_inference(layout, sys, fabric, options);
 }
 
 void Evaluator::training_step(const Layout& layout, const System& sys, const physics::Fabric& fabric,
                               TrainingStep& out) {
-  const workload::Training& t = *job_.training;
-  const workload::ModelShape& m = job_.model;
+  const workload::Training& t = *job_->training;
+  const workload::ModelShape& m = job_->model;
   const hardware::GpuSpec& g = sys.gpu;
   out.stage_layers = std::ceil(static_cast<double>(m.layers) / layout.pipeline);
   out.first_stage_is_last = layout.pipeline == 1;  // the slowest stage also holds the embedding
@@ -246,7 +265,7 @@ void Evaluator::training_step(const Layout& layout, const System& sys, const phy
   });
   if (found == out.optimizers.end()) {
     found = out.optimizers.insert(
-        out.optimizers.end(), {layout.zero, layout.expert, lowering::optimizer_op(m, t, counts_, layout, runtime_)});
+        out.optimizers.end(), {layout.zero, layout.expert, lowering::optimizer_op(m, t, counts_, layout, *runtime_)});
   }
   out.opt = &std::get<2>(*found);
   const lowering::Op& opt = *out.opt;
@@ -255,7 +274,7 @@ void Evaluator::training_step(const Layout& layout, const System& sys, const phy
   const double micro = static_cast<double>(t.global_batch) / (static_cast<double>(layout.micro_batch) * layout.data);
   out.micro = micro;
   const physics::ParallelComm comm = communication(layout, sys, fabric);
-  const physics::OffloadCost offload = physics::offload_cost(sys, m, t, counts_, layout, runtime_);
+  const physics::OffloadCost offload = physics::offload_cost(sys, m, t, counts_, layout, *runtime_);
   KernelsAtClocks& lowered = kernels_of(layout);
   // The step at a clock into (sk, s): kernel sums, optimizer, combination.
   auto step_at = [&](double clock, StepKernels& sk, StepBreakdown& s) {
@@ -264,7 +283,7 @@ void Evaluator::training_step(const Layout& layout, const System& sys, const phy
     sk.optimizer = ot.time * opt.count;
     sk.optimizer_kernels = opt.count;
     sk.optimizer_dram = ot.dram * opt.count;
-    s = combine_training_step(sk, micro, comm, layout, g, runtime_, offload);
+    s = combine_training_step(sk, micro, comm, layout, g, *runtime_, offload);
   };
   // The clock settles over the busy period, the step without its pipeline bubble: fill and drain
   // idle a stage for whole passes (seconds in a large job), longer than the board's power averaging
@@ -272,7 +291,7 @@ void Evaluator::training_step(const Layout& layout, const System& sys, const phy
   // The runtime's remainder is time the kernels take beyond the model: busy time at the kernels'
   // mix, not idle time (which would let the clock rise).
   auto mix_of = [&](const StepBreakdown& s, const StepKernels& sk) {
-    const double busy = 1.0 + runtime_.remainder;
+    const double busy = 1.0 + runtime_->remainder;
     return power_mix(sk.arithmetic * (micro * busy), (s.gemm + s.memory_bound) * busy,
                      sk.dram * micro + sk.optimizer_dram, s.time - s.bubble, t.precision);
   };
@@ -315,8 +334,8 @@ void Evaluator::training_step(const Layout& layout, const System& sys, const phy
   }
   out.busy_power = busy_power;
   out.busy_period = s.time - s.bubble;
-  if (job_.input) {
-    const physics::InputRate rate = physics::input_rate(sys, *job_.input);
+  if (job_->input) {
+    const physics::InputRate rate = physics::input_rate(sys, *job_->input);
     const Seconds input_time(static_cast<double>(t.global_batch) / sys.nodes() / rate.samples_per_s);
     s.input_stave = base::value_in(kStaveNames, rate.stave).value_or(Stave::kNone);
     s.input_stall = input_time > s.time ? input_time - s.time : Seconds(0);
@@ -325,21 +344,21 @@ void Evaluator::training_step(const Layout& layout, const System& sys, const phy
 }
 
 Seconds Evaluator::job_time(const Layout& layout, int gpus) {
-  if (!job_.training) {
+  if (!job_->training) {
     return evaluate(layout, gpus).job_time;
   }
   const auto& [sys, fabric] = system_for(gpus);
   training_step(layout, sys, fabric, *step_);
   // evaluate_training's expressions, in its order
-  const workload::Training& t = *job_.training;
+  const workload::Training& t = *job_->training;
   const double tokens_per_s = t.tokens_per_step() / step_->s.time.value();
   return Seconds(t.tokens / tokens_per_s);
 }
 
 Evaluation Evaluator::evaluate_training(const Layout& layout, const System& sys, const physics::Fabric& fabric,
                                         const Options& options) {
-  const workload::Training& t = *job_.training;
-  const workload::ModelShape& m = job_.model;
+  const workload::Training& t = *job_->training;
+  const workload::ModelShape& m = job_->model;
   const hardware::GpuSpec& g = sys.gpu;
   TrainingStep& ts = *step_;
   training_step(layout, sys, fabric, ts);
@@ -355,7 +374,7 @@ Evaluation Evaluator::evaluate_training(const Layout& layout, const System& sys,
   s = ts.s;
   const Watts busy_power = ts.busy_power;
   const Seconds busy_period = ts.busy_period;
-  e.memory = training_memory(layout);  // sys.gpu is system_.gpu: only the count differs
+  e.memory = training_memory(layout);  // sys.gpu is system_->gpu: only the count differs
   e.memory.host_capacity = sys.host.memory / static_cast<double>(std::max(1, sys.gpus_per_node));
   e.dtype = t.precision;
   e.peak = g.peak_for(t.precision);
@@ -387,7 +406,7 @@ Evaluation Evaluator::evaluate_training(const Layout& layout, const System& sys,
 
 Evaluation evaluate(const System& system, const workload::Job& job, const Layout& layout,
                     const workload::Runtime& runtime, const Options& options) {
-  Evaluator ev(system, job, runtime);
+  Evaluator ev(system, job, runtime, Evaluator::Borrow{});  // the inputs outlive the call
   return ev.evaluate(layout, 0, options);
 }
 

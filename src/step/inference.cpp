@@ -46,8 +46,9 @@ workload::Inference resolve_max_batch(const workload::ModelShape& m, workload::I
 }  // namespace
 
 physics::MemoryBreakdown Evaluator::inference_memory(const Layout& layout) const {
-  const workload::Inference inf = resolve_max_batch(job_.model, *job_.inference, system_.gpu, layout, runtime_.serving);
-  return physics::inference_memory(job_.model, inf, system_.gpu, layout, runtime_.serving,
+  const workload::Inference inf =
+      resolve_max_batch(job_->model, *job_->inference, system_->gpu, layout, runtime_->serving);
+  return physics::inference_memory(job_->model, inf, system_->gpu, layout, runtime_->serving,
                                    static_cast<double>(inf.batch));
 }
 
@@ -55,22 +56,22 @@ physics::MemoryBreakdown Evaluator::inference_memory(const Layout& layout) const
 // (kernels + gaps + launch stall) per batch on each data-parallel replica; images/s = batch ·
 // replicas / pass. No tokens are generated: time to first token and the latency are the pass.
 Evaluation Evaluator::evaluate_image_inference(const Layout& layout, const System& sys, const Options& options) const {
-  const workload::ModelShape& m = job_.model;
-  const workload::Inference& inf = *job_.inference;
+  const workload::ModelShape& m = job_->model;
+  const workload::Inference& inf = *job_->inference;
   const hardware::GpuSpec& g = sys.gpu;
   const double batch = static_cast<double>(inf.batch);
   const DType dtype = g.supports(inf.weight_precision) ? inf.weight_precision : DType::kFp16;
   const bool resnet = m.family == workload::Family::kResNet;
   const double seq = static_cast<double>(m.max_seq);  // a ViT's tokens per image
   const Ops ops = shared_ops(resnet ? lowering::lower_resnet(m, dtype, batch, false, false)
-                                    : lowering::lower_forward(m, inf, runtime_, 1, batch, seq, seq));
+                                    : lowering::lower_forward(m, inf, *runtime_, 1, batch, seq, seq));
   const double layers = resnet ? 1.0 : static_cast<double>(m.layers);
   auto pass_at = [&](double clock, StepKernels& k) {
     k = stage_kernels(*time_pass(ops, g, clock), layers, true);
-    return pass_time(k, g, runtime_);
+    return pass_time(k, g, *runtime_);
   };
   auto mix_of = [&](const StepKernels& k, Seconds t) {
-    const double busy = 1.0 + runtime_.remainder;
+    const double busy = 1.0 + runtime_->remainder;
     return power_mix(k.arithmetic * busy, k.micro * busy, k.dram, t, dtype);
   };
   const double clock = settle_clock(g, sys.power_limit, [&](double c) {
@@ -98,7 +99,7 @@ Evaluation Evaluator::evaluate_image_inference(const Layout& layout, const Syste
   Evaluation e;
   e.training = false;
   e.gpus = sys.gpus;
-  e.memory = physics::inference_memory(m, inf, g, layout, runtime_.serving, batch);
+  e.memory = physics::inference_memory(m, inf, g, layout, runtime_->serving, batch);
   if (resnet) {
     // Without autograd only a few maps are alive at once: a block's input (kept for the residual),
     // the convolution's input and its output, at most three of the largest map.
@@ -110,14 +111,14 @@ Evaluation Evaluator::evaluate_image_inference(const Layout& layout, const Syste
   }
   StepBreakdown& st = e.step;
   st.time = pass;
-  st.gemm = k.compute_bound * (1.0 + runtime_.remainder);
+  st.gemm = k.compute_bound * (1.0 + runtime_->remainder);
   st.gemm_flops = k.compute_bound_flops;
-  st.memory_bound = k.memory_bound * (1.0 + runtime_.remainder);
+  st.memory_bound = k.memory_bound * (1.0 + runtime_->remainder);
   st.compute = st.gemm + st.memory_bound;
   st.kernels = k.kernels;
-  st.host_launch = physics::launch_cost(g, runtime_) * k.kernels;
+  st.host_launch = physics::launch_cost(g, *runtime_) * k.kernels;
   st.launch_stall = physics::launch_stall(
-      st.host_launch, k.micro * (1.0 + runtime_.remainder) + g.efficiency.kernel_overhead * k.kernels);
+      st.host_launch, k.micro * (1.0 + runtime_->remainder) + g.efficiency.kernel_overhead * k.kernels);
   st.overhead = pass > st.compute ? pass - st.compute : Seconds(0);
   const int replicas = layout.data;
   InferenceResult r;
@@ -159,14 +160,14 @@ Evaluation Evaluator::evaluate_image_inference(const Layout& layout, const Syste
 
 Evaluation Evaluator::evaluate_inference(const Layout& layout, const System& sys, const physics::Fabric& fabric,
                                          const Options& options) const {
-  if (job_.model.images()) {
+  if (job_->model.images()) {
     return evaluate_image_inference(layout, sys, options);
   }
-  const workload::ModelShape& m = job_.model;
+  const workload::ModelShape& m = job_->model;
   const hardware::GpuSpec& g = sys.gpu;
-  const workload::ServingEngine& engine = runtime_.serving;
-  const bool continuous = is_continuous(runtime_);
-  const workload::Inference inf = resolve_max_batch(m, *job_.inference, g, layout, engine);
+  const workload::ServingEngine& engine = runtime_->serving;
+  const bool continuous = is_continuous(*runtime_);
+  const workload::Inference inf = resolve_max_batch(m, *job_->inference, g, layout, engine);
   const double batch = static_cast<double>(inf.batch);
   const double prompt = static_cast<double>(inf.prompt_tokens);
   const double output = static_cast<double>(inf.output_tokens);
@@ -193,16 +194,16 @@ Evaluation Evaluator::evaluate_inference(const Layout& layout, const System& sys
   auto clock_of = [&](const Ops& ops) {
     return settle_clock(g, sys.power_limit, [&](double c) {
       const StepKernels k = stage_kernels(*time_pass(ops, g, c), layers, true);
-      const Seconds t = pass_time(k, g, runtime_);
-      const double busy = 1.0 + runtime_.remainder;
+      const Seconds t = pass_time(k, g, *runtime_);
+      const double busy = 1.0 + runtime_->remainder;
       return power_mix(k.arithmetic * busy, k.micro * busy, k.dram, t, dtype);
     });
   };
   const Ops prefill_ops = shared_ops(
-      continuous ? lowering::lower_forward(m, inf, runtime_, layout.tensor, 1.0, prefill_tokens, prefill_tokens)
-                 : lowering::lower_forward(m, inf, runtime_, layout.tensor, batch, prompt, prompt));
+      continuous ? lowering::lower_forward(m, inf, *runtime_, layout.tensor, 1.0, prefill_tokens, prefill_tokens)
+                 : lowering::lower_forward(m, inf, *runtime_, layout.tensor, batch, prompt, prompt));
   const Ops decode_ops =
-      shared_ops(lowering::lower_forward(m, inf, runtime_, layout.tensor, seqs, 1.0, prompt + output / 2.0));
+      shared_ops(lowering::lower_forward(m, inf, *runtime_, layout.tensor, seqs, 1.0, prompt + output / 2.0));
   const double prefill_clock = clock_of(prefill_ops);
   const double decode_clock = clock_of(decode_ops);
   const double max_tokens =
@@ -211,8 +212,8 @@ Evaluation Evaluator::evaluate_inference(const Layout& layout, const System& sys
   // of a serving search that differ in load or batch limit alone (options.tables).
   TableCache own;
   TableCache& tables = options.tables != nullptr ? *options.tables : own;
-  const IterationModel prefill_model(sys, fabric, m, inf, runtime_, layout, prefill_clock, max_tokens, tables);
-  const IterationModel decode_model(sys, fabric, m, inf, runtime_, layout, decode_clock, max_tokens, tables);
+  const IterationModel prefill_model(sys, fabric, m, inf, *runtime_, layout, prefill_clock, max_tokens, tables);
+  const IterationModel decode_model(sys, fabric, m, inf, *runtime_, layout, decode_clock, max_tokens, tables);
 
   ServingSetup s;
   s.scheduler = engine.scheduler;
@@ -299,7 +300,7 @@ Evaluation Evaluator::evaluate_inference(const Layout& layout, const System& sys
   st.memory_bound = dc.memory_bound;
   st.compute = dc.compute_bound + dc.memory_bound;
   st.kernels = decode_model.kernels();
-  st.host_launch = physics::launch_cost(g, runtime_) * st.kernels;
+  st.host_launch = physics::launch_cost(g, *runtime_) * st.kernels;
   st.launch_stall = physics::launch_stall(st.host_launch, st.compute + decode_model.gaps());
   st.communication = dc.communication;
   st.communication_total = dc.communication_total;
@@ -346,7 +347,7 @@ Evaluation Evaluator::evaluate_inference(const Layout& layout, const System& sys
   if (options.op_shares) {
     // the decode iteration the step fields describe
     const Ops shown =
-        shared_ops(lowering::lower_forward(m, inf, runtime_, layout.tensor, d.rows, 1.0, prompt + output / 2.0));
+        shared_ops(lowering::lower_forward(m, inf, *runtime_, layout.tensor, d.rows, 1.0, prompt + output / 2.0));
     add_shares(*time_pass(shown, g, decode_clock), layers, true, 1.0, e.ops);
     sort_shares(e.ops);
   }
