@@ -245,13 +245,13 @@ class IterationModel {
   // them), below kByCount and the grid's last point; any other count shares the last
   // one's.
   struct TokenPart {
-    double tokens = -1;  // < 0: not yet made
+    double count = -1;  // the tokens it is of; < 0: not yet made
     Point dense;
     double comm = 0;
     double send = 0;
   };
   struct RowPart {
-    double rows = -1;
+    double count = -1;  // the rows it is of
     Point head;
   };
   static constexpr std::size_t kByCount = 16384;

@@ -300,44 +300,40 @@ Part& slot(std::vector<Part>& memo, Part& other, double count, double limit) {
   }
   return memo[n];
 }
+
+// The part of a count: the last one asked for when it is of that count (consecutive iterations
+// mostly share it, so the common case is one comparison), else the memo's, made by `fill` the first
+// time and copied beside it.
+template <class Part, class Fill>
+const Part& part_of(Part& last, std::vector<Part>& memo, Part& other, double count, double limit, Fill&& fill) {
+  if (last.count == count) {
+    return last;
+  }
+  Part& p = slot(memo, other, count, limit);
+  if (p.count != count) {
+    p.count = count;
+    fill(p);
+  }
+  last = p;
+  return last;
+}
 }  // namespace
 
-// The last part asked for is kept beside the memo (consecutive iterations mostly share it), so
-// that the common case is one comparison.
 const IterationModel::TokenPart& IterationModel::token_part(double tokens) const {
-  if (last_tokens_.tokens == tokens) {
-    return last_tokens_;
-  }
-  TokenPart& t = slot(tables_->by_tokens, other_tokens_, tokens, memo_limit_);
-  if (t.tokens != tokens) {
-    t.tokens = tokens;
+  return part_of(last_tokens_, tables_->by_tokens, other_tokens_, tokens, memo_limit_, [&](TokenPart& t) {
     Span at_tokens;
-    if (span(where(grid_, tokens), at_tokens)) {
-      t.dense = at(at_tokens, &Row::dense);
-      t.comm = at(at_tokens, &Row::comm);
-      t.send = at(at_tokens, &Row::send);
-    } else {
-      t.dense = Point{};
-      t.comm = 0;
-      t.send = 0;
-    }
-  }
-  last_tokens_ = t;
-  return last_tokens_;
+    const bool any = span(where(grid_, tokens), at_tokens);
+    t.dense = any ? at(at_tokens, &Row::dense) : Point{};
+    t.comm = any ? at(at_tokens, &Row::comm) : 0.0;
+    t.send = any ? at(at_tokens, &Row::send) : 0.0;
+  });
 }
 
 const IterationModel::RowPart& IterationModel::row_part(double rows) const {
-  if (last_rows_.rows == rows) {
-    return last_rows_;
-  }
-  RowPart& r = slot(tables_->by_rows, other_rows_, rows, memo_limit_);
-  if (r.rows != rows) {
-    r.rows = rows;
+  return part_of(last_rows_, tables_->by_rows, other_rows_, rows, memo_limit_, [&](RowPart& r) {
     Span at_rows;
     r.head = span(where(grid_, rows), at_rows) ? at(at_rows, &Row::head) : Point{};
-  }
-  last_rows_ = r;
-  return last_rows_;
+  });
 }
 
 Seconds IterationModel::time(const TokenPart& t, const RowPart& r, const IterationShape& s, double& stage,
