@@ -187,8 +187,7 @@ struct Options {
   bool advice = true;        // `sweep` rows skip it
   bool uncertainty = false;  // the band: two more evaluations per uncertain input (`estimate`, `validate`)
   // Serving iteration tables and training kernel sums shared with other estimates on this thread
-  // (step::TableCache); none:
-  // the estimate's evaluations share their own.
+  // (step::TableCache); none: the estimate's evaluations share their own.
   step::TableCache* tables = nullptr;
   // Per-op time shares (the report's kernel list, the roofline, the HTML report): `sweep` rows,
   // which print none of them, skip them.
