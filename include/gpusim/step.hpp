@@ -241,9 +241,9 @@ class IterationModel {
   workload::ServingEngine engine_;  // the engine's host costs (step::engine_host_time)
   // The parts of an iteration that depend on its token count alone, and on its row count alone.
   // Iterations of a run recur at the same counts (decodes at every batch size it passes through,
-  // prompt chunks beside them): kept by count in the tables (so across the evaluations that share
-  // them), below kByCount and the grid's last point; any other count shares the last
-  // one's.
+  // prompt chunks beside them): whole counts below kByCount and the grid's last point are kept by
+  // count in the tables (so across the evaluations that share them); any other count is made
+  // anew unless it is the last one asked for.
   struct TokenPart {
     double count = -1;  // the tokens it is of; < 0: not yet made
     Point dense;
