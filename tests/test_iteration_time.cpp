@@ -12,10 +12,6 @@ using namespace gpusim;
 
 namespace {
 
-struct Shapes {
-  std::vector<step::IterationShape> all;
-};
-
 // Decode iterations (one token per row) at every batch size up to 300, and mixed iterations (a
 // prompt chunk beside the decodes, rows != tokens) across the grid's dense and geometric parts.
 std::vector<step::IterationShape> shapes() {

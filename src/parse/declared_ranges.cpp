@@ -78,8 +78,9 @@ double bound(const KeyRange& k, std::string_view text) {
 }  // namespace
 
 std::string Reader::declared_range_problem(std::string_view key, double v) const {
+  // Whether zero is allowed is the key's own rule; a reader given no ranges checks none.
   if (v == 0 || ranges_ == nullptr) {
-    return {};  // whether zero is allowed is the key's own rule; a reader without declared ranges
+    return {};
   }
   const std::string full = path(key);
   for (const KeyRange& k : *ranges_) {

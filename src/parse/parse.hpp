@@ -141,12 +141,12 @@ class Reader {
   Diagnostics* diags_;
   // Keys read or allowed, in the order asked, repeats included, each followed by a '\0', in one
   // buffer (a string or set node per key would allocate for every key read); finish() splits them
-  // only to suggest a spelling for an unknown key.
+  // once.
   void know(std::string_view key) {
     known_.append(key);
     known_.push_back('\0');
   }
-  [[nodiscard]] bool knows(std::string_view key) const;
+  [[nodiscard]] std::vector<std::string_view> known_keys() const;  // known_ split, in order
   std::string known_;
   Elsewhere elsewhere_;
   const std::vector<KeyRange>* ranges_ = nullptr;

@@ -414,30 +414,26 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 }
 }  // namespace
 
-bool Reader::knows(std::string_view key) const {
+std::vector<std::string_view> Reader::known_keys() const {
+  std::vector<std::string_view> out;
   for (std::size_t at = 0; at < known_.size();) {
     const std::size_t end = known_.find('\0', at);
-    if (std::string_view(known_).substr(at, end - at) == key) {
-      return true;
-    }
+    out.push_back(std::string_view(known_).substr(at, end - at));
     at = end + 1;
   }
-  return false;
+  return out;
 }
 
 void Reader::finish() {
+  const std::vector<std::string_view> known = known_keys();
   std::vector<std::string_view> names;  // the known keys sorted, once each (for suggestions)
   for (const auto& [k, v] : *table_) {
-    if (knows(k.str())) {
+    if (std::find(known.begin(), known.end(), k.str()) != known.end()) {
       continue;
     }
     // An unknown key: the suggestions go through the known keys in order, once each.
     if (names.empty()) {
-      for (std::size_t at = 0; at < known_.size();) {
-        const std::size_t end = known_.find('\0', at);
-        names.push_back(std::string_view(known_).substr(at, end - at));
-        at = end + 1;
-      }
+      names = known;
       std::sort(names.begin(), names.end());
       names.erase(std::unique(names.begin(), names.end()), names.end());
     }
