@@ -109,10 +109,15 @@ strfmt(const char* f, ...) {
   va_start(ap, f);
   va_list copy;
   va_copy(copy, ap);
-  const int n = std::vsnprintf(nullptr, 0, f, copy);
+  // Most texts fit a line: formatted once into it; a longer one is measured, then formatted.
+  char line[256];
+  const int n = std::vsnprintf(line, sizeof line, f, copy);
   va_end(copy);
-  std::string out(n > 0 ? static_cast<std::size_t>(n) : 0U, '\0');
-  if (n > 0) {
+  std::string out;
+  if (n > 0 && static_cast<std::size_t>(n) < sizeof line) {
+    out.assign(line, static_cast<std::size_t>(n));
+  } else if (n > 0) {
+    out.assign(static_cast<std::size_t>(n), '\0');
     std::vsnprintf(out.data(), out.size() + 1, f, ap);
   }
   va_end(ap);

@@ -88,8 +88,36 @@ class ParsedScenario {
  private:
   friend Scenario resolve(const catalog::Catalog&, const ParsedScenario&, const std::vector<Override>&,
                           const std::string&);
+  friend class Variants;
   std::string path_;
   std::shared_ptr<Tree> tree_;
+};
+
+// One scenario resolved for every combination of values of a few keys (a sweep's grid). at(choice)
+// gives what resolve(catalog, parsed, fixed + {keys[i] = values[i][choice[i]]}) gives: the same
+// Scenario, or the same InputError. A training scenario whose keys all set its size, layout or
+// batch (system.gpus, parallelism tensor, pipeline, data and zero, training micro_batch and
+// global_batch) is resolved from the file only until each value has been read once; the other
+// combinations are rebuilt from the parts those resolves read, through the loader's own rules
+// (variants.cpp). Not for concurrent use; `catalog` must outlive it.
+class Variants {
+ public:
+  Variants(const catalog::Catalog& catalog, ParsedScenario parsed, std::vector<Override> fixed,
+           std::vector<std::string> keys, std::vector<std::vector<std::string>> values);
+  ~Variants();
+  Variants(Variants&&) noexcept;
+  Variants& operator=(Variants&&) noexcept;
+  Variants(const Variants&) = delete;
+  Variants& operator=(const Variants&) = delete;
+  // The scenario for values[i][choice[i]] of each key i, valid until the next call. Throws
+  // InputError as resolve does.
+  const Scenario& at(const std::vector<std::size_t>& choice);
+  // How many combinations so far were resolved from the file (the rest were rebuilt).
+  [[nodiscard]] std::size_t resolved() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
 };
 
 // Reads and parses a scenario file (InputError when it cannot be read or is not TOML).

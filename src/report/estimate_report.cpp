@@ -1,4 +1,6 @@
 // One estimate as an aligned text table, as JSON (keys in docs/report.md) and as CSV rows.
+#include <array>
+#include <charconv>
 #include <cmath>
 #include <string_view>
 #include <variant>
@@ -306,16 +308,24 @@ std::string estimate_csv_header() {
 }
 
 std::string estimate_csv_row(const answer::Estimate& e) {
+  const std::vector<answer::Field> fields = answer::report_fields(e);
   std::string out;
+  out.reserve(16 * fields.size());  // a row's numbers take about this many characters each
   bool first = true;
-  for (const answer::Field& f : answer::report_fields(e)) {
+  for (const answer::Field& f : fields) {
     if (!first) {
       out += ',';
     }
     first = false;
-    out += csv_value(f.value);
+    if (const double* d = std::get_if<double>(&f.value); d != nullptr && std::isfinite(*d)) {
+      std::array<char, 32> buf{};  // as exact_number, without a string of its own
+      out.append(buf.data(), std::to_chars(buf.data(), buf.data() + buf.size(), *d).ptr);
+    } else {
+      out += csv_value(f.value);
+    }
   }
-  return out + "\n";
+  out += '\n';
+  return out;
 }
 
 std::string estimate_csv(const std::vector<answer::Estimate>& rows) {

@@ -4,7 +4,9 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "gpusim/scenario.hpp"
 #include "parse/parse.hpp"
@@ -29,6 +31,11 @@ void read_system(parse::Reader& r, const catalog::Catalog& cat, hardware::System
 void read_model(parse::Reader& r, const catalog::Catalog& cat, workload::ModelShape& m);
 // [parallelism] (layout.cpp); `r` is null when the table is absent (all GPUs data-parallel).
 void read_parallel(parse::Reader* r, Scenario& sc);
+// Once [parallelism]'s keys are read (`data_given`: it names data): data-parallel ranks by
+// default, and the rules that tie the layout to the model, the job and the GPU count (layout.cpp).
+void check_parallel(parse::Reader& r, Scenario& sc, bool data_given);
+// The runtime a scenario without [runtime] name runs on, for its job and layout (runtime.cpp).
+std::string default_runtime(const Scenario& sc);
 // [runtime] (runtime.cpp): the named or default runtime, with the scenario's overrides applied.
 // `r` is null when the table is absent.
 void read_runtime(parse::Reader* r, Diagnostics& diags, const catalog::Catalog& cat, Scenario& sc,
@@ -52,5 +59,22 @@ void read_inference(parse::Reader& r, Scenario& sc, RuntimeOverrides& overrides)
 void read_serving(parse::Reader* r, Scenario& sc);
 // [slo]: latency limits on a serving scenario (serving.cpp).
 void read_slo(parse::Reader& r, Scenario& sc);
+
+// Once every table is read: the rules across the runtime, the layout and [training] (loader.cpp).
+// `r` reads the top level; it must hold [training] and [parallelism] tables wherever a rule of
+// theirs can fail. Runs the training rules only while `diags` is empty.
+void check_across(parse::Reader& r, Diagnostics& diags, const Scenario& sc, const RuntimeOverrides& o);
+
+// What a resolve read beside the scenario itself, for re-resolving it with other values of the
+// keys Variants sets (variants.cpp).
+struct Trace {
+  RuntimeOverrides overrides;
+  bool parallel_table = false;  // [parallelism] is there (in the file or from an override)
+  bool data_given = false;      // and it names data
+};
+// resolve(catalog, parsed, overrides) of the file `path` parsed as `tree`, that also fills `trace`
+// (loader.cpp).
+Scenario resolve_traced(const catalog::Catalog& catalog, const std::string& path, ParsedScenario::Tree& tree,
+                        const std::vector<Override>& overrides, Trace& trace);
 
 }  // namespace gpusim::scenario::detail

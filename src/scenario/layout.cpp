@@ -103,20 +103,31 @@ void read_parallel(Reader* r, Scenario& sc) {
              "the busiest rank's tokens over the mean are at least 1 (got " + std::to_string(p.expert_imbalance) + ")");
   }
   p.context = count(*r, "context", Need::kOptional, 1, limits::kDevices).value_or(1);
+  const std::optional<int> data = count(*r, "data", Need::kOptional, 1, limits::kDevices);
+  if (data) {
+    p.data = *data;
+  }
+  check_parallel(*r, sc, data.has_value());
+  r->finish();
+}
+
+void check_parallel(Reader& r, Scenario& sc, bool data_given) {
+  workload::Layout& p = sc.layout;
+  const int gpus = sc.system.gpus;
   const std::int64_t model_parallel = static_cast<std::int64_t>(p.tensor) * p.pipeline * p.context;
-  p.data = count(*r, "data", Need::kOptional, 1, limits::kDevices)
-               .value_or(static_cast<int>(gpus / std::max<std::int64_t>(1, model_parallel)));
-  check_layout(*r, sc.job.model, p);
-  check_context(*r, sc, p);
+  if (!data_given) {
+    p.data = static_cast<int>(gpus / std::max<std::int64_t>(1, model_parallel));
+  }
+  check_layout(r, sc.job.model, p);
+  check_context(r, sc, p);
   const std::int64_t product = model_parallel * p.data;
   if (product != gpus) {
     const std::string context = p.context > 1 ? " x context" : "";
     const std::string context_n = p.context > 1 ? " x " + std::to_string(p.context) : "";
-    r->error("data", "tensor x pipeline" + context + " x data = " + std::to_string(p.tensor) + " x " +
-                         std::to_string(p.pipeline) + context_n + " x " + std::to_string(p.data) + " = " +
-                         std::to_string(product) + ", but system.gpus = " + std::to_string(gpus));
+    r.error("data", "tensor x pipeline" + context + " x data = " + std::to_string(p.tensor) + " x " +
+                        std::to_string(p.pipeline) + context_n + " x " + std::to_string(p.data) + " = " +
+                        std::to_string(product) + ", but system.gpus = " + std::to_string(gpus));
   }
-  r->finish();
 }
 
 }  // namespace gpusim::scenario::detail

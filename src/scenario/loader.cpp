@@ -25,6 +25,48 @@ std::optional<int> count(parse::Reader& r, std::string_view key, parse::Need nee
   return v ? std::optional<int>(static_cast<int>(*v)) : std::nullopt;
 }
 
+void check_across(parse::Reader& r, Diagnostics& diags, const Scenario& sc, const RuntimeOverrides& o) {
+  using parse::Need;
+  // FlashAttention-2 kernels cover head dimensions up to 256 [dao-2023]; the model has no
+  // efficiency for larger ones.
+  constexpr std::int64_t kMaxFlashHeadDim = 256;
+  const workload::ModelShape& m = sc.job.model;
+  if (sc.job.training && sc.runtime.flash_attention() && m.heads > 0 && m.head_dim() > kMaxFlashHeadDim) {
+    diags.add(o.where_flash, "training.flash_attention",
+              "head dimension " + std::to_string(m.head_dim()) +
+                  " (hidden / heads) is above the 256 that flash attention covers; set flash_attention = false");
+  }
+  if (sc.layout.context > 1 && !sc.runtime.flash_attention()) {
+    // Ring attention is a flash-attention kernel over the chunks as they arrive.
+    r.table("parallelism", Need::kRequired)
+        ->error("context",
+                "context parallelism runs ring attention over flash-attention kernels; this runtime's attention is "
+                "unfused");
+  }
+
+  if (sc.job.training && diags.empty()) {
+    const workload::Training& t = *sc.job.training;
+    if (t.offload_params != workload::Offload::kNone && sc.layout.zero < 3) {
+      r.table("training", Need::kRequired)
+          ->error("offload_params",
+                  "parameter offload (ZeRO-Infinity) partitions the parameters: it needs "
+                  "[parallelism] zero = 3, got " +
+                      std::to_string(sc.layout.zero));
+    }
+    const std::int64_t per_step = sc.layout.micro_batch * sc.layout.data;
+    if (per_step > 0 && t.global_batch % per_step != 0) {
+      r.table("training", Need::kRequired)
+          ->error("global_batch",
+                  "global_batch (" + std::to_string(t.global_batch) +
+                      ") must be a multiple of micro_batch x data = " + std::to_string(sc.layout.micro_batch) + " x " +
+                      std::to_string(sc.layout.data) + " = " + std::to_string(per_step));
+    } else {
+      auto tr = r.table("training", Need::kRequired);
+      check_training(*tr, sc, o.training);
+    }
+  }
+}
+
 }  // namespace detail
 
 namespace {
@@ -179,7 +221,8 @@ std::string elsewhere(std::string_view table, std::string_view key) {
 
 // Reads `root` with the overrides applied; `root` is as it was when this returns or throws.
 Scenario resolve_tree(const catalog::Catalog& catalog, const std::string& path, toml::table& root,
-                      const std::vector<Override>& overrides, const std::string& gpu_override) {
+                      const std::vector<Override>& overrides, const std::string& gpu_override,
+                      detail::Trace* trace = nullptr) {
   std::vector<Undo> undo;
   struct Reverter {
     std::vector<Undo>& undo;
@@ -222,6 +265,10 @@ Scenario resolve_tree(const catalog::Catalog& catalog, const std::string& path, 
   {
     auto p = r.table("parallelism", Need::kOptional);
     read_parallel(p ? &*p : nullptr, sc);
+    if (trace != nullptr) {
+      trace->parallel_table = p.has_value();
+      trace->data_given = p && p->has("data");
+    }
   }
   if (has_training != has_inference) {
     auto rt = r.table("runtime", Need::kOptional);
@@ -246,44 +293,7 @@ Scenario resolve_tree(const catalog::Catalog& catalog, const std::string& path, 
     r.error("slo", "[slo] sets latency limits on a serving scenario; this scenario trains");
     r.allow({"slo"});
   }
-  // FlashAttention-2 kernels cover head dimensions up to 256 [dao-2023]; the model has no
-  // efficiency for larger ones.
-  constexpr std::int64_t kMaxFlashHeadDim = 256;
-  const workload::ModelShape& m = sc.job.model;
-  if (sc.job.training && sc.runtime.flash_attention() && m.heads > 0 && m.head_dim() > kMaxFlashHeadDim) {
-    diags.add(runtime_overrides.where_flash, "training.flash_attention",
-              "head dimension " + std::to_string(m.head_dim()) +
-                  " (hidden / heads) is above the 256 that flash attention covers; set flash_attention = false");
-  }
-  if (sc.layout.context > 1 && !sc.runtime.flash_attention()) {
-    // Ring attention is a flash-attention kernel over the chunks as they arrive.
-    r.table("parallelism", Need::kRequired)
-        ->error("context",
-                "context parallelism runs ring attention over flash-attention kernels; this runtime's attention is "
-                "unfused");
-  }
-
-  if (sc.job.training && diags.empty()) {
-    const workload::Training& t = *sc.job.training;
-    if (t.offload_params != workload::Offload::kNone && sc.layout.zero < 3) {
-      r.table("training", Need::kRequired)
-          ->error("offload_params",
-                  "parameter offload (ZeRO-Infinity) partitions the parameters: it needs "
-                  "[parallelism] zero = 3, got " +
-                      std::to_string(sc.layout.zero));
-    }
-    const std::int64_t per_step = sc.layout.micro_batch * sc.layout.data;
-    if (per_step > 0 && t.global_batch % per_step != 0) {
-      r.table("training", Need::kRequired)
-          ->error("global_batch",
-                  "global_batch (" + std::to_string(t.global_batch) +
-                      ") must be a multiple of micro_batch x data = " + std::to_string(sc.layout.micro_batch) + " x " +
-                      std::to_string(sc.layout.data) + " = " + std::to_string(per_step));
-    } else {
-      auto tr = r.table("training", Need::kRequired);
-      detail::check_training(*tr, sc, runtime_overrides.training);
-    }
-  }
+  detail::check_across(r, diags, sc, runtime_overrides);
   if (auto in = r.table("input", Need::kOptional)) {
     read_input(*in, sc);
   }
@@ -299,10 +309,19 @@ Scenario resolve_tree(const catalog::Catalog& catalog, const std::string& path, 
     diags.append(e.diagnostics());
   }
   diags.throw_if_any();
+  if (trace != nullptr) {
+    trace->overrides = runtime_overrides;
+  }
   return sc;
 }
 
 }  // namespace
+
+Scenario detail::resolve_traced(const catalog::Catalog& catalog, const std::string& path, ParsedScenario::Tree& tree,
+                                const std::vector<Override>& overrides, Trace& trace) {
+  const std::lock_guard lock(tree.mutex);
+  return resolve_tree(catalog, path, tree.root, overrides, "", &trace);
+}
 
 ParsedScenario::ParsedScenario(std::string path, std::string text) : path_(std::move(path)) {
   Diagnostics diags;

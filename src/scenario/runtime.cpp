@@ -9,8 +9,6 @@ using parse::Need;
 using parse::Reader;
 using units::Dim;
 
-namespace {
-
 // The software stack a job runs on when the scenario names none (docs/scenarios.md): Megatron-LM
 // with Transformer Engine for tensor- or pipeline-parallel layouts, PyTorch FSDP for ZeRO-3,
 // PyTorch DDP otherwise; Hugging Face transformers for inference (plain PyTorch eager for an image
@@ -24,8 +22,6 @@ std::string default_runtime(const Scenario& sc) {
   }
   return sc.layout.zero >= 3 ? "pytorch-fsdp" : "pytorch-ddp";
 }
-
-}  // namespace
 
 void read_runtime(Reader* r, Diagnostics& diags, const catalog::Catalog& cat, Scenario& sc, const RuntimeOverrides& o) {
   const std::string fallback = default_runtime(sc);

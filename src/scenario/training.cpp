@@ -167,9 +167,10 @@ void apply_recipe(Scenario& sc, const workload::RecipeDefaults& given) {
   t.paged_optimizer = d.paged_optimizer.value_or(false);
   t.optimizer_in_backward = d.optimizer_in_backward.value_or(false);
   sc.layout.recompute = d.recompute.value_or(workload::Recompute::kNone);
-  if (t.adapters()) {
-    t.lora_rank = d.lora_rank.value_or(t.lora_rank);
-    t.lora_targets = d.lora_targets.value_or(t.lora_targets);
+  if (t.adapters()) {  // a rank and targets [training] gave are in `d`; else the recipe's, else the defaults
+    const workload::Training defaults;
+    t.lora_rank = d.lora_rank.value_or(defaults.lora_rank);
+    t.lora_targets = d.lora_targets.value_or(defaults.lora_targets);
   }
 }
 

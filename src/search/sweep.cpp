@@ -1,7 +1,7 @@
 // A grid of scenario variants: the file is parsed once, each point resolved with its overrides
-// (the catalog remembers resolved specs) and estimated without advice or per-op shares, with the
-// kernel tables of nearby points shared. A point that cannot run carries its reason instead of an
-// estimate. The grid is bounded before any work, and its points are handed on one at a time.
+// (scenario::Variants: rebuilt from earlier points' parts where the keys allow it) and estimated
+// without advice or per-op shares, with the kernel tables of nearby points shared. A point that cannot run carries its
+// reason instead of an estimate. The grid is bounded before any work, and its points are handed on one at a time.
 #include <limits>
 #include <optional>
 #include <sstream>
@@ -83,7 +83,14 @@ void sweep(const catalog::Catalog& catalog, const scenario::ParsedScenario& pars
   const auto shard = static_cast<std::uint64_t>(options.shard);
   const auto shards = static_cast<std::uint64_t>(options.shards);
   const auto mine = static_cast<std::size_t>(shard_points(points, options.shard, options.shards));
-  std::vector<scenario::Override> o = fixed;
+  std::vector<std::string> keys;
+  std::vector<std::vector<std::string>> values;
+  for (const auto& a : axes) {
+    keys.push_back(a.key);
+    values.push_back(a.values);
+  }
+  scenario::Variants variants(catalog, parsed, fixed, std::move(keys), std::move(values));
+  std::vector<std::size_t> choice(axes.size());
   std::size_t done = 0;
   // Points that differ in what no kernel sum reads (GPU count, data parallelism, ZeRO, prices...)
   // share their kernel tables (step::TableCache: the same numbers as without it). The cache starts
@@ -94,21 +101,19 @@ void sweep(const catalog::Catalog& catalog, const scenario::ParsedScenario& pars
     if (done % kPointsPerCache == 0) {
       tables.emplace();
     }
-    o.resize(fixed.size());
     SweepPoint p;
     std::uint64_t rest = i;
-    for (const auto& a : axes) {
-      const std::string& v = a.values[static_cast<std::size_t>(rest % a.values.size())];
-      rest /= a.values.size();
-      o.push_back(scenario::Override{a.key, v});
-      p.values.push_back(v);
+    for (std::size_t k = 0; k < axes.size(); ++k) {
+      choice[k] = static_cast<std::size_t>(rest % axes[k].values.size());
+      rest /= axes[k].values.size();
+      p.values.push_back(axes[k].values[choice[k]]);
     }
     try {
       answer::Options estimate;
       estimate.advice = false;
       estimate.op_shares = false;
       estimate.tables = &*tables;
-      p.estimate = answer::estimate(scenario::resolve(catalog, parsed, o), estimate);
+      p.estimate = answer::estimate(variants.at(choice), estimate);
     } catch (const InputError& e) {
       p.problem = e.first_message();
     }
