@@ -52,6 +52,8 @@ class Diagnostics {
   [[nodiscard]] const std::vector<Diagnostic>& list() const { return list_; }
   // Throws InputError with everything collected so far, if anything was.
   void throw_if_any() const;
+  // The first diagnostic as InputError::first_message() gives it ("" when there is none).
+  [[nodiscard]] std::string first_message() const;
 
  private:
   std::vector<Diagnostic> list_;

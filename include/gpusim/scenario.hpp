@@ -112,6 +112,10 @@ class Variants {
   // The scenario for values[i][choice[i]] of each key i, valid until the next call. Throws
   // InputError as resolve does.
   const Scenario& at(const std::vector<std::size_t>& choice);
+  // As at(), without an exception: null when the combination does not resolve, with `problem` set
+  // to its first problem as InputError::first_message() gives it (a sweep's status column; many
+  // combinations of a grid may fail, and a rebuilt one gives its problem without reading the file).
+  const Scenario* find(const std::vector<std::size_t>& choice, std::string& problem);
   // How many combinations so far were resolved from the file (the rest were rebuilt).
   [[nodiscard]] std::size_t resolved() const;
 

@@ -32,13 +32,15 @@ std::string Diagnostic::format() const {
 InputError::InputError(std::vector<Diagnostic> diagnostics)
     : std::runtime_error(join(diagnostics)), diagnostics_(std::move(diagnostics)) {}
 
+namespace {
+std::string message_of(const Diagnostic& d) { return d.key.empty() ? d.message : d.key + ": " + d.message; }
+}  // namespace
+
 std::string InputError::first_message() const {
-  if (diagnostics_.empty()) {
-    return what();
-  }
-  const Diagnostic& d = diagnostics_.front();
-  return d.key.empty() ? d.message : d.key + ": " + d.message;
+  return diagnostics_.empty() ? std::string(what()) : message_of(diagnostics_.front());
 }
+
+std::string Diagnostics::first_message() const { return list_.empty() ? std::string() : message_of(list_.front()); }
 
 void Diagnostics::add(SourcePos pos, std::string key, std::string message) {
   list_.push_back(Diagnostic{std::move(pos), std::move(key), std::move(message)});

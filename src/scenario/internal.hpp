@@ -72,9 +72,10 @@ struct Trace {
   bool parallel_table = false;  // [parallelism] is there (in the file or from an override)
   bool data_given = false;      // and it names data
 };
-// resolve(catalog, parsed, overrides) of the file `path` parsed as `tree`, that also fills `trace`
-// (loader.cpp).
-Scenario resolve_traced(const catalog::Catalog& catalog, const std::string& path, ParsedScenario::Tree& tree,
-                        const std::vector<Override>& overrides, Trace& trace);
+// resolve(catalog, parsed, overrides) of the file `path` parsed as `tree`, that also fills `trace`;
+// nullopt, with the problems in `failed`, where resolve would throw them (loader.cpp).
+std::optional<Scenario> resolve_traced(const catalog::Catalog& catalog, const std::string& path,
+                                       ParsedScenario::Tree& tree, const std::vector<Override>& overrides, Trace& trace,
+                                       Diagnostics& failed);
 
 }  // namespace gpusim::scenario::detail

@@ -2,8 +2,10 @@
 // format and its defaults are documented in docs/scenarios.md; schema.cpp lists the keys). This
 // file holds the parsed tree, the --set overrides and resolve_tree, which reads the tables in order
 // and checks the rules across them; each table's reader lives in its own file (internal.hpp).
+#include <algorithm>
+#include <map>
 #include <mutex>
-#include <sstream>
+#include <optional>
 
 #include "scenario/internal.hpp"
 
@@ -11,9 +13,20 @@ namespace gpusim::scenario {
 
 // The parsed file. toml++ drops source positions when it copies a node, so each resolve applies
 // its overrides to this one tree, reads it, and puts the tree back as it was (under the lock).
+// An override's value as parsed from its "--set KEY=VALUE" text, the snippet's source on its node.
+struct ParsedValue {
+  toml::table table;    // holds the value under "value" while no resolve has it
+  bool in_use = false;  // a resolve has moved the value into the tree
+};
+
 struct ParsedScenario::Tree {
   toml::table root;
   std::mutex mutex;
+  // Override values parsed once per --set text (a sweep resolves the same ones again and again): a
+  // resolve moves the value into the tree and back, so its source survives. The first
+  // kMaxParsedValues texts are kept; others are parsed each time.
+  std::map<std::string, ParsedValue, std::less<>> values;
+  static constexpr std::size_t kMaxParsedValues = 4096;
 };
 
 namespace detail {
@@ -89,6 +102,7 @@ struct Undo {
   std::string key;
   toml::table saved;  // holds the replaced node under "v"
   bool had_value = false;
+  ParsedValue* from = nullptr;  // where the override's value goes back to, when it is kept
 };
 
 // Why a --set argument is not one line of UTF-8 text, or "": a value with a line break would
@@ -127,16 +141,41 @@ std::string printable(std::string_view s) {
   return out;
 }
 
-void apply_override(toml::table& root, const Override& o, Diagnostics& diags, std::vector<Undo>& undo) {
+// An override's value parsed from its text, in a table under "value"; `where` names the --set.
+toml::table parse_value(const Override& o, const std::string& where) {
+  toml::table parsed;
+  Diagnostics not_toml;  // through parse_toml, so an override is bounded as a file is
+  if (auto value = parse::parse_toml("value = " + o.value, where, not_toml)) {
+    parsed = std::move(*value);
+  } else {  // a bare word: take it as a string, parsed so that its messages name the --set
+    std::string quoted = "value = \"";
+    for (const char c : o.value) {
+      if (c == '"' || c == '\\') {
+        quoted += '\\';
+      }
+      quoted += static_cast<unsigned char>(c) < 0x20 ? ' ' : c;
+    }
+    try {
+      parsed = toml::parse(quoted + "\"", where);
+    } catch (const toml::parse_error&) {  // a character TOML strings refuse (DEL): the string as it is
+      parsed.insert_or_assign("value", o.value);
+    }
+  }
+  return parsed;
+}
+
+void apply_override(ParsedScenario::Tree& tree, const Override& o, Diagnostics& diags, std::vector<Undo>& undo) {
+  toml::table& root = tree.root;
   const std::string where = "--set " + o.key + "=" + o.value;
   if (const std::string problem = text_problem(o.key + "=" + o.value); !problem.empty()) {
     diags.add(SourcePos{printable(where)}, "", problem);
     return;
   }
   std::vector<std::string> parts;
-  std::stringstream ss(o.key);
-  for (std::string p; std::getline(ss, p, '.');) {
-    parts.push_back(p);
+  for (std::size_t at = 0; at < o.key.size();) {
+    const std::size_t dot = std::min(o.key.find('.', at), o.key.size());
+    parts.push_back(o.key.substr(at, dot - at));
+    at = dot + 1;
   }
   const bool empty_part =
       o.key.empty() || o.key.front() == '.' || o.key.back() == '.' || o.key.find("..") != std::string::npos;
@@ -159,41 +198,43 @@ void apply_override(toml::table& root, const Override& o, Diagnostics& diags, st
     }
     t = n->as_table();
   }
-  toml::table parsed;
-  Diagnostics not_toml;  // through parse_toml, so an override is bounded as a file is
-  if (auto value = parse::parse_toml("value = " + o.value, where, not_toml)) {
-    parsed = std::move(*value);
-  } else {  // a bare word: take it as a string, parsed so that its messages name the --set
-    std::string quoted = "value = \"";
-    for (const char c : o.value) {
-      if (c == '"' || c == '\\') {
-        quoted += '\\';
-      }
-      quoted += static_cast<unsigned char>(c) < 0x20 ? ' ' : c;
-    }
-    try {
-      parsed = toml::parse(quoted + "\"", where);
-    } catch (const toml::parse_error&) {  // a character TOML strings refuse (DEL): the string as it is
-      parsed.insert_or_assign("value", o.value);
-    }
+  // The value parsed before under the same text, unless this resolve holds it already (the same
+  // --set twice).
+  ParsedValue* from = nullptr;
+  toml::table fresh;
+  if (const auto it = tree.values.find(where); it != tree.values.end()) {
+    from = it->second.in_use ? nullptr : &it->second;
+  } else if (tree.values.size() < ParsedScenario::Tree::kMaxParsedValues) {
+    from = &tree.values.emplace(where, ParsedValue{parse_value(o, where)}).first->second;
   }
+  if (from == nullptr) {
+    fresh = parse_value(o, where);
+  }
+  toml::table& parsed = from != nullptr ? from->table : fresh;
   // A whole table is never replaced: the undo list holds pointers to tables, which must outlive it.
   if (const toml::node* existing = t->get(parts.back()); existing != nullptr && existing->is_table()) {
     diags.add(SourcePos{where}, o.key, "\"" + o.key + "\" is a table: --set takes a key inside it");
     return;
   }
-  Undo u{t, parts.back(), {}, false};
+  Undo u{t, parts.back(), {}, false, from};
   if (toml::node* old = t->get(parts.back())) {
     old->visit([&u](auto&& x) { u.saved.insert_or_assign("v", std::move(x)); });
     u.had_value = true;
   }
   undo.push_back(std::move(u));
+  if (from != nullptr) {
+    from->in_use = true;
+  }
   parsed.get("value")->visit([&](auto&& x) { t->insert_or_assign(parts.back(), std::move(x)); });
 }
 
 // Puts the tree back as the file had it, last change first.
 void revert(std::vector<Undo>& undo) {
   for (auto it = undo.rbegin(); it != undo.rend(); ++it) {
+    if (it->from != nullptr) {  // the kept value goes back, for the next resolve
+      it->table->get(it->key)->visit([&](auto&& x) { it->from->table.insert_or_assign("value", std::move(x)); });
+      it->from->in_use = false;
+    }
     if (it->had_value) {
       it->saved.get("v")->visit([&](auto&& x) { it->table->insert_or_assign(it->key, std::move(x)); });
     } else {
@@ -219,10 +260,13 @@ std::string elsewhere(std::string_view table, std::string_view key) {
   return {};
 }
 
-// Reads `root` with the overrides applied; `root` is as it was when this returns or throws.
-Scenario resolve_tree(const catalog::Catalog& catalog, const std::string& path, toml::table& root,
-                      const std::vector<Override>& overrides, const std::string& gpu_override,
-                      detail::Trace* trace = nullptr) {
+// Reads the tree with the overrides applied; it is as it was when this returns or throws.
+// Throws InputError with every problem found, or with `failed` moves them there and returns nullopt.
+std::optional<Scenario> resolve_tree(const catalog::Catalog& catalog, const std::string& path,
+                                     ParsedScenario::Tree& tree, const std::vector<Override>& overrides,
+                                     const std::string& gpu_override, detail::Trace* trace = nullptr,
+                                     Diagnostics* failed = nullptr) {
+  toml::table& root = tree.root;
   std::vector<Undo> undo;
   struct Reverter {
     std::vector<Undo>& undo;
@@ -231,10 +275,14 @@ Scenario resolve_tree(const catalog::Catalog& catalog, const std::string& path, 
   Diagnostics diags;
   const std::string file_gpu = root["system"]["gpu"].value_or(std::string());
   for (const auto& o : overrides) {
-    apply_override(root, o, diags, undo);
+    apply_override(tree, o, diags, undo);
   }
   if (!gpu_override.empty()) {
-    apply_override(root, Override{"system.gpu", "\"" + gpu_override + "\""}, diags, undo);
+    apply_override(tree, Override{"system.gpu", "\"" + gpu_override + "\""}, diags, undo);
+  }
+  if (!diags.empty() && failed != nullptr) {
+    *failed = std::move(diags);
+    return std::nullopt;
   }
   diags.throw_if_any();
 
@@ -308,6 +356,10 @@ Scenario resolve_tree(const catalog::Catalog& catalog, const std::string& path, 
   } catch (const InputError& e) {
     diags.append(e.diagnostics());
   }
+  if (!diags.empty() && failed != nullptr) {
+    *failed = std::move(diags);
+    return std::nullopt;
+  }
   diags.throw_if_any();
   if (trace != nullptr) {
     trace->overrides = runtime_overrides;
@@ -317,10 +369,11 @@ Scenario resolve_tree(const catalog::Catalog& catalog, const std::string& path, 
 
 }  // namespace
 
-Scenario detail::resolve_traced(const catalog::Catalog& catalog, const std::string& path, ParsedScenario::Tree& tree,
-                                const std::vector<Override>& overrides, Trace& trace) {
+std::optional<Scenario> detail::resolve_traced(const catalog::Catalog& catalog, const std::string& path,
+                                               ParsedScenario::Tree& tree, const std::vector<Override>& overrides,
+                                               Trace& trace, Diagnostics& failed) {
   const std::lock_guard lock(tree.mutex);
-  return resolve_tree(catalog, path, tree.root, overrides, "", &trace);
+  return resolve_tree(catalog, path, tree, overrides, "", &trace, &failed);
 }
 
 ParsedScenario::ParsedScenario(std::string path, std::string text) : path_(std::move(path)) {
@@ -336,7 +389,7 @@ Scenario resolve(const catalog::Catalog& catalog, const ParsedScenario& parsed, 
                  const std::string& gpu_override) {
   ParsedScenario::Tree& tree = *parsed.tree_;
   const std::lock_guard lock(tree.mutex);
-  return resolve_tree(catalog, parsed.path(), tree.root, overrides, gpu_override);
+  return std::move(*resolve_tree(catalog, parsed.path(), tree, overrides, gpu_override));
 }
 
 Scenario load_scenario(const catalog::Catalog& catalog, const std::string& path, const std::string& text,

@@ -144,17 +144,22 @@ struct Variants::Impl {
     scratch_tables.insert("parallelism", toml::table{});
   }
 
-  const Scenario& from_file(const std::vector<std::size_t>& choice) {
+  // The combination resolved from the file, or null with its problems in `problems`.
+  const Scenario* from_file(const std::vector<std::size_t>& choice, Diagnostics& problems) {
     std::vector<Override> o = fixed;
     for (std::size_t i = 0; i < keys.size(); ++i) {
       o.push_back(Override{keys[i], values[i][choice[i]]});
     }
     detail::Trace t;
     ++resolved;
-    last = detail::resolve_traced(*catalog, path, *tree, o, t);
+    std::optional<Scenario> sc = detail::resolve_traced(*catalog, path, *tree, o, t, problems);
+    if (!sc) {
+      return nullptr;
+    }
+    last = std::move(*sc);
     if (!rebuildable || !last.job.training) {
       rebuildable = false;
-      return last;
+      return &last;
     }
     for (std::size_t i = 0; i < keys.size(); ++i) {
       read[i][choice[i]] = value_of(last, typed[i]);
@@ -167,17 +172,21 @@ struct Variants::Impl {
       trace = std::move(t);
       sized_gpus = last.system.gpus;
     }
-    return last;
+    return &last;
   }
 
-  // The combination rebuilt in `work`; false when a value is not read yet or a rule fails.
-  bool rebuild(const std::vector<std::size_t>& choice) {
+  // The combination rebuilt in `work`. kBroken: a rule failed, its problems in `scratch` as a
+  // resolve reports them, without their positions. Each value passed every rule that depends on it
+  // alone in some resolve, so a resolve of this combination would report these problems and no
+  // others, in the same order.
+  enum class Rebuilt { kYes, kBroken, kNotYet };
+  Rebuilt rebuild(const std::vector<std::size_t>& choice) {
     if (!rebuildable || !work) {
-      return false;
+      return Rebuilt::kNotYet;
     }
     for (std::size_t i = 0; i < keys.size(); ++i) {
       if (!read[i][choice[i]]) {
-        return false;
+        return Rebuilt::kNotYet;
       }
     }
     Scenario& sc = *work;
@@ -188,7 +197,7 @@ struct Variants::Impl {
       const auto it = by_gpus.find(sc.system.gpus);
       if (it == by_gpus.end()) {
         sc.system.gpus = sized_gpus;  // put back: nothing else has changed for this count yet
-        return false;
+        return Rebuilt::kNotYet;
       }
       sc.system.gpus_per_node = it->second.gpus_per_node;
       sc.system.nics_per_node = it->second.nics_per_node;
@@ -210,18 +219,25 @@ struct Variants::Impl {
         const auto it = runtimes.find(id);
         if (it == runtimes.end()) {
           scratch = Diagnostics{};
-          return false;
+          return Rebuilt::kNotYet;
         }
         sc.runtime = it->second;
       }
     }
     detail::apply_recipe(sc, trace.overrides.training);
     detail::check_across(root, scratch, sc, trace.overrides);
-    if (!scratch.empty()) {
-      scratch = Diagnostics{};
-      return false;
+    return scratch.empty() ? Rebuilt::kYes : Rebuilt::kBroken;
+  }
+
+  void check_choice(const std::vector<std::size_t>& choice) const {
+    if (choice.size() != keys.size()) {
+      throw std::invalid_argument("Variants: one choice per key");
     }
-    return true;
+    for (std::size_t i = 0; i < choice.size(); ++i) {
+      if (choice[i] >= values[i].size()) {
+        throw std::out_of_range("Variants: a choice past its key's values");
+      }
+    }
   }
 };
 
@@ -240,18 +256,38 @@ Variants& Variants::operator=(Variants&&) noexcept = default;
 
 const Scenario& Variants::at(const std::vector<std::size_t>& choice) {
   Impl& m = *impl_;
-  if (choice.size() != m.keys.size()) {
-    throw std::invalid_argument("Variants::at: one choice per key");
-  }
-  for (std::size_t i = 0; i < choice.size(); ++i) {
-    if (choice[i] >= m.values[i].size()) {
-      throw std::out_of_range("Variants::at: a choice past its key's values");
-    }
-  }
-  if (m.rebuild(choice)) {
+  m.check_choice(choice);
+  if (m.rebuild(choice) == Impl::Rebuilt::kYes) {
     return *m.work;
   }
-  return m.from_file(choice);
+  m.scratch = Diagnostics{};  // a broken combination is resolved for its problems' positions
+  Diagnostics problems;
+  const Scenario* sc = m.from_file(choice, problems);
+  if (sc == nullptr) {
+    problems.throw_if_any();
+  }
+  return *sc;
+}
+
+const Scenario* Variants::find(const std::vector<std::size_t>& choice, std::string& problem) {
+  Impl& m = *impl_;
+  m.check_choice(choice);
+  switch (m.rebuild(choice)) {
+    case Impl::Rebuilt::kYes:
+      return &*m.work;
+    case Impl::Rebuilt::kBroken:
+      problem = m.scratch.first_message();
+      m.scratch = Diagnostics{};
+      return nullptr;
+    case Impl::Rebuilt::kNotYet:
+      break;
+  }
+  Diagnostics problems;
+  const Scenario* sc = m.from_file(choice, problems);
+  if (sc == nullptr) {
+    problem = problems.first_message();
+  }
+  return sc;
 }
 
 std::size_t Variants::resolved() const { return impl_->resolved; }

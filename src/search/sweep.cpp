@@ -108,14 +108,16 @@ void sweep(const catalog::Catalog& catalog, const scenario::ParsedScenario& pars
       rest /= axes[k].values.size();
       p.values.push_back(axes[k].values[choice[k]]);
     }
-    try {
-      answer::Options estimate;
-      estimate.advice = false;
-      estimate.op_shares = false;
-      estimate.tables = &*tables;
-      p.estimate = answer::estimate(variants.at(choice), estimate);
-    } catch (const InputError& e) {
-      p.problem = e.first_message();
+    if (const scenario::Scenario* sc = variants.find(choice, p.problem); sc != nullptr) {
+      try {
+        answer::Options estimate;
+        estimate.advice = false;
+        estimate.op_shares = false;
+        estimate.tables = &*tables;
+        p.estimate = answer::estimate(*sc, estimate);
+      } catch (const InputError& e) {
+        p.problem = e.first_message();
+      }
     }
     visit(p);
     ++done;
