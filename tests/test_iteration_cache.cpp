@@ -1,9 +1,10 @@
 // Serving iteration tables kept between evaluations (step::TableCache): an entry serves every
 // evaluation that differs from the one that made it in the load, the inference's batch and the
 // engine's max_seqs alone, and any other input makes an entry of its own. An evaluation that takes
-// its tables from a cache must come out exactly as one that makes its own: these tests evaluate
-// variants of serving scenarios (loads, batch limits, layouts, weight formats, a power limit that
-// moves the clocks) in a shuffled order through one cache, and each again without it.
+// its tables (and the requests its load draws) from a cache must come out exactly as one that
+// makes its own: these tests evaluate variants of serving scenarios (loads, batch limits, layouts,
+// weight formats, a power limit that moves the clocks) in a shuffled order through one cache, and
+// each again without it.
 #include <algorithm>
 #include <random>
 
@@ -68,6 +69,14 @@ std::vector<Scenario> loads(const Scenario& sc) {
     l.rate = l.rate > 0 ? l.rate : 2.0;
     out.push_back(s);
   }
+  // Another seed, and another length spread: other requests, which a cache keeps apart.
+  Scenario reseeded = out.back();
+  reseeded.job.inference->load.seed += 1;
+  out.push_back(reseeded);
+  Scenario spread = out.back();
+  spread.job.inference->load.length_spread = 0.3;
+  spread.job.inference->load.output_spread = 0.3;
+  out.push_back(spread);
   return out;
 }
 

@@ -144,6 +144,8 @@ class IterationModel;
 // A training evaluation keeps its kernel sums by lowering and clock in the cache too (an entry per
 // GPU but its kernel gap and launch costs, model, training and runtime but its remainder: what no
 // kernel sum reads), so the variants of one job in those share them (tests/test_training_kernel_cache.cpp).
+struct LoadMemo;  // serving.cpp: the requests a load draws, kept in a TableCache
+
 class TableCache {
  public:
   TableCache();
@@ -162,6 +164,9 @@ class TableCache {
   std::vector<std::shared_ptr<Tables>> tables_;
   struct TrainingKernels;  // evaluator.cpp: a training job's kernel sums by lowering and clock
   std::vector<std::shared_ptr<TrainingKernels>> training_;
+  friend struct LoadMemo;
+  struct Loads;  // serving.cpp: requests drawn by load and seed
+  std::shared_ptr<Loads> loads_;
 };
 
 // One iteration of one serving replica (`pipeline` stages, each a `tensor`-parallel group),

@@ -249,7 +249,7 @@ Evaluation Evaluator::evaluate_inference(const Layout& layout, const System& sys
   s.rate = inf.load.rate / engines;
   s.concurrency = std::max<std::int64_t>(1, std::llround(static_cast<double>(inf.load.concurrency) / engines));
   s.seed = inf.load.seed;
-  const ServingOutcome run = simulate_serving(s, prefill_model, decode_model);
+  const ServingOutcome run = simulate_serving(s, prefill_model, decode_model, &tables);
 
   InferenceResult r = run.result;
   r.replicas = engines;
@@ -283,7 +283,7 @@ Evaluation Evaluator::evaluate_inference(const Layout& layout, const System& sys
     constexpr std::int64_t kCapacityRequests = 4000;
     offline.requests = std::min(offline.requests, kCapacityRequests);
     r.saturation_requests_per_s =
-        simulate_serving(offline, prefill_model, decode_model).result.requests_per_s * engines;
+        simulate_serving(offline, prefill_model, decode_model, &tables).result.requests_per_s * engines;
     // Within 2 % of the capacity the queue of a finite run still drains; beyond it, it grows.
     constexpr double kSaturation = 0.98;
     r.saturated = inf.load.rate > kSaturation * r.saturation_requests_per_s;

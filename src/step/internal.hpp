@@ -197,6 +197,10 @@ struct ServingOutcome {
   bool stalled = false;    // requests left that no iteration could take
   bool truncated = false;  // stopped at the iteration limit with requests left
 };
-ServingOutcome simulate_serving(const ServingSetup& setup, const IterationModel& prefill, const IterationModel& decode);
+// The load of `setup` run through the engine. Runs that share `tables` and a load (its requests,
+// lengths, arrival process and seed) draw its requests once (the runs of a serving search that
+// differ in batch limit alone).
+ServingOutcome simulate_serving(const ServingSetup& setup, const IterationModel& prefill, const IterationModel& decode,
+                                TableCache* tables = nullptr);
 
 }  // namespace gpusim::step

@@ -66,24 +66,17 @@ Percentiles percentiles(std::vector<double>& v) {  // reorders v
 
 namespace serving_engine {
 
-Engine::Engine(const ServingSetup& s, const IterationModel& prefill, const IterationModel& decode)
-    : s_(s), prefill_(prefill), decode_(decode), rng_(s.seed) {
+Engine::Engine(const ServingSetup& s, const IterationModel& prefill, const IterationModel& decode,
+               const std::vector<Drawn>& load)
+    : s_(s), prefill_(prefill), decode_(decode) {
   free_blocks_ = s.kv_blocks;
   const bool closed = s.arrival == workload::Arrival::kConcurrency;
   const std::int64_t initial = closed ? std::min(s.concurrency, s.requests) : s.requests;
-  double t = 0;
-  reqs_.reserve(static_cast<std::size_t>(s.requests));
-  for (std::int64_t i = 0; i < s.requests; ++i) {
-    Request r;
-    r.prompt = draw_length(rng_, s.prompt, s.spread);
-    r.output = draw_length(rng_, s.output, s.output_spread);
-    if (s.arrival == workload::Arrival::kPoisson) {
-      t += -std::log(1.0 - rng_.uniform()) / s.rate;
-      r.arrival = t;
-    } else {
-      r.arrival = i < initial ? 0.0 : -1.0;  // closed loop: released when a request ends
-    }
-    reqs_.push_back(r);
+  reqs_.resize(load.size());
+  for (std::size_t i = 0; i < load.size(); ++i) {
+    reqs_[i].arrival = load[i].arrival;
+    reqs_[i].prompt = load[i].prompt;
+    reqs_[i].output = load[i].output;
   }
   released_ = static_cast<std::size_t>(closed ? initial : s.requests);
   totals_ = !by_request.load();
@@ -481,9 +474,13 @@ void Engine::summarize() {
 
 void set_serving_by_request(bool on) { by_request = on; }
 
-ServingOutcome simulate_serving(const ServingSetup& setup, const IterationModel& prefill,
-                                const IterationModel& decode) {
-  serving_engine::Engine engine(setup, prefill, decode);
+ServingOutcome simulate_serving(const ServingSetup& setup, const IterationModel& prefill, const IterationModel& decode,
+                                TableCache* tables) {
+  if (tables != nullptr) {
+    serving_engine::Engine engine(setup, prefill, decode, LoadMemo::load(setup, *tables));
+    return engine.run();
+  }
+  serving_engine::Engine engine(setup, prefill, decode, serving_engine::draw_load(setup));
   return engine.run();
 }
 

@@ -30,6 +30,16 @@ class Random {
   std::uint64_t state_;
 };
 
+// A load's request as drawn from its seed: when it arrives (−1: a closed loop releases it when
+// another ends) and its prompt and output lengths.
+struct Drawn {
+  double arrival = 0;
+  std::int64_t prompt = 0;
+  std::int64_t output = 0;
+};
+// The requests of the load `s` describes, in arrival order (serving_load.cpp).
+std::vector<Drawn> draw_load(const ServingSetup& s);
+
 // How the decode set (serving_decoders.cpp) keeps a decoding request's KV blocks.
 enum class DecodeClass : std::uint8_t {
   kNone,     // not a decoder of the set (prefilling, waiting, finished, or the set is not kept)
@@ -85,7 +95,9 @@ inline constexpr std::int64_t kSteadyStreak = 32;
 
 class Engine {
  public:
-  Engine(const ServingSetup& s, const IterationModel& prefill, const IterationModel& decode);
+  // `load`: the requests draw_load(s) gives (read here only).
+  Engine(const ServingSetup& s, const IterationModel& prefill, const IterationModel& decode,
+         const std::vector<Drawn>& load);
 
   ServingOutcome run();
 
@@ -190,7 +202,6 @@ class Engine {
   const ServingSetup& s_;
   const IterationModel& prefill_;
   const IterationModel& decode_;
-  Random rng_;
   std::vector<Request> reqs_;
   std::vector<Scheduled> batch_;            // the iteration's requests, reused
   std::vector<std::size_t> pending_first_;  // overlap scheduler: first and last tokens not yet handed out
@@ -242,3 +253,11 @@ class Engine {
 };
 
 }  // namespace gpusim::step::serving_engine
+
+namespace gpusim::step {
+// The loads a TableCache keeps (serving_load.cpp).
+struct LoadMemo {
+  // draw_load(s), drawn once for the runs sharing `tables` (the last few loads are kept).
+  static const std::vector<serving_engine::Drawn>& load(const ServingSetup& s, TableCache& tables);
+};
+}  // namespace gpusim::step
