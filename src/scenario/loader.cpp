@@ -11,14 +11,14 @@
 
 namespace gpusim::scenario {
 
-// The parsed file. toml++ drops source positions when it copies a node, so each resolve applies
-// its overrides to this one tree, reads it, and puts the tree back as it was (under the lock).
 // An override's value as parsed from its "--set KEY=VALUE" text, the snippet's source on its node.
 struct ParsedValue {
   toml::table table;    // holds the value under "value" while no resolve has it
   bool in_use = false;  // a resolve has moved the value into the tree
 };
 
+// The parsed file. toml++ drops source positions when it copies a node, so each resolve applies
+// its overrides to this one tree, reads it, and puts the tree back as it was (under the lock).
 struct ParsedScenario::Tree {
   toml::table root;
   std::mutex mutex;

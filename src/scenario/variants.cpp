@@ -13,8 +13,9 @@
 // The rules that depend on the varied keys are the loader's own functions, run again on each
 // rebuilt combination: the default data degree and the layout rules (check_parallel), the default
 // runtime, the recipe's defaults (apply_recipe) and the rules across tables (check_across). They
-// report into a scratch list; a combination that breaks any of them is resolved from the file, so
-// its messages are the loader's, with their positions.
+// report into a scratch list. A combination that breaks one of them would report those problems,
+// and no others, when resolved: find() gives the first of them as it is; at() resolves the
+// combination from the file, so that its messages carry their positions.
 #include <algorithm>
 #include <map>
 #include <stdexcept>
@@ -104,7 +105,7 @@ struct Variants::Impl {
   std::vector<Override> fixed;
   std::vector<std::string> keys;
   std::vector<std::vector<std::string>> values;
-  std::vector<Key> typed;  // every key's, when all are rebuildable; else empty
+  std::vector<Key> typed;  // the keys as rebuildable ones (all of them when `rebuildable`)
   bool rebuildable = false;
 
   std::size_t resolved = 0;
