@@ -1,8 +1,7 @@
 // One serving iteration's cost (step::IterationModel): the time alone, which the simulation's
-// closed-form decode runs ask for, is the cost's time to the last bit; and a cost asked again,
-// after the model has answered other shapes in any order (it keeps the parts that depend on the
-// token count and on the row count by count), equals the cost a fresh model gives for that shape
-// alone.
+// closed-form decode runs ask for (alone, or with the next iteration's), is the cost's time to the last bit; and a cost
+// asked again, after the model has answered other shapes in any order (it keeps the parts that depend on the token
+// count and on the row count by count), equals the cost a fresh model gives for that shape alone.
 #include <algorithm>
 #include <random>
 
@@ -80,6 +79,24 @@ TEST_CASE("an iteration's time alone is its cost's time, bit for bit", "[serving
       CHECK(alone == m.cost(sh).time.value());
       CHECK(alone > 0);
       CHECK(m.time(sh).value() == alone);  // asked again, the kept parts give the same
+    }
+  }
+}
+
+TEST_CASE("an iteration's time and its time with more context come as each alone, bit for bit",
+          "[serving][iteration]") {
+  for (const char* file : kScenarios) {
+    INFO(file);
+    const Setup s = setup(std::string(GPUSIM_SOURCE_DIR) + "/" + file);
+    step::TableCache cache;
+    const step::IterationModel m = model(s, cache);
+    for (const step::IterationShape& sh : shapes()) {
+      INFO("tokens " << sh.tokens << ", rows " << sh.rows);
+      step::IterationShape longer = sh;
+      longer.context += sh.rows;  // one more token per row: the next decode iteration's context
+      const auto [now, next] = m.times(sh, sh.rows);
+      CHECK(now.value() == m.time(sh).value());
+      CHECK(next.value() == m.time(longer).value());
     }
   }
 }

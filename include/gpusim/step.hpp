@@ -35,6 +35,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "gpusim/hardware.hpp"
@@ -192,6 +193,8 @@ class IterationModel {
   [[nodiscard]] IterationCost cost(const IterationShape& s) const;
   // cost(s).time alone (the same arithmetic, so the same value to the last bit).
   [[nodiscard]] Seconds time(const IterationShape& s) const;
+  // time(s) and time(s with `more` context tokens), the parts by token and row count looked up once.
+  [[nodiscard]] std::pair<Seconds, Seconds> times(const IterationShape& s, double more) const;
   [[nodiscard]] double clock() const { return clock_; }
   [[nodiscard]] double kernels() const { return kernels_; }
   [[nodiscard]] Seconds gaps() const { return gap_; }  // the kernel gaps of one stage

@@ -354,6 +354,16 @@ Seconds IterationModel::time(const IterationShape& s) const {
   return time(t, row_part(s.rows), s, stage, busy);
 }
 
+std::pair<Seconds, Seconds> IterationModel::times(const IterationShape& s, double more) const {
+  double stage = 0;
+  double busy = 0;
+  const TokenPart& t = token_part(s.tokens);
+  const RowPart& r = row_part(s.rows);
+  IterationShape longer = s;
+  longer.context += more;
+  return {time(t, r, s, stage, busy), time(t, r, longer, stage, busy)};
+}
+
 IterationCost IterationModel::cost(const IterationShape& s) const {
   const TokenPart& t = token_part(s.tokens);
   const RowPart& r = row_part(s.rows);

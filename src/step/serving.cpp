@@ -293,8 +293,9 @@ void Engine::skip_decode(double arrival) {
   // An iteration's time is linear in the context: a for the next one, b more per iteration after
   // it, so k iterations take S(k) = k·a + b·k(k−1)/2 (the search's estimate; the accounting
   // below takes the model's cost at the mean context).
-  const double a = decode_.time(shape_at(0)).value();
-  const double b = std::max(0.0, decode_.time(shape_at(1)).value() - a);
+  const auto [first, second] = decode_.times(shape_at(0), rows);
+  const double a = first.value();
+  const double b = std::max(0.0, second.value() - a);
   auto span = [&](std::int64_t k) {  // time of k iterations
     const auto kd = static_cast<double>(k);
     return k <= 0 ? 0.0 : kd * a + b * kd * (kd - 1.0) / 2.0;
