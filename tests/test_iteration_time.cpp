@@ -1,7 +1,8 @@
 // One serving iteration's cost (step::IterationModel): the time alone, which the simulation's
-// closed-form decode runs ask for (alone, or with the next iteration's), is the cost's time to the last bit; and a cost
-// asked again, after the model has answered other shapes in any order (it keeps the parts that depend on the token
-// count and on the row count by count), equals the cost a fresh model gives for that shape alone.
+// closed-form decode runs ask for (alone, or with the next iteration's), is the cost's time to the
+// last bit; and a cost asked again, after the model has answered other shapes in any order (it
+// keeps the parts that depend on the token count and on the row count by count), equals the cost
+// a fresh model gives for that shape alone.
 #include <algorithm>
 #include <random>
 
