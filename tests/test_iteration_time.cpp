@@ -68,7 +68,8 @@ const char* const kScenarios[] = {"scenarios/llama3-70b-fp8-4xh100-serve.toml",
 
 }  // namespace
 
-TEST_CASE("an iteration's time alone is its cost's time, bit for bit", "[serving][iteration]") {
+TEST_CASE("an iteration's time alone, and with the next decode's context, is its cost's time, bit for bit",
+          "[serving][iteration]") {
   for (const char* file : kScenarios) {
     INFO(file);
     const Setup s = setup(std::string(GPUSIM_SOURCE_DIR) + "/" + file);
@@ -80,24 +81,12 @@ TEST_CASE("an iteration's time alone is its cost's time, bit for bit", "[serving
       CHECK(alone == m.cost(sh).time.value());
       CHECK(alone > 0);
       CHECK(m.time(sh).value() == alone);  // asked again, the kept parts give the same
-    }
-  }
-}
-
-TEST_CASE("an iteration's time and its time with more context come as each alone, bit for bit",
-          "[serving][iteration]") {
-  for (const char* file : kScenarios) {
-    INFO(file);
-    const Setup s = setup(std::string(GPUSIM_SOURCE_DIR) + "/" + file);
-    step::TableCache cache;
-    const step::IterationModel m = model(s, cache);
-    for (const step::IterationShape& sh : shapes()) {
-      INFO("tokens " << sh.tokens << ", rows " << sh.rows);
+      // times(): this one and the next decode iteration's (one more token of context per row).
       step::IterationShape longer = sh;
-      longer.context += sh.rows;  // one more token per row: the next decode iteration's context
+      longer.context += sh.rows;
       const auto [now, next] = m.times(sh, sh.rows);
-      CHECK(now.value() == m.time(sh).value());
-      CHECK(next.value() == m.time(longer).value());
+      CHECK(now.value() == alone);
+      CHECK(next.value() == m.cost(longer).time.value());
     }
   }
 }
