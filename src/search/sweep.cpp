@@ -1,7 +1,8 @@
 // A grid of scenario variants: the file is parsed once, each point resolved with its overrides
 // (scenario::Variants: rebuilt from earlier points' parts where the keys allow it) and estimated
-// without advice or per-op shares, with the kernel tables of nearby points shared. A point that cannot run carries its
-// reason instead of an estimate. The grid is bounded before any work, and its points are handed on one at a time.
+// without advice or per-op shares, with the kernel tables of nearby points shared. A point that
+// cannot run carries its reason instead of an estimate. The grid is bounded before any work, and
+// its points are handed on one at a time.
 #include <limits>
 #include <optional>
 #include <sstream>
