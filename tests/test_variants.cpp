@@ -126,8 +126,9 @@ Checked check_grid(const ParsedScenario& parsed, const std::vector<Override>& fi
 
 TEST_CASE("Every combination of a rebuildable grid equals its resolve on every shipped training scenario in any order",
           "[variants]") {
-  // Valid and invalid values of every rebuildable key: a GPU count no node shape divides (3), a
-  // ZeRO stage past 3, a word where a count goes, a precision some GPUs lack (fp8).
+  // Valid and invalid values of every rebuildable key: a GPU count of 3, which tensor 2 and the
+  // global batches do not split, a ZeRO stage past 3, a word where a count goes, a precision some
+  // GPUs lack (fp8).
   const Grid grid{
       {"system.gpus", "parallelism.zero", "training.micro_batch", "parallelism.tensor", "training.precision",
        "training.global_batch"},
