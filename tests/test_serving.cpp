@@ -278,6 +278,20 @@ TEST_CASE("a short KV pool preempts, reserving the whole output never does", "[s
   CHECK(reserved.inference->kv_utilization <= 1.0);
 }
 
+TEST_CASE("a preempted request keeps the tokens it had streamed", "[serving]") {
+  // An evicted request is recomputed with what it had generated [kwon-2023]; its user already holds
+  // those tokens, so the run's output is every request's whole output (600 x 128 tokens), and a
+  // request's time per output token spreads its first-to-last span over its 127 later tokens,
+  // which no request's span (at most the run's) can push past makespan / 127
+  const std::string base = eight_b_vllm(1, "tensor = 1", "requests = 600\nmemory_fraction = 0.25\noutput_spread = 0\n");
+  const step::InferenceResult r = *step::evaluate(test::scenario(base)).inference;
+  REQUIRE(r.preemptions > 0);
+  constexpr double kRequests = 600;
+  constexpr double kOutput = 128;
+  CHECK(r.output_tokens_per_s * r.makespan.value() == Approx(kRequests * kOutput).epsilon(1e-12));
+  CHECK(r.tpot.p99.value() <= r.makespan.value() / (kOutput - 1.0));
+}
+
 TEST_CASE("a KV pool that holds not one request is reported, with the numbers", "[serving][errors]") {
   const answer::Estimate e =
       answer::estimate(test::scenario(seventy_b("vllm", "tensor = 4", "[serving]\nmemory_fraction = 0.2\n")));

@@ -7,7 +7,8 @@
 //               the next chunk of its prompt), then admits waiting requests while sequences, the
 //               token budget and free KV blocks last; a request short of KV blocks evicts the
 //               latest admitted one, which is recomputed later with what it had generated
-//               [kwon-2023] (vLLM's scheduler). An engine that reserves the whole output's
+//               [kwon-2023] (vLLM's scheduler; its user keeps the tokens already streamed, so
+//               they count in its output and its time per output token). An engine that reserves the whole output's
 //               blocks at admission never evicts (TensorRT-LLM's in-flight batching). An engine
 //               that does not mix prompts with decodes runs an admitting iteration on the
 //               prompts alone (vLLM V0's default scheduler without chunked prefill); one that
@@ -77,6 +78,7 @@ Engine::Engine(const ServingSetup& s, const IterationModel& prefill, const Itera
     reqs_[i].arrival = load[i].arrival;
     reqs_[i].prompt = load[i].prompt;
     reqs_[i].output = load[i].output;
+    reqs_[i].tokens = load[i].output;
   }
   released_ = static_cast<std::size_t>(closed ? initial : s.requests);
   totals_ = !by_request.load();
@@ -193,7 +195,7 @@ void Engine::mark_done(std::size_t id) {
     pending_done_.push_back(id);
   }
   finished_ += 1;
-  output_tokens_ += static_cast<double>(r.output);
+  output_tokens_ += static_cast<double>(r.tokens);
 }
 
 // Tokens sampled by the last iteration reach their users at `t` (overlap scheduler).
@@ -437,7 +439,7 @@ void Engine::summarize() {
     return percentiles(buf);
   };
   auto all = [](const Request&) { return true; };
-  auto several = [](const Request& r) { return r.output > 1; };
+  auto several = [](const Request& r) { return r.tokens > 1; };
   InferenceResult& res = out_.result;
   // The API server's latency delays every token the client sees by the same amount: it adds to
   // the first token and to the whole request, not to the time between tokens.
@@ -445,7 +447,7 @@ void Engine::summarize() {
   if (s_.latencies) {
     res.ttft = over_requests([api](const Request& r) { return r.first - r.arrival + api; }, all);
     res.tpot =
-        over_requests([](const Request& r) { return (r.done - r.first) / static_cast<double>(r.output - 1); }, several);
+        over_requests([](const Request& r) { return (r.done - r.first) / static_cast<double>(r.tokens - 1); }, several);
     res.e2e = over_requests([api](const Request& r) { return r.done - r.arrival + api; }, all);
     res.queue = over_requests([](const Request& r) { return r.scheduled - r.arrival; }, all);
   }

@@ -51,7 +51,8 @@ enum class DecodeClass : std::uint8_t {
 struct Request {
   double arrival = 0;
   std::int64_t prompt = 0;     // tokens to prefill (with what it had generated, after an eviction)
-  std::int64_t output = 0;     // tokens to generate
+  std::int64_t output = 0;     // tokens to generate (what is left of them, after an eviction)
+  std::int64_t tokens = 0;     // output tokens its user receives: the drawn output, whatever evictions
   std::int64_t computed = 0;   // prompt tokens whose KV is cached
   std::int64_t generated = 0;  // output tokens so far
   std::int64_t blocks = 0;     // KV blocks held
