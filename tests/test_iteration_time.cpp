@@ -129,3 +129,34 @@ TEST_CASE("a decode iteration's time grows with its batch and its context", "[se
     CHECK(m.time(longer).value() > t);
   }
 }
+
+TEST_CASE("no iteration with a token and a sampled row takes less than the model's floor", "[serving][iteration]") {
+  for (const char* file : kScenarios) {
+    INFO(file);
+    const Setup s = setup(std::string(GPUSIM_SOURCE_DIR) + "/" + file);
+    step::TableCache cache;
+    const step::IterationModel m = model(s, cache);
+    const double floor = m.floor().value();
+    std::vector<step::IterationShape> all = shapes();
+    // Every token count of the grid's dense part, a geometric run to the model's 10,000 tokens and
+    // past it (the last segment extended), each with one sampled row and with as many as tokens.
+    for (double t = 1; t <= 13000; t = t < 64 ? t + 1 : std::ceil(t * 1.07)) {
+      for (const double rows : {1.0, t}) {
+        step::IterationShape sh;
+        sh.tokens = t;
+        sh.rows = rows;
+        all.push_back(sh);
+      }
+    }
+    for (const step::IterationShape& sh : all) {
+      INFO("tokens " << sh.tokens << ", rows " << sh.rows);
+      CHECK(m.time(sh).value() >= floor);
+    }
+    // The least iteration is one decode at a short context: the floor leaves out only its attention.
+    step::IterationShape one;
+    one.tokens = one.rows = one.decode_rows = 1;
+    one.context = 1;
+    CHECK(floor <= m.time(one).value());
+    CHECK(floor >= 0.9 * m.time(one).value());
+  }
+}

@@ -324,6 +324,14 @@ TEST_CASE("a KV pool that thrashes stops the simulation at its iteration limit a
   CHECK(e.inference->preemptions > 0);
   CHECK(e.inference->requests < 20);
   CHECK(std::isfinite(e.inference->output_tokens_per_s));
+  // Its latencies are of the requests it served: no SLO, however loose, is met by such a run.
+  scenario::Slo loose;
+  loose.ttft = Seconds(1e9);
+  loose.tpot = Seconds(1e9);
+  const answer::SloCheck check = answer::check_slo(loose, *e.inference);
+  CHECK(check.worst <= 1.0);
+  CHECK(check.incomplete);
+  CHECK_FALSE(check.met());
   const step::Evaluation whole = step::evaluate(test::scenario(base));
   CHECK_FALSE(whole.inference->truncated);
 }

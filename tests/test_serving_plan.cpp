@@ -104,8 +104,8 @@ TEST_CASE("the serving plan keeps only deployments that meet the SLO, best token
     CHECK(r.frontier[i].per_user <= r.frontier[i - 1].per_user);
     CHECK(r.frontier[i].per_gpu > r.frontier[i - 1].per_gpu);
   }
-  // Every candidate was either sized out or simulated.
-  CHECK(r.timed + r.no_fit == r.candidates);
+  // Every candidate was sized out, simulated or ruled out by its bounds.
+  CHECK(r.timed + r.no_fit + r.ruled_out == r.candidates);
 }
 
 TEST_CASE("the serving plan is the same on one thread as on several: rows, order and counts", "[serving][plan]") {
@@ -129,6 +129,7 @@ TEST_CASE("the serving plan is the same on one thread as on several: rows, order
   CHECK(calls > 1);
   CHECK(several.candidates == one.candidates);
   CHECK(several.timed == one.timed);
+  CHECK(several.ruled_out == one.ruled_out);
   CHECK(several.no_fit == one.no_fit);
   CHECK(several.meeting == one.meeting);
   CHECK(several.smallest_no_fit.value() == one.smallest_no_fit.value());
@@ -147,6 +148,136 @@ TEST_CASE("the serving plan is the same on one thread as on several: rows, order
   same(one.best, several.best);
   same(one.frontier, several.frontier);
   REQUIRE(one.best.size() + one.frontier.size() > 2);
+}
+
+namespace {
+
+// Llama-3-8B on H100s under `runtime`, with a [serving] table and an [slo] the test chooses.
+std::string eight_b_on(const std::string& runtime, const std::string& serving, const std::string& slo) {
+  std::string text = eight_b(serving, slo);
+  const std::string vllm = "name = \"vllm\"";
+  text.replace(text.rfind(vllm), vllm.size(), "name = \"" + runtime + "\"");
+  return text;
+}
+
+void same_rows(const std::vector<search::ServingPlanRow>& a, const std::vector<search::ServingPlanRow>& b) {
+  REQUIRE(a.size() == b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    CHECK(a[i].gpus == b[i].gpus);
+    CHECK(a[i].layout.tensor == b[i].layout.tensor);
+    CHECK(a[i].layout.pipeline == b[i].layout.pipeline);
+    CHECK(a[i].format == b[i].format);
+    CHECK(a[i].batch_limit == b[i].batch_limit);
+    CHECK(a[i].per_gpu == b[i].per_gpu);
+    CHECK(a[i].per_user == b[i].per_user);
+    CHECK(a[i].estimate.slo->worst == b[i].estimate.slo->worst);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("bounds known before a serving run hold for the run", "[serving][plan][bounds]") {
+  // Each runtime's scheduler (vLLM's mixed batches, SGLang's and TensorRT-LLM's overlap scheduler,
+  // vLLM V0's prompt-only iterations, a static engine) on one, two and four H100s, light and heavy
+  // Poisson loads and a queue filled at once.
+  const std::vector<std::string> runtimes = {"vllm", "sglang", "tensorrt-llm", "vllm-v0", "hf-transformers"};
+  const std::vector<std::string> loads = {"arrival = \"poisson\"\nrate = \"1 req/s\"\nrequests = 150",
+                                          "arrival = \"poisson\"\nrate = \"40 req/s\"\nrequests = 300",
+                                          "arrival = \"offline\"\nrequests = 200"};
+  const std::vector<std::vector<Override>> layouts = {
+      {{"system.gpus", "1"}},
+      {{"system.gpus", "2"}, {"parallelism.tensor", "2"}},
+      {{"system.gpus", "4"}, {"parallelism.tensor", "2"}, {"parallelism.pipeline", "2"}}};
+  for (const std::string& runtime : runtimes) {
+    for (const std::string& load : loads) {
+      for (const auto& layout : layouts) {
+        INFO(runtime << " · " << load << " · " << layout.front().value << " GPUs");
+        const Scenario sc = test::scenario(eight_b_on(runtime, load, "tpot = \"30 ms\""), layout);
+        step::Evaluator evaluator(sc.system, sc.job, sc.runtime);
+        const step::ServingBounds b = evaluator.serving_bounds(sc.layout);
+        const step::Evaluation e = evaluator.evaluate(sc.layout);
+        const step::InferenceResult& r = *e.inference;
+        REQUIRE_FALSE(r.truncated);
+        REQUIRE(b.iteration.value() > 0);
+        REQUIRE(b.tpot.value() > 0);
+        CHECK(e.step.time >= b.iteration);  // the run's mean decode iteration
+        CHECK(r.tpot.mean >= b.tpot);
+        CHECK(r.tpot.p50 >= b.tpot);
+        CHECK(r.tpot.p90 >= b.tpot);
+        CHECK(r.tpot.p99 >= b.tpot);
+        CHECK(r.requests_per_s <= b.capacity_requests_per_s);  // any run's rate is within the capacity
+        if (sc.job.inference->load.arrival == workload::Arrival::kPoisson) {
+          CHECK(r.saturation_requests_per_s <= b.capacity_requests_per_s);
+          CHECK(r.output_tokens_per_s <= b.output_tokens_per_s);
+          // The rate bound is the offered load, which a run that keeps up nearly reaches.
+          if (!r.saturated) {
+            CHECK(r.output_tokens_per_s >= 0.5 * b.output_tokens_per_s);
+          }
+        } else {
+          CHECK(std::isinf(b.output_tokens_per_s));
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("a light load's time per output token is near its bound", "[serving][plan][bounds]") {
+  // One request at a time decodes alone: each iteration is the floor and its attention, and an
+  // engine that hands tokens out late loses one of 127 gaps.
+  for (const std::string runtime : {"vllm", "sglang"}) {
+    INFO(runtime);
+    const Scenario sc = test::scenario(
+        eight_b_on(runtime, "arrival = \"poisson\"\nrate = \"0.05 req/s\"\nrequests = 50", "tpot = \"30 ms\""));
+    step::Evaluator evaluator(sc.system, sc.job, sc.runtime);
+    const step::ServingBounds b = evaluator.serving_bounds(sc.layout);
+    const step::InferenceResult r = *evaluator.evaluate(sc.layout).inference;
+    CHECK(r.tpot.p50.value() <= 1.2 * b.tpot.value());
+  }
+}
+
+TEST_CASE("a deployment ruled out by its bounds changes nothing the serving plan shows", "[serving][plan][bounds]") {
+  // 4 ms per token: one H100 decodes the 16 GB of bf16 weights in about 5, so bf16 without a tensor
+  // split cannot meet it at any load; 1 ms to the first token no deployment meets (the closest then
+  // counts); a queue filled at once bounds no rate, so nothing is ruled out by it.
+  struct Case {
+    std::string runtime;
+    std::string load;
+    std::string slo;
+    std::vector<std::string> formats = {"bf16", "fp8"};
+  };
+  const std::vector<Case> cases = {
+      {"vllm", "arrival = \"poisson\"\nrate = \"8 req/s\"\nrequests = 200", "ttft = \"2 s\"\ntpot = \"4 ms\""},
+      {"sglang", "arrival = \"poisson\"\nrate = \"8 req/s\"\nrequests = 200", "ttft = \"2 s\"\ntpot = \"4 ms\""},
+      {"tensorrt-llm", "arrival = \"poisson\"\nrate = \"30 req/s\"\nrequests = 200", "tpot = \"3 ms\""},
+      {"vllm", "arrival = \"poisson\"\nrate = \"8 req/s\"\nrequests = 200", "ttft = \"1 ms\"\ntpot = \"4 ms\""},
+      {"vllm", "arrival = \"offline\"\nrequests = 200", "tpot = \"4 ms\""},
+      // bf16 alone: one GPU's deployments give the most tokens/s per GPU, so those whose batch limit
+      // keeps up with the load are on the frontier and only those it saturates are left out.
+      {"vllm", "arrival = \"poisson\"\nrate = \"8 req/s\"\nrequests = 200", "tpot = \"4 ms\"", {"bf16"}}};
+  std::uint64_t ruled_out = 0;
+  for (const Case& c : cases) {
+    INFO(c.runtime << " · " << c.load << " · " << c.slo);
+    const Scenario sc = test::scenario(eight_b_on(c.runtime, c.load, c.slo));
+    search::PlanOptions o;
+    o.formats = c.formats;
+    o.max_gpus = 4;
+    const search::ServingPlanResult fast = search::plan_serving(sc, o);
+    o.rule_out = false;
+    const search::ServingPlanResult all = search::plan_serving(sc, o);
+    CHECK(all.ruled_out == 0);
+    CHECK(fast.timed + fast.ruled_out == all.timed);
+    CHECK(fast.candidates == all.candidates);
+    CHECK(fast.no_fit == all.no_fit);
+    CHECK(fast.meeting == all.meeting);
+    same_rows(fast.best, all.best);
+    same_rows(fast.frontier, all.frontier);
+    REQUIRE(fast.closest.has_value() == all.closest.has_value());
+    if (all.closest) {
+      same_rows({*fast.closest}, {*all.closest});
+    }
+    ruled_out += fast.ruled_out;
+  }
+  CHECK(ruled_out > 0);  // the comparison covered deployments left out
 }
 
 TEST_CASE("a plan row is what estimate gives for the scenario with that row's settings", "[serving][plan]") {

@@ -27,8 +27,9 @@ struct SloCheck {
   std::optional<Seconds> tpot;
   std::optional<Seconds> e2e;
   bool saturated = false;
-  double worst = 0;  // the largest achieved / limit ratio: the SLO is met when it is at most 1
-  [[nodiscard]] bool met() const { return worst <= 1.0 && !saturated; }
+  bool incomplete = false;  // the run stopped before serving its load: its latencies are of those it served
+  double worst = 0;         // the largest achieved / limit ratio: the SLO is met when it is at most 1
+  [[nodiscard]] bool met() const { return worst <= 1.0 && !saturated && !incomplete; }
 };
 SloCheck check_slo(const scenario::Slo& slo, const step::InferenceResult& r);
 // The percentile `p` of a latency distribution.

@@ -44,6 +44,9 @@ struct PlanOptions {
   std::function<void(std::size_t done, std::size_t total)> progress;
   // Threads that estimate serving candidates (0: one per core). The result is the same for any count.
   unsigned threads = 0;
+  // Serving: leave out deployments whose bounds show they cannot meet the SLO's TPOT and would not be
+  // shown (ServingPlanResult::ruled_out). The result is the same either way but for the counts.
+  bool rule_out = true;
 };
 
 struct PlanRow {
@@ -95,7 +98,10 @@ PlanResult plan(const scenario::Scenario& sc, const PlanOptions& options);
 //   scenario's rate is offered to every candidate; under any other load a closed loop keeps b
 //   requests in flight per replica (the concurrency sweep serving benchmarks run). Candidates that
 //   fit are simulated by the evaluator; those that meet the [slo] are ranked by output tokens/s
-//   per GPU (Objective::kTime: GPU-time per token) or by cloud USD per million output tokens.
+//   per GPU (Objective::kTime: GPU-time per token) or by cloud USD per million output tokens. A
+//   candidate whose step::ServingBounds show it misses the SLO's TPOT limit is simulated last, and
+//   not at all when its bounds also show it neither on the frontier (it saturates, or a simulated
+//   row has more tokens/s per user and per GPU than it can) nor the closest: nothing shown changes.
 struct ServingPlanRow {
   int gpus = 1;
   workload::Layout layout;
@@ -117,8 +123,11 @@ struct ServingPlanResult {
   std::uint64_t candidates = 0;           // (GPU count, layout, format, batch limit) tuples considered
   std::uint64_t no_fit = 0;               // of them, those whose weights and KV pool do not fit
   std::uint64_t timed = 0;                // simulated
-  std::uint64_t meeting = 0;              // meeting the SLO
-  Bytes smallest_no_fit;                  // the least memory a candidate that does not fit needs
+  // Not simulated: their TPOT bound (step::ServingBounds) misses the SLO, and their bounds show them
+  // neither on the frontier nor the closest.
+  std::uint64_t ruled_out = 0;
+  std::uint64_t meeting = 0;  // meeting the SLO
+  Bytes smallest_no_fit;      // the least memory a candidate that does not fit needs
   double seconds = 0;
 };
 

@@ -83,6 +83,10 @@ void set_serving_by_request(bool on);
 
 // A serving deployment under its load (serving.cpp: the engine's scheduler simulated request by
 // request, each iteration timed by the IterationModel).
+// A Poisson load above this share of the deployment's capacity saturates it (InferenceResult::
+// saturated): within 2 % of the capacity the queue of a finite run still drains; beyond it, it grows.
+inline constexpr double kSaturation = 0.98;
+
 struct InferenceResult {
   Seconds time_to_first_token;           // p50 of ttft
   Seconds time_per_output_token;         // p50 of tpot
@@ -145,7 +149,8 @@ class IterationModel;
 // A training evaluation keeps its kernel sums by lowering and clock in the cache too (an entry per
 // GPU but its kernel gap and launch costs, model, training and runtime but its remainder: what no
 // kernel sum reads), so the variants of one job in those share them (tests/test_training_kernel_cache.cpp).
-struct LoadMemo;  // serving.cpp: the requests a load draws, kept in a TableCache
+struct LoadMemo;    // serving.cpp: the requests a load draws, kept in a TableCache
+struct ServingRun;  // internal.hpp: a serving deployment as the evaluator simulates it
 
 class TableCache {
  public:
@@ -195,6 +200,9 @@ class IterationModel {
   [[nodiscard]] Seconds time(const IterationShape& s) const;
   // time(s) and time(s with `more` context tokens), the parts by token and row count looked up once.
   [[nodiscard]] std::pair<Seconds, Seconds> times(const IterationShape& s, double more) const;
+  // A time no iteration with a token and a sampled row (tokens, rows >= 1) goes below; zero where the
+  // tables give none (iteration.cpp). Tabulates every grid point.
+  [[nodiscard]] Seconds floor() const;
   [[nodiscard]] double clock() const { return clock_; }
   [[nodiscard]] double kernels() const { return kernels_; }
   [[nodiscard]] Seconds gaps() const { return gap_; }  // the kernel gaps of one stage
@@ -328,6 +336,21 @@ struct Options {
 // with the next; the memory of the last layout. A search pays only for what a layout changes; a
 // kept and a fresh evaluation run the same code and give the same numbers
 // (tests/test_evaluator_reuse.cpp). One evaluator serves one thread at a time.
+// What any simulated run of a serving deployment satisfies, known from its iteration models and
+// its drawn requests without simulating it (Evaluator::serving_bounds, serving_bounds.cpp). The
+// last two hold for a run that completes its load (InferenceResult::truncated false).
+struct ServingBounds {
+  Seconds iteration;  // no iteration that samples a token takes less
+  // Every request with more than one output token has at least this time per output token (0: no
+  // such request in the load).
+  Seconds tpot;
+  // Output tokens per second over all replicas at most this (infinite where the arrivals depend on
+  // the run: a closed loop, or a queue filled at once).
+  double output_tokens_per_s = 0;
+  // The capacity (InferenceResult::saturation_requests_per_s, any run) at most this.
+  double capacity_requests_per_s = 0;
+};
+
 class Evaluator {
  public:
   Evaluator(hardware::System system, workload::Job job, workload::Runtime runtime);
@@ -350,6 +373,14 @@ class Evaluator {
   // evaluate(layout, gpus).job_time, to the bit, without the figures derived from the step (a
   // search ranks layouts by it and evaluates in full only those it keeps).
   Seconds job_time(const workload::Layout& layout, int gpus = 0);
+  // Bounds on the serving simulation of `layout` over `gpus` GPUs that need no simulation (a search
+  // rules out by them deployments it need not simulate); its tables are options.tables'.
+  ServingBounds serving_bounds(const workload::Layout& layout, int gpus = 0, const Options& options = {});
+  // The bounds of a deployment that cannot meet the TPOT limit `tpot` at any load: serving_bounds
+  // where their tpot is above it, else none (found without tabulating the whole grid where one decode
+  // iteration at a one-token context is within it).
+  std::optional<ServingBounds> serving_bounds_past(const workload::Layout& layout, Seconds tpot, int gpus = 0,
+                                                   const Options& options = {});
 
   [[nodiscard]] const hardware::System& system() const { return *system_; }
   [[nodiscard]] const workload::Job& job() const { return *job_; }
@@ -384,6 +415,9 @@ class Evaluator {
                      TrainingStep& out);
   Evaluation evaluate_inference(const workload::Layout& layout, const hardware::System& sys,
                                 const physics::Fabric& fabric, const Options& options) const;
+  // What evaluate_inference simulates, up to the simulation (inference.cpp).
+  void serving_run(const workload::Layout& layout, const hardware::System& sys, const physics::Fabric& fabric,
+                   const Options& options, ServingRun& out) const;
   physics::MemoryBreakdown inference_memory(const workload::Layout& layout) const;  // inference.cpp
   // A training layout's memory per GPU, without the host's share (which depends on the GPU count).
   physics::MemoryBreakdown training_memory(const workload::Layout& layout) const;

@@ -23,6 +23,7 @@ SloCheck check_slo(const scenario::Slo& slo, const step::InferenceResult& r) {
   SloCheck c;
   c.slo = slo;
   c.saturated = r.saturated;
+  c.incomplete = r.truncated;
   auto one = [&](const std::optional<Seconds>& limit, const step::Percentiles& d, std::optional<Seconds>& achieved) {
     if (!limit) {
       return;

@@ -62,7 +62,9 @@ int run_plan(const std::vector<std::string>& args) {
              "formats and a batch limit per replica; simulates each deployment that fits under the scenario's\n"
              "load (Poisson: its rate; otherwise a closed loop of batch-limit requests per replica), keeps\n"
              "those meeting the scenario's [slo], ranks them by tokens/s per GPU or USD per million tokens,\n"
-             "and prints the frontier of tokens/s per GPU against tokens/s per user (--svg draws it).")) {
+             "and prints the frontier of tokens/s per GPU against tokens/s per user (--svg draws it).\n"
+             "Deployments whose bounds show they miss the TPOT limit and would not be shown are counted,\n"
+             "not simulated: the report is that of simulating them all.")) {
     return 0;
   }
   if (scenario.empty()) {

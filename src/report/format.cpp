@@ -141,6 +141,9 @@ std::string slo_text(const answer::SloCheck& c) {
   if (c.saturated) {
     out += "; the offered rate saturates the deployment";
   }
+  if (c.incomplete) {
+    out += "; the simulation stopped before serving the whole load";
+  }
   return out;
 }
 

@@ -67,11 +67,15 @@ std::string plan_serving_text(const scenario::Scenario& sc, const search::PlanOp
                 static_cast<long long>(sc.job.inference->prompt_tokens),
                 static_cast<long long>(sc.job.inference->output_tokens),
                 sc.slo ? slo_words(*sc.slo).c_str() : "no [slo]: every deployment that fits is ranked");
+  const std::string ruled_out =
+      r.ruled_out > 0 ? strfmt(", %llu not simulated (bounds show they miss the TPOT limit and would not be shown)",
+                               static_cast<unsigned long long>(r.ruled_out))
+                      : "";
   out += strfmt(
       "  %llu candidates (GPU counts up to %d; formats %s; batch limits in powers of two): %llu do not fit, %llu "
-      "simulated, %llu meet the SLO%s\n",
+      "simulated%s, %llu meet the SLO%s\n",
       static_cast<unsigned long long>(r.candidates), std::max(sc.system.gpus, o.max_gpus), formats.c_str(),
-      static_cast<unsigned long long>(r.no_fit), static_cast<unsigned long long>(r.timed),
+      static_cast<unsigned long long>(r.no_fit), static_cast<unsigned long long>(r.timed), ruled_out.c_str(),
       static_cast<unsigned long long>(r.meeting), timing ? strfmt(", in %.2f s", r.seconds).c_str() : "");
   if (!r.best.empty()) {
     out += strfmt("best by %s:\n", o.objective == search::Objective::kTime ? "output tokens/s per GPU"
@@ -109,6 +113,7 @@ std::string plan_serving_json(const scenario::Scenario& sc, const search::Servin
   w.value("candidates", static_cast<double>(r.candidates));
   w.value("no_fit", static_cast<double>(r.no_fit));
   w.value("simulated", static_cast<double>(r.timed));
+  w.value("ruled_out", static_cast<double>(r.ruled_out));
   w.value("meeting_slo", static_cast<double>(r.meeting));
   if (timing) {
     w.value("seconds", r.seconds);

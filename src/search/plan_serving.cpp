@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <iterator>
+#include <limits>
 #include <mutex>
 
 #include "gpusim/search.hpp"
@@ -133,28 +134,56 @@ ServingPlanResult plan_serving(const scenario::Scenario& sc, const PlanOptions& 
   // engines: up to the runtime's (or scenario's) max_seqs.
   constexpr std::int64_t kStaticBatchCap = 1024;
   const std::int64_t limit_cap = is_static ? kStaticBatchCap : std::max<std::int64_t>(1, sc.runtime.serving.max_seqs);
+  // A deployment that cannot meet the SLO's TPOT (ServingBounds::tpot above it) is simulated after
+  // the others, and only when it might be shown: a row that no simulated row dominates could be on
+  // the frontier, and one whose least miss is below every other row's could be the closest.
+  const std::optional<Seconds> tpot_limit = sc.slo ? sc.slo->tpot : std::nullopt;
+  struct Deferred {
+    std::int64_t b = 1;
+    step::ServingBounds bounds;
+  };
   // Each candidate's batch limits in its own slot, estimated on any thread, then joined in
-  // candidate order: the rows and counts are those of a loop over the candidates.
+  // candidate order, each slot's rows by batch limit: the rows and counts are those of a loop over
+  // the candidates.
   struct Slot {
     std::vector<ServingPlanRow> rows;
+    std::vector<Deferred> deferred;
     std::uint64_t candidates = 0;
     std::uint64_t no_fit = 0;
     std::uint64_t timed = 0;
+    std::uint64_t ruled_out = 0;
     Bytes smallest_no_fit;
+    // The candidate's batch limits change its load and max_seqs alone: one set of tables.
+    step::TableCache tables;
   };
   std::vector<Slot> slots(candidates.size());
   std::mutex progress;
   std::size_t done = 0;
+  auto simulate = [&](const Candidate& c, const scenario::Scenario& s, std::int64_t b, Slot& out) {
+    ++out.timed;
+    ServingPlanRow row;
+    row.gpus = c.gpus;
+    row.layout = c.layout;
+    row.format = r.formats[c.format];
+    row.batch_limit = b;
+    answer::Options estimate;
+    estimate.advice = false;
+    estimate.tables = &out.tables;
+    row.estimate = answer::estimate(s, estimate);
+    const step::InferenceResult& i = *row.estimate.eval.inference;
+    row.per_gpu = i.output_tokens_per_s / c.gpus;
+    row.per_user = i.tokens_per_s_per_user;
+    row.usd_per_mtok = answer::usd_per_million_tokens(row.estimate);
+    return row;
+  };
   base::parallel_for(candidates.size(), o.threads, [&](std::size_t k) {
     const Candidate& c = candidates[k];
     Slot& out = slots[k];
-    // The candidate's batch limits change its load and max_seqs alone: one set of tables.
-    step::TableCache tables;
     for (std::int64_t b = 1; b <= limit_cap; b *= 2) {
       ++out.candidates;
       const scenario::Scenario s = variant(formatted[c.format], c, b);
-      const physics::MemoryBreakdown mem =
-          step::Evaluator(s.system, s.job, s.runtime, step::Evaluator::Borrow{}).memory(c.layout);
+      step::Evaluator evaluator(s.system, s.job, s.runtime, step::Evaluator::Borrow{});
+      const physics::MemoryBreakdown mem = evaluator.memory(c.layout);
       if (!mem.fits()) {
         // A larger batch limit needs at least as much memory: count the rest as not fitting.
         const auto rest =
@@ -164,49 +193,96 @@ ServingPlanResult plan_serving(const scenario::Scenario& sc, const PlanOptions& 
         out.smallest_no_fit = mem.total();
         break;
       }
-      ++out.timed;
-      ServingPlanRow row;
-      row.gpus = c.gpus;
-      row.layout = c.layout;
-      row.format = r.formats[c.format];
-      row.batch_limit = b;
-      answer::Options estimate;
-      estimate.advice = false;
-      estimate.tables = &tables;
-      row.estimate = answer::estimate(s, estimate);
-      const step::InferenceResult& i = *row.estimate.eval.inference;
-      row.per_gpu = i.output_tokens_per_s / c.gpus;
-      row.per_user = i.tokens_per_s_per_user;
-      row.usd_per_mtok = answer::usd_per_million_tokens(row.estimate);
-      out.rows.push_back(std::move(row));
+      if (tpot_limit && o.rule_out) {
+        step::Options bounded;
+        bounded.tables = &out.tables;
+        if (auto bounds = evaluator.serving_bounds_past(c.layout, *tpot_limit, 0, bounded)) {
+          out.deferred.push_back({b, *bounds});
+          continue;
+        }
+      }
+      out.rows.push_back(simulate(c, s, b, out));
     }
     if (o.progress) {
       const std::lock_guard<std::mutex> lock(progress);
       o.progress(++done, candidates.size());
     }
   });
+  // What the simulated rows settle for the deferred ones.
+  std::vector<const ServingPlanRow*> served;  // complete, unsaturated: the frontier's rows come from them
+  bool any_meets = false;
+  double least_miss = std::numeric_limits<double>::infinity();
+  for (const Slot& slot : slots) {
+    for (const ServingPlanRow& row : slot.rows) {
+      const step::InferenceResult& i = *row.estimate.eval.inference;
+      any_meets = any_meets || row.meets();
+      if (!i.truncated && !i.saturated) {
+        served.push_back(&row);
+      }
+      if (row.estimate.slo && !i.truncated) {
+        least_miss = std::min(least_miss, miss(row));
+      }
+    }
+  }
+  // A deferred row cannot meet the SLO. It is not on the frontier when its offered rate is beyond
+  // what its capacity can be (it saturates), or when a simulated row beats both its bounds: more
+  // tokens/s per user than 1 / its least TPOT p50, and at least its most tokens/s per GPU (the
+  // frontier then passes it by, whatever else it holds). It is not the closest when something meets
+  // the SLO or a simulated row misses by less than its TPOT bound does.
+  auto ruled_out = [&](const Candidate& c, const step::ServingBounds& bounds) {
+    const workload::Load& load = sc.job.inference->load;
+    const bool saturates =
+        load.arrival == workload::Arrival::kPoisson && load.rate > step::kSaturation * bounds.capacity_requests_per_s;
+    const double most_per_user = 1.0 / bounds.tpot.value();
+    const double most_per_gpu = bounds.output_tokens_per_s / c.gpus;
+    const bool beaten = saturates || std::any_of(served.begin(), served.end(), [&](const ServingPlanRow* row) {
+                          return row->per_user > most_per_user && row->per_gpu >= most_per_gpu;
+                        });
+    return beaten && (any_meets || bounds.tpot / *tpot_limit > least_miss);
+  };
+  std::vector<std::vector<ServingPlanRow>> late(slots.size());
+  base::parallel_for(slots.size(), o.threads, [&](std::size_t k) {
+    Slot& out = slots[k];
+    const Candidate& c = candidates[k];
+    for (const Deferred& d : out.deferred) {
+      if (ruled_out(c, d.bounds)) {
+        ++out.ruled_out;
+      } else {
+        late[k].push_back(simulate(c, variant(formatted[c.format], c, d.b), d.b, out));
+      }
+    }
+  });
   std::vector<ServingPlanRow> rows;
-  for (Slot& slot : slots) {
+  for (std::size_t k = 0; k < slots.size(); ++k) {
+    Slot& slot = slots[k];
     r.candidates += slot.candidates;
     r.no_fit += slot.no_fit;
     r.timed += slot.timed;
+    r.ruled_out += slot.ruled_out;
     if (slot.smallest_no_fit.value() > 0 &&
         (r.smallest_no_fit.value() == 0 || slot.smallest_no_fit < r.smallest_no_fit)) {
       r.smallest_no_fit = slot.smallest_no_fit;
     }
-    std::move(slot.rows.begin(), slot.rows.end(), std::back_inserter(rows));
+    // The slot's rows by batch limit, as a loop over its limits makes them.
+    std::vector<ServingPlanRow> own = std::move(slot.rows);
+    std::move(late[k].begin(), late[k].end(), std::back_inserter(own));
+    std::stable_sort(own.begin(), own.end(),
+                     [](const ServingPlanRow& a, const ServingPlanRow& b) { return a.batch_limit < b.batch_limit; });
+    std::move(own.begin(), own.end(), std::back_inserter(rows));
   }
 
   // The throughput-latency frontier: by tokens/s per user, those beating every faster-per-user row
-  // on tokens/s per GPU. A saturated deployment does not serve its load (its queue grows without
-  // bound), so it is not on it.
+  // on tokens/s per GPU; of equal rows, the first (the smallest batch limit of a deployment). A
+  // saturated deployment does not serve its load (its queue grows without bound), nor does a run
+  // stopped at its iteration limit, so neither is on it.
   std::vector<const ServingPlanRow*> by_user;
   for (const auto& row : rows) {
-    if (!row.estimate.eval.inference->saturated) {
+    const step::InferenceResult& i = *row.estimate.eval.inference;
+    if (!i.saturated && !i.truncated) {
       by_user.push_back(&row);
     }
   }
-  std::sort(by_user.begin(), by_user.end(), [](const ServingPlanRow* a, const ServingPlanRow* b) {
+  std::stable_sort(by_user.begin(), by_user.end(), [](const ServingPlanRow* a, const ServingPlanRow* b) {
     return a->per_user != b->per_user ? a->per_user > b->per_user : a->per_gpu > b->per_gpu;
   });
   double best_per_gpu = -1;
@@ -234,7 +310,8 @@ ServingPlanResult plan_serving(const scenario::Scenario& sc, const PlanOptions& 
     if (row.meets()) {
       ++r.meeting;
       r.best.push_back(row);
-    } else if (row.estimate.slo && (!r.closest || miss(row) < miss(*r.closest))) {
+    } else if (row.estimate.slo && !row.estimate.eval.inference->truncated &&
+               (!r.closest || miss(row) < miss(*r.closest))) {
       r.closest = row;
     }
   }

@@ -158,16 +158,14 @@ Evaluation Evaluator::evaluate_image_inference(const Layout& layout, const Syste
   return e;
 }
 
-Evaluation Evaluator::evaluate_inference(const Layout& layout, const System& sys, const physics::Fabric& fabric,
-                                         const Options& options) const {
-  if (job_->model.images()) {
-    return evaluate_image_inference(layout, sys, options);
-  }
+void Evaluator::serving_run(const Layout& layout, const System& sys, const physics::Fabric& fabric,
+                            const Options& options, ServingRun& out) const {
   const workload::ModelShape& m = job_->model;
   const hardware::GpuSpec& g = sys.gpu;
   const workload::ServingEngine& engine = runtime_->serving;
   const bool continuous = is_continuous(*runtime_);
-  const workload::Inference inf = resolve_max_batch(m, *job_->inference, g, layout, engine);
+  out.inf = resolve_max_batch(m, *job_->inference, g, layout, engine);
+  const workload::Inference& inf = out.inf;
   const double batch = static_cast<double>(inf.batch);
   const double prompt = static_cast<double>(inf.prompt_tokens);
   const double output = static_cast<double>(inf.output_tokens);
@@ -176,14 +174,13 @@ Evaluation Evaluator::evaluate_inference(const Layout& layout, const System& sys
   // A pipeline runs one virtual engine per stage, each with its share of the sequences and of the
   // KV pool (assumption: vLLM's virtual engines); data-parallel replicas are engines of their own.
   const int engines = layout.data * layout.pipeline;
-
-  Evaluation e;
-  e.training = false;
-  e.gpus = sys.gpus;
-  e.memory = physics::inference_memory(m, inf, g, layout, engine, batch);
+  out.engines = engines;
+  out.memory = physics::inference_memory(m, inf, g, layout, engine, batch);
   const double per_token = physics::kv_bytes_per_token(m, inf, layout).value();
+  out.per_token = per_token;
   const double context = prompt * (1.0 + inf.load.length_spread) + output * (1.0 + inf.load.output_spread);
-  const double pool_tokens = continuous ? e.memory.kv_cache.value() / per_token / layout.pipeline : 0.0;
+  out.context = context;
+  const double pool_tokens = continuous ? out.memory.kv_cache.value() / per_token / layout.pipeline : 0.0;
 
   // Prefill and decode each settle at their own clock (compute-bound prefill may meet the power
   // limit; memory-bound decode rarely does), from a representative pass of each.
@@ -204,25 +201,24 @@ Evaluation Evaluator::evaluate_inference(const Layout& layout, const System& sys
                  : lowering::lower_forward(m, inf, *runtime_, layout.tensor, batch, prompt, prompt));
   const Ops decode_ops =
       shared_ops(lowering::lower_forward(m, inf, *runtime_, layout.tensor, seqs, 1.0, prompt + output / 2.0));
-  const double prefill_clock = clock_of(prefill_ops);
-  const double decode_clock = clock_of(decode_ops);
+  out.prefill_clock = clock_of(prefill_ops);
+  out.decode_clock = clock_of(decode_ops);
   const double max_tokens =
       std::max({prefill_tokens * (1.0 + inf.load.length_spread), seqs, static_cast<double>(engine.max_seqs)});
   // Both phases at one clock (neither meets the power limit) share their tables, as do the runs
   // of a serving search that differ in load or batch limit alone (options.tables).
-  TableCache own;
-  TableCache& tables = options.tables != nullptr ? *options.tables : own;
-  const IterationModel prefill_model(sys, fabric, m, inf, *runtime_, layout, prefill_clock, max_tokens, tables);
-  const IterationModel decode_model(sys, fabric, m, inf, *runtime_, layout, decode_clock, max_tokens, tables);
+  out.tables = options.tables != nullptr ? options.tables : &out.own;
+  out.prefill.emplace(sys, fabric, m, inf, *runtime_, layout, out.prefill_clock, max_tokens, *out.tables);
+  out.decode.emplace(sys, fabric, m, inf, *runtime_, layout, out.decode_clock, max_tokens, *out.tables);
 
-  ServingSetup s;
+  ServingSetup& s = out.setup;
   s.scheduler = engine.scheduler;
   s.arrival = inf.load.arrival;
   s.max_seqs = continuous ? std::max<std::int64_t>(1, engine.max_seqs / layout.pipeline) : inf.batch;
   // A pool short of one request's longest context is widened to it (the capacity bottleneck
   // reports the shortfall); it then serves one request at a time, as such an engine at best could,
   // rather than admitting shorter ones that evict each other as they grow.
-  if (continuous && e.memory.total() > e.memory.budget) {
+  if (continuous && out.memory.total() > out.memory.budget) {
     s.max_seqs = 1;
   }
   s.max_batched_tokens = engine.max_batched_tokens;
@@ -249,6 +245,38 @@ Evaluation Evaluator::evaluate_inference(const Layout& layout, const System& sys
   s.rate = inf.load.rate / engines;
   s.concurrency = std::max<std::int64_t>(1, std::llround(static_cast<double>(inf.load.concurrency) / engines));
   s.seed = inf.load.seed;
+}
+
+Evaluation Evaluator::evaluate_inference(const Layout& layout, const System& sys, const physics::Fabric& fabric,
+                                         const Options& options) const {
+  if (job_->model.images()) {
+    return evaluate_image_inference(layout, sys, options);
+  }
+  ServingRun sr;
+  serving_run(layout, sys, fabric, options, sr);
+  const workload::ModelShape& m = job_->model;
+  const hardware::GpuSpec& g = sys.gpu;
+  const bool continuous = is_continuous(*runtime_);
+  const workload::Inference& inf = sr.inf;
+  const double batch = static_cast<double>(inf.batch);
+  const double prompt = static_cast<double>(inf.prompt_tokens);
+  const double output = static_cast<double>(inf.output_tokens);
+  const double layers = std::ceil(static_cast<double>(m.layers) / layout.pipeline);
+  const DType dtype = g.supports(inf.weight_precision) ? inf.weight_precision : DType::kFp16;
+  const int engines = sr.engines;
+  const double per_token = sr.per_token;
+  const double context = sr.context;
+  const double prefill_clock = sr.prefill_clock;
+  const double decode_clock = sr.decode_clock;
+  const IterationModel& prefill_model = *sr.prefill;
+  const IterationModel& decode_model = *sr.decode;
+  TableCache& tables = *sr.tables;
+  const ServingSetup& s = sr.setup;
+
+  Evaluation e;
+  e.training = false;
+  e.gpus = sys.gpus;
+  e.memory = sr.memory;
   const ServingOutcome run = simulate_serving(s, prefill_model, decode_model, &tables);
 
   InferenceResult r = run.result;
@@ -284,8 +312,6 @@ Evaluation Evaluator::evaluate_inference(const Layout& layout, const System& sys
     offline.requests = std::min(offline.requests, kCapacityRequests);
     r.saturation_requests_per_s =
         simulate_serving(offline, prefill_model, decode_model, &tables).result.requests_per_s * engines;
-    // Within 2 % of the capacity the queue of a finite run still drains; beyond it, it grows.
-    constexpr double kSaturation = 0.98;
     r.saturated = inf.load.rate > kSaturation * r.saturation_requests_per_s;
   }
 

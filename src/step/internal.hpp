@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "gpusim/step.hpp"
@@ -202,5 +203,23 @@ struct ServingOutcome {
 // differ in batch limit alone).
 ServingOutcome simulate_serving(const ServingSetup& setup, const IterationModel& prefill, const IterationModel& decode,
                                 TableCache* tables = nullptr);
+
+// A serving deployment as the evaluator simulates it (Evaluator::serving_run, inference.cpp): its
+// inference settings (a static engine's largest batch resolved), memory, iteration models at the
+// clocks prefill and decode settle at, and one engine's setup and share of the load.
+struct ServingRun {
+  workload::Inference inf;
+  physics::MemoryBreakdown memory;
+  int engines = 1;       // data-parallel replicas × a pipeline's virtual engines
+  double per_token = 0;  // KV bytes per token per GPU
+  double context = 0;    // a request's longest context
+  double prefill_clock = 1;
+  double decode_clock = 1;
+  std::optional<IterationModel> prefill;
+  std::optional<IterationModel> decode;
+  ServingSetup setup;
+  TableCache own;                // the tables, unless the caller's options lend theirs
+  TableCache* tables = nullptr;  // &own or the caller's
+};
 
 }  // namespace gpusim::step

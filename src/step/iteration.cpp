@@ -4,6 +4,7 @@
 // (TableCache::Tables::serves), so runs that differ in load or batch limit tabulate once.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "step/internal.hpp"
 
@@ -362,6 +363,47 @@ std::pair<Seconds, Seconds> IterationModel::times(const IterationShape& s, doubl
   IterationShape longer = s;
   longer.context += more;
   return {time(t, r, s, stage, busy), time(t, r, longer, stage, busy)};
+}
+
+// time() with each of its terms at its least. The tables at a count are linear interpolations
+// between two grid points, never below the lower of them, so each table's least over the grid
+// bounds it for every count from 1 to the grid's last point; past it the last segment extends, and
+// bounds it only while that segment does not fall. The attention terms are products of counts
+// (>= 0) and coefficients, at least 0 while no coefficient is negative. The engine's host work is
+// least with no sequence, in a decode-only iteration (whose scheduler call scheduler_steps share)
+// that the GPU hides all it can of. A margin of 1e-9 keeps the bound below time() whatever the
+// order its sums round in.
+Seconds IterationModel::floor() const {
+  if (grid_.empty() || decode_per_row_.time < 0 || decode_per_context_.time < 0 || prefill_per_pair_.time < 0 ||
+      remainder_ < -1.0) {
+    return Seconds(0);
+  }
+  const std::size_t n = grid_.size();
+  double dense = row(0).dense.time;
+  double head = row(0).head.time;
+  double comm = row(0).comm;
+  double send = row(0).send;
+  for (std::size_t i = 1; i < n; ++i) {
+    const Row& r = row(i);
+    dense = std::min(dense, r.dense.time);
+    head = std::min(head, r.head.time);
+    comm = std::min(comm, r.comm);
+    send = std::min(send, r.send);
+  }
+  if (n > 1) {
+    const Row& last = row(n - 1);
+    const Row& before = row(n - 2);
+    if (last.dense.time < before.dense.time || last.head.time < before.head.time || last.comm < before.comm ||
+        last.send < before.send) {
+      return Seconds(0);
+    }
+  }
+  const double busy = (dense + head) * (1.0 + remainder_) + gap_.value();
+  const double stage = std::max(busy + comm, host_.value());
+  const Seconds device(pipeline_ * stage + (pipeline_ - 1) * send);
+  const Seconds host = engine_host_time(engine_, IterationShape{}, Seconds(std::numeric_limits<double>::infinity()));
+  constexpr double kMargin = 1e-9;
+  return std::max(Seconds(0), (device + host) * (1.0 - kMargin));
 }
 
 IterationCost IterationModel::cost(const IterationShape& s) const {
