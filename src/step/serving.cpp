@@ -294,10 +294,15 @@ void Engine::skip_decode(double arrival) {
   };
   // An iteration's time is linear in the context: a for the next one, b more per iteration after
   // it, so k iterations take S(k) = k·a + b·k(k−1)/2 (the search's estimate; the accounting
-  // below takes the model's cost at the mean context).
-  const auto [first, second] = decode_.times(shape_at(0), rows);
-  const double a = first.value();
-  const double b = std::max(0.0, second.value() - a);
+  // below takes the model's cost at the mean context). With no arrival to stop before and no
+  // token to hand out, neither is read.
+  double a = 0;
+  double b = 0;
+  if (arrival >= 0 || !pending_first_.empty() || !pending_done_.empty()) {
+    const auto [first, second] = decode_.times(shape_at(0), rows);
+    a = first.value();
+    b = std::max(0.0, second.value() - a);
+  }
   auto span = [&](std::int64_t k) {  // time of k iterations
     const auto kd = static_cast<double>(k);
     return k <= 0 ? 0.0 : kd * a + b * kd * (kd - 1.0) / 2.0;
