@@ -164,37 +164,31 @@ std::string plan(const std::string& path, const std::optional<std::string>& text
   return gpusim::report::plan_json(sc, gpusim::search::plan(sc, o));
 }
 
-std::string roofline(const std::string& gpu, const std::optional<std::string>& path,
-                     const std::optional<std::string>& text, const Strings& sets, const std::string& dtype,
-                     const Strings& specs) {
-  using gpusim::units::DType;
-  const std::vector<DType> roofs = {DType::kFp64, DType::kFp32, DType::kTf32, DType::kFp16, DType::kBf16, DType::kFp8};
-  const auto highlight = gpusim::base::value_in(gpusim::units::kDTypeNames, dtype);
-  if (!highlight || std::find(roofs.begin(), roofs.end(), *highlight) == roofs.end()) {
-    throw std::invalid_argument("dtype must be one of " +
-                                gpusim::base::quoted_names(gpusim::units::kDTypeNames, roofs) + ", got \"" + dtype +
-                                "\"");
-  }
-  if (gpu.empty() && !path) {
-    throw std::invalid_argument("roofline needs a GPU id or a scenario");
-  }
-  const auto catalog_ptr = catalog_of(specs);
-  const Catalog& catalog = *catalog_ptr;
-  const auto overrides = gpusim::scenario::parse_overrides(sets);
-  const py::gil_scoped_release release;
-  std::optional<gpusim::step::Evaluation> eval;
-  gpusim::hardware::GpuSpec g;
+// A request's field as the Python function names its keyword.
+[[noreturn]] void raise_request(const gpusim::app::RequestError& e) {
+  const std::string& field = e.option();
+  throw std::invalid_argument(field.empty() ? e.problem()
+                                            : (field == "sets" ? std::string("overrides") : field) + " " + e.problem());
+}
+
+std::string roofline(const std::string& gpu, const Strings& gpus, const std::optional<std::string>& path,
+                     const std::optional<std::string>& text, const Strings& sets,
+                     const std::optional<std::string>& dtype, const Strings& specs) {
+  gpusim::app::RooflineRequest request;
+  request.gpu = gpu;
+  request.gpus = gpus;
   if (path) {
-    const Scenario sc = gpusim::scenario::resolve(catalog, parsed_of(*path, text), overrides, gpu);
-    eval = gpusim::step::evaluate(sc, gpusim::step::Options{true});
-    g = sc.system.gpu;
-  } else {
-    g = catalog.gpu(gpu);
+    request.scenario = gpusim::app::ScenarioSource{*path, text};
   }
-  if (!g.supports(*highlight)) {
-    throw std::invalid_argument("the " + g.name + " has no " + dtype + " support");
+  request.sets = sets;
+  request.dtype = dtype;
+  const auto catalog = catalog_of(specs);
+  const py::gil_scoped_release release;
+  try {
+    return gpusim::report::roofline_json(gpusim::app::roofline(*catalog, request));
+  } catch (const gpusim::app::RequestError& e) {
+    raise_request(e);
   }
-  return gpusim::report::roofline_json(gpusim::explain::make_roofline(g, eval ? &*eval : nullptr, *highlight));
 }
 
 std::string breakeven(const std::string& path, const std::optional<std::string>& text, const Strings& sets,
@@ -272,7 +266,7 @@ PYBIND11_MODULE(_gpusim, m) {
   m.def("compare", &compare, "path"_a, "text"_a, "sets"_a, "gpus"_a, "specs"_a);
   m.def("sweep", &sweep, "path"_a, "text"_a, "sets"_a, "axes"_a, "specs"_a, "shard"_a = 0, "shards"_a = 1);
   m.def("plan", &plan, "path"_a, "text"_a, "sets"_a, "objective"_a, "top"_a, "max_gpus"_a, "formats"_a, "specs"_a);
-  m.def("roofline", &roofline, "gpu"_a, "path"_a, "text"_a, "sets"_a, "dtype"_a, "specs"_a);
+  m.def("roofline", &roofline, "gpu"_a, "gpus"_a, "path"_a, "text"_a, "sets"_a, "dtype"_a, "specs"_a);
   m.def("breakeven", &breakeven, "path"_a, "text"_a, "sets"_a, "gpu"_a, "specs"_a);
   m.def("spec_ids", &spec_ids, "kind"_a, "specs"_a);
   m.def("gpu", &gpu, "id"_a, "specs"_a);

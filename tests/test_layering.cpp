@@ -14,7 +14,7 @@ namespace {
 // The stages in pipeline order; a stage may include the faces of those before it.
 const std::vector<std::string> kStages = {"base",   "units",    "hardware",   "workload", "parse", "catalog",
                                           "cost",   "scenario", "lowering",   "physics",  "step",  "explain",
-                                          "answer", "search",   "validation", "report",   "cli"};
+                                          "answer", "search",   "validation", "report",   "app",   "cli"};
 
 int order_of(const std::string& stage) {
   const auto it = std::find(kStages.begin(), kStages.end(), stage);

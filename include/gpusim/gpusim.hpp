@@ -2,20 +2,22 @@
 // binding use. The pipeline, each stage a folder under src/ and a namespace, its face a header here:
 //
 //   base → units → hardware → workload → parse → catalog → cost → scenario → lowering → physics
-//        → step → explain → answer → search → validation → report
+//        → step → explain → answer → search → validation → report → app
 //
 // (parse is library-internal: it keeps toml++ inside the loaders and has no face here.)
 //
 // A scenario file is loaded against the spec catalog into a complete Scenario; the evaluator
 // (step) times one step of it through lowering and physics; answer adds cost and the diagnosis;
 // search runs the evaluator many times; validation predicts measured rows with the same
-// functions; report formats. Includes only point down this list.
+// functions; report formats; app holds each command's request and checks, for every front end.
+// Includes only point down this list.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "gpusim/answer.hpp"
+#include "gpusim/app.hpp"
 #include "gpusim/base.hpp"
 #include "gpusim/catalog.hpp"
 #include "gpusim/cost.hpp"

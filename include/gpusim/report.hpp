@@ -31,6 +31,9 @@ std::string unknown_text(const answer::Contribution& c);
 // ---------------------------------------------------------------- roofline
 std::string roofline_text(const explain::Roofline& r);
 std::string roofline_json(const explain::Roofline& r);
+// Several GPUs' (app::roofline): the texts one after another; one JSON object, or an array of them.
+std::string roofline_text(const std::vector<explain::Roofline>& rs);
+std::string roofline_json(const std::vector<explain::Roofline>& rs);
 // A self-contained SVG (log-log axes, roofs, ridge point, ops sized by time share).
 std::string roofline_svg(const explain::Roofline& r);
 // Several GPUs' roofs on one set of axes (DRAM and the highlighted dtype's compute roof, each

@@ -409,26 +409,28 @@ def plan_many(scenarios, *, client=None, **common):
     return client.gather(client.map(_plan_job, jobs, pure=False))
 
 
-def roofline(gpu=None, scenario=None, *, dtype=None, overrides=None, specs=None, **kw):
+def roofline(gpu=None, scenario=None, *, gpus=None, dtype=None, overrides=None, specs=None, **kw):
     """The roofline of a GPU: ``gpusim roofline --gpu ID [SCENARIO] --format json``.
 
     The GPU's DRAM and L2 roofs and compute roof per dtype, the ridge point, and, with a scenario,
     each op of its step at its arithmetic intensity and attained rate. ``gpu`` may be left out
     when a scenario is given (its GPU is used); given with one, it replaces ``system.gpu``.
-    ``dtype``: the roof highlighted (default ``"bf16"``).
+    ``gpus``: several GPU ids, their roofs only, as a list of rooflines (``--gpus``).
+    ``dtype``: the roof highlighted (default ``"bf16"``, or ``"fp16"`` on a GPU without bf16).
+    The checks and defaults are the command line's (one function serves both).
     """
     gpu = _optional_str(gpu, "gpu")
-    dtype = _optional_str(dtype, "dtype") or "bf16"
+    dtype = None if dtype is None else _optional_str(dtype, "dtype")
+    if gpus is None:
+        gpus = []
+    elif isinstance(gpus, str) or not all(isinstance(g, str) and g for g in gpus):
+        raise ValueError("gpus must be a list of GPU ids, got %r" % (gpus,))
     if scenario is None:
-        if not gpu:
-            raise ValueError("roofline needs a GPU id or a scenario")
-        if overrides or kw:
-            raise ValueError("overrides apply to a scenario; none was given")
         path, text = None, None
     else:
         path, text = _scenario(scenario)
     sets = _sets(overrides, kw)
-    return json.loads(_gpusim.roofline(gpu, path, text, sets, dtype, _specs(specs)))
+    return json.loads(_gpusim.roofline(gpu, list(gpus), path, text, sets, dtype, _specs(specs)))
 
 
 def breakeven(scenario, *, gpu=None, overrides=None, specs=None, **kw):

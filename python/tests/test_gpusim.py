@@ -380,6 +380,38 @@ class Catalog(unittest.TestCase):
                          cli("roofline", "--gpu", "h100-sxm5-80gb", "--dtype", "fp8", "--format", "json"))
         self.assertEqual(gpusim.roofline(scenario=TRAINING), cli("roofline", TRAINING, "--format", "json"))
 
+    def test_a_roofline_request_gets_the_same_answer_or_refusal_from_python_as_from_the_cli(self):
+        # One function serves both: a GPU without bf16 highlights fp16, fp4 where the GPU has it,
+        # several GPUs as a list, a scenario on another GPU.
+        answered = [
+            ({"gpu": "v100-sxm2-32gb"}, ["--gpu", "v100-sxm2-32gb"]),
+            ({"gpu": "b200", "dtype": "fp4"}, ["--gpu", "b200", "--dtype", "fp4"]),
+            ({"gpus": ["rtx4090", "v100-sxm2-32gb"]}, ["--gpus", "rtx4090,v100-sxm2-32gb"]),
+            ({"scenario": TRAINING, "gpu": "a100-sxm4-80gb"}, [TRAINING, "--gpu", "a100-sxm4-80gb"]),
+        ]
+        for kwargs, args in answered:
+            with self.subTest(args=args):
+                self.assertEqual(gpusim.roofline(**kwargs), cli("roofline", *args, "--format", "json"))
+        refused = [
+            ({"gpu": "t4", "dtype": "bf16"}, ["--gpu", "t4", "--dtype", "bf16"], "has no bf16 support"),
+            ({"gpu": "h100-sxm5-80gb", "dtype": "fp4"}, ["--gpu", "h100-sxm5-80gb", "--dtype", "fp4"],
+             "has no fp4 support"),
+            ({"gpu": "h100-sxm5-80gb", "dtype": "int4"}, ["--gpu", "h100-sxm5-80gb", "--dtype", "int4"],
+             "dtype must be one of"),
+            ({}, [], "needs a GPU, several GPUs or a scenario"),
+            ({"gpus": ["rtx4090"], "scenario": TRAINING}, ["--gpus", "rtx4090", TRAINING], "draws roofs only"),
+            ({"gpu": "rtx4090", "overrides": {"system.gpus": 2}}, ["--gpu", "rtx4090", "--set", "system.gpus=2"],
+             "apply to a scenario; none was given"),
+        ]
+        for kwargs, args, words in refused:
+            with self.subTest(args=args):
+                with self.assertRaises(ValueError) as raised:
+                    gpusim.roofline(**kwargs)
+                self.assertIn(words, str(raised.exception))
+                done = cli("roofline", *args, ok=False)
+                self.assertEqual(done.returncode, 2)
+                self.assertIn(words, done.stderr)
+
     def test_breakeven_is_the_cli_breakeven_json(self):
         self.assertEqual(gpusim.breakeven(TRAINING), cli("breakeven", TRAINING, "--format", "json"))
 

@@ -104,6 +104,12 @@ int run_command(const std::string& cmd, const std::vector<std::string>& args) {
   } catch (const gpusim::cli::UsageError& e) {
     std::cerr << "gpusim " << cmd << ": " << e.what() << '\n';
     return kBadInput;
+  } catch (const gpusim::app::RequestError& e) {
+    // The request's field as the command line spells its option.
+    const std::string& field = e.option();
+    const std::string option = field.empty() ? "" : "--" + (field == "sets" ? std::string("set") : field) + " ";
+    std::cerr << "gpusim " << cmd << ": " << option << e.problem() << " (see gpusim " << cmd << " --help)\n";
+    return kBadInput;
   } catch (const boost::program_options::error& e) {
     std::cerr << "gpusim " << cmd << ": " << e.what() << '\n';
     return kBadInput;

@@ -81,6 +81,33 @@ std::string roofline_json(const Roofline& r) {
   return w.take() + "\n";
 }
 
+std::string roofline_text(const std::vector<Roofline>& rs) {
+  std::string text;
+  for (const Roofline& r : rs) {
+    if (!text.empty()) {
+      text += '\n';
+    }
+    text += roofline_text(r);
+  }
+  return text;
+}
+
+std::string roofline_json(const std::vector<Roofline>& rs) {
+  if (rs.size() == 1) {
+    return roofline_json(rs.front());
+  }
+  std::string json = "[\n";
+  for (const Roofline& r : rs) {
+    std::string one = roofline_json(r);
+    one.pop_back();  // its newline: the array separates its items
+    if (json.size() > 2) {
+      json += ",\n";
+    }
+    json += one;
+  }
+  return json + "\n]\n";
+}
+
 namespace {
 
 constexpr double kWidth = 800;

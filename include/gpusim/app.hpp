@@ -1,0 +1,54 @@
+// The application layer: one request and one function per command, shared by the front ends (the
+// command line, the Python module). A function owns its command's option checks and defaults: it
+// refuses a request it cannot take with a RequestError naming the field at fault, and returns what
+// the command reports; a front end only turns its inputs into the request and the answer into its
+// output (report/ formats it), so two front ends given the same request give the same answer.
+#pragma once
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "gpusim/catalog.hpp"
+#include "gpusim/explain.hpp"
+
+namespace gpusim::app {
+
+// A request a command cannot take. `option` is the request field at fault, as the front ends name
+// it (the command line as --option, Python as a keyword), or empty when no one field is; what()
+// is "<option> <problem>", the Python wording.
+class RequestError : public std::invalid_argument {
+ public:
+  RequestError(const std::string& option, const std::string& problem)
+      : std::invalid_argument(option.empty() ? problem : option + " " + problem), option_(option), problem_(problem) {}
+  [[nodiscard]] const std::string& option() const { return option_; }
+  [[nodiscard]] const std::string& problem() const { return problem_; }
+
+ private:
+  std::string option_;
+  std::string problem_;
+};
+
+// The scenario a request names: a file, or TOML text given under that name (its messages' path).
+struct ScenarioSource {
+  std::string path;
+  std::optional<std::string> text;
+};
+
+// ---------------------------------------------------------------- roofline (app/roofline.cpp)
+// A GPU's roofs, or several GPUs' on one picture, or a scenario's step placed on its GPU's roofs.
+struct RooflineRequest {
+  std::string gpu;                // the GPU; with a scenario, the one replacing system.gpu
+  std::vector<std::string> gpus;  // several GPUs drawn together: roofs only, no scenario
+  std::optional<ScenarioSource> scenario;
+  std::vector<std::string> sets;  // the scenario's key=value overrides
+  // The dtype whose roof and ridge point are highlighted; none: bf16, or fp16 on a GPU without it.
+  std::optional<std::string> dtype;
+};
+// One roofline per GPU of the request, in its order. RequestError for a request it cannot take (no
+// GPU and no scenario, several GPUs with a scenario, an unknown dtype, a dtype the GPU lacks);
+// InputError for bad specs or scenario input.
+std::vector<explain::Roofline> roofline(const catalog::Catalog& catalog, const RooflineRequest& request);
+
+}  // namespace gpusim::app
