@@ -136,39 +136,45 @@ py::list sweep(const std::string& path, const std::optional<std::string>& text, 
   return rows;
 }
 
-std::string plan(const std::string& path, const std::optional<std::string>& text, const Strings& sets,
-                 const std::string& objective, int top, int max_gpus, const Strings& formats, const Strings& specs) {
-  const auto obj = gpusim::base::value_in(gpusim::search::kObjectiveNames, objective);
-  if (!obj) {
-    throw std::invalid_argument("objective must be \"time\" or \"cost\", got \"" + objective + "\"");
-  }
-  if (top < 1 || top > gpusim::search::kMaxPlanTop) {
-    throw std::invalid_argument("top must be between 1 and " + std::to_string(gpusim::search::kMaxPlanTop));
-  }
-  if (max_gpus < 0 || max_gpus > gpusim::search::kMaxPlanGpus) {
-    throw std::invalid_argument("max_gpus must be between 0 and " + std::to_string(gpusim::search::kMaxPlanGpus));
-  }
-  const py::gil_scoped_release release;
-  const Scenario sc = scenario_of(path, text, sets, "", specs);
-  gpusim::search::PlanOptions o;
-  o.objective = *obj;
-  o.top = top;
-  o.max_gpus = max_gpus;
-  o.formats = formats;
-  if (sc.job.inference) {
-    return gpusim::report::plan_serving_json(sc, gpusim::search::plan_serving(sc, o));
-  }
-  if (!formats.empty()) {
-    throw std::invalid_argument("formats apply to serving scenarios; this scenario trains");
-  }
-  return gpusim::report::plan_json(sc, gpusim::search::plan(sc, o));
-}
-
 // A request's field as the Python function names its keyword.
 [[noreturn]] void raise_request(const gpusim::app::RequestError& e) {
   const std::string& field = e.option();
   throw std::invalid_argument(field.empty() ? e.problem()
                                             : (field == "sets" ? std::string("overrides") : field) + " " + e.problem());
+}
+
+gpusim::app::PlanRequest plan_request(const std::string& objective, int top, int max_gpus, const Strings& formats) {
+  gpusim::app::PlanRequest request;
+  request.objective = objective;
+  request.top = top;
+  request.max_gpus = max_gpus;
+  request.formats = formats;
+  return request;
+}
+
+// plan()'s checks alone: plan_many checks every question before it answers any.
+void plan_check(const std::string& objective, int top, int max_gpus, const Strings& formats) {
+  try {
+    gpusim::app::check(plan_request(objective, top, max_gpus, formats));
+  } catch (const gpusim::app::RequestError& e) {
+    raise_request(e);
+  }
+}
+
+std::string plan(const std::string& path, const std::optional<std::string>& text, const Strings& sets,
+                 const std::string& objective, int top, int max_gpus, const Strings& formats, const Strings& specs) {
+  gpusim::app::PlanRequest request = plan_request(objective, top, max_gpus, formats);
+  request.scenario = gpusim::app::ScenarioSource{path, text};
+  request.sets = sets;
+  const auto catalog = catalog_of(specs);
+  const py::gil_scoped_release release;
+  try {
+    const gpusim::app::PlanAnswer a = gpusim::app::plan(*catalog, request);
+    return a.serving ? gpusim::report::plan_serving_json(a.scenario, *a.serving)
+                     : gpusim::report::plan_json(a.scenario, *a.training);
+  } catch (const gpusim::app::RequestError& e) {
+    raise_request(e);
+  }
 }
 
 std::string roofline(const std::string& gpu, const Strings& gpus, const std::optional<std::string>& path,
@@ -266,6 +272,7 @@ PYBIND11_MODULE(_gpusim, m) {
   m.def("compare", &compare, "path"_a, "text"_a, "sets"_a, "gpus"_a, "specs"_a);
   m.def("sweep", &sweep, "path"_a, "text"_a, "sets"_a, "axes"_a, "specs"_a, "shard"_a = 0, "shards"_a = 1);
   m.def("plan", &plan, "path"_a, "text"_a, "sets"_a, "objective"_a, "top"_a, "max_gpus"_a, "formats"_a, "specs"_a);
+  m.def("plan_check", &plan_check, "objective"_a, "top"_a, "max_gpus"_a, "formats"_a);
   m.def("roofline", &roofline, "gpu"_a, "gpus"_a, "path"_a, "text"_a, "sets"_a, "dtype"_a, "specs"_a);
   m.def("breakeven", &breakeven, "path"_a, "text"_a, "sets"_a, "gpu"_a, "specs"_a);
   m.def("spec_ids", &spec_ids, "kind"_a, "specs"_a);

@@ -5,6 +5,7 @@
 // output (report/ formats it), so two front ends given the same request give the same answer.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -12,12 +13,14 @@
 
 #include "gpusim/catalog.hpp"
 #include "gpusim/explain.hpp"
+#include "gpusim/scenario.hpp"
+#include "gpusim/search.hpp"
 
 namespace gpusim::app {
 
-// A request a command cannot take. `option` is the request field at fault, as the front ends name
-// it (the command line as --option, Python as a keyword), or empty when no one field is; what()
-// is "<option> <problem>", the Python wording.
+// A request a command cannot take. `option` is the request field at fault, spelled as Python's
+// keyword (the command line's option is --option with '-' for '_', and --set for sets), or empty
+// when no one field is; what() is "<option> <problem>".
 class RequestError : public std::invalid_argument {
  public:
   RequestError(const std::string& option, const std::string& problem)
@@ -50,5 +53,31 @@ struct RooflineRequest {
 // GPU and no scenario, several GPUs with a scenario, an unknown dtype, a dtype the GPU lacks);
 // InputError for bad specs or scenario input.
 std::vector<explain::Roofline> roofline(const catalog::Catalog& catalog, const RooflineRequest& request);
+
+// ---------------------------------------------------------------- plan (app/plan.cpp)
+// The best layouts of a training scenario, or the serving deployments that meet its SLO.
+struct PlanRequest {
+  ScenarioSource scenario;
+  std::vector<std::string> sets;
+  std::string objective = "time";    // search::kObjectiveNames
+  int top = 10;                      // rows kept: 1 to search::kMaxPlanTop
+  int max_gpus = 0;                  // also search GPU counts up to this: 0 to search::kMaxPlanGpus
+  std::vector<std::string> formats;  // serving only: the weight formats to try; none: the defaults
+  std::function<void(std::size_t done, std::size_t total)> progress;  // serving: as candidates finish
+};
+// The scenario and the options the search ran under (what the reports print), and its result:
+// `training` or `serving` after the scenario's job.
+struct PlanAnswer {
+  scenario::Scenario scenario;
+  search::PlanOptions options;
+  std::optional<search::PlanResult> training;
+  std::optional<search::ServingPlanResult> serving;
+};
+// The request's own checks, before any scenario is read (RequestError): a front end that sends
+// requests elsewhere checks them first.
+void check(const PlanRequest& request);
+// check(), then the scenario (InputError), then the search; formats on a training scenario are a
+// RequestError.
+PlanAnswer plan(const catalog::Catalog& catalog, const PlanRequest& request);
 
 }  // namespace gpusim::app

@@ -372,14 +372,14 @@ def _plan_job(job):
 
 
 def _plan_resolved(scenario, objective="time", top=10, max_gpus=0, formats=None, overrides=None, specs=None, **kw):
-    """plan()'s checks, then the question as a job any process can answer."""
-    if objective not in ("time", "cost"):
-        raise ValueError(f'objective must be "time" or "cost", got {objective!r}')
+    """plan()'s checks (the command line's: one function makes them), then the question as a job
+    any process can answer."""
+    if not isinstance(objective, str):
+        raise TypeError(f"objective must be a string, got {type(objective).__name__}")
     top = _int(top, "top")
     max_gpus = _int(max_gpus, "max_gpus")
-    if top < 1:
-        raise ValueError("top must be at least 1")
     names = [] if formats is None else _names(formats, "formats")
+    _gpusim.plan_check(objective, top, max_gpus, names)
     return (*_portable(scenario), _sets(overrides, kw), objective, top, max_gpus, names,
             _portable_dirs(_specs(specs)))
 

@@ -412,6 +412,26 @@ class Catalog(unittest.TestCase):
                 self.assertEqual(done.returncode, 2)
                 self.assertIn(words, done.stderr)
 
+    def test_a_plan_request_gets_the_same_answer_or_refusal_from_python_as_from_the_cli(self):
+        self.assertEqual(gpusim.plan(TRAINING, top=3), cli("plan", TRAINING, "--top", "3", "--format", "json"))
+        serving = os.path.join(SOURCE, "scenarios", "llama3-70b-fp8-4xh100-serve.toml")
+        self.assertEqual(gpusim.plan(serving, formats=["fp8"], max_gpus=4),
+                         cli("plan", serving, "--formats", "fp8", "--max-gpus", "4", "--format", "json"))
+        refused = [
+            ({"objective": "speed"}, ["--objective", "speed"], "objective must be one of"),
+            ({"top": 0}, ["--top", "0"], "top must be between 1 and 1000"),
+            ({"max_gpus": -1}, ["--max-gpus", "-1"], "must be between 0 and 100000, got -1"),
+            ({"formats": ["fp8"]}, ["--formats", "fp8"], "formats apply to serving scenarios; this scenario trains"),
+        ]
+        for kwargs, args, words in refused:
+            with self.subTest(args=args):
+                with self.assertRaises(ValueError) as raised:
+                    gpusim.plan(TRAINING, **kwargs)
+                self.assertIn(words, str(raised.exception))
+                done = cli("plan", TRAINING, *args, ok=False)
+                self.assertEqual(done.returncode, 2)
+                self.assertIn(words, done.stderr)
+
     def test_breakeven_is_the_cli_breakeven_json(self):
         self.assertEqual(gpusim.breakeven(TRAINING), cli("breakeven", TRAINING, "--format", "json"))
 

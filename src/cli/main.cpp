@@ -1,6 +1,7 @@
 // gpusim: analytical GPU performance and cost simulator. Maps errors to exit codes: 0 success,
 // 1 internal error or a failed write (a full disk, a closed stdout), 2 bad input or usage (message on stderr, nothing
 // on stdout), 3 a threshold exceeded (`validate --fail-above`).
+#include <algorithm>
 #include <boost/program_options/errors.hpp>
 #include <cerrno>
 #include <cstdlib>
@@ -106,8 +107,9 @@ int run_command(const std::string& cmd, const std::vector<std::string>& args) {
     return kBadInput;
   } catch (const gpusim::app::RequestError& e) {
     // The request's field as the command line spells its option.
-    const std::string& field = e.option();
-    const std::string option = field.empty() ? "" : "--" + (field == "sets" ? std::string("set") : field) + " ";
+    std::string field = e.option() == "sets" ? std::string("set") : e.option();
+    std::replace(field.begin(), field.end(), '_', '-');
+    const std::string option = field.empty() ? "" : "--" + field + " ";
     std::cerr << "gpusim " << cmd << ": " << option << e.problem() << " (see gpusim " << cmd << " --help)\n";
     return kBadInput;
   } catch (const boost::program_options::error& e) {

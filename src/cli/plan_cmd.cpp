@@ -70,64 +70,47 @@ int run_plan(const std::vector<std::string>& args) {
   if (scenario.empty()) {
     throw UsageError("missing SCENARIO (see gpusim plan --help)");
   }
-  const auto obj = base::value_in(search::kObjectiveNames, objective);
-  if (!obj) {
-    throw UsageError("--objective must be time or cost, got \"" + objective + "\"");
+  app::PlanRequest request;
+  request.scenario = app::ScenarioSource{scenario, std::nullopt};
+  request.sets = sets;
+  request.objective = objective;
+  request.top = top;
+  request.max_gpus = max_gpus;
+  for (std::size_t start = 0; !formats.empty() && start <= formats.size();) {
+    const std::size_t comma = std::min(formats.find(',', start), formats.size());
+    if (comma == start) {
+      throw UsageError("--formats takes names separated by commas, got \"" + formats + "\"");
+    }
+    request.formats.push_back(formats.substr(start, comma - start));
+    start = comma + 1;
   }
-  if (top < 1 || top > search::kMaxPlanTop) {
-    throw UsageError("--top must be between 1 and " + std::to_string(search::kMaxPlanTop) + ", got " +
-                     std::to_string(top));
+  if (!quiet && isatty(STDERR_FILENO) != 0) {
+    request.progress = [](std::size_t done, std::size_t total) {
+      std::cerr << "\rplan: " << done << " of " << total << " deployments" << (done == total ? "\n" : "") << std::flush;
+    };
   }
-  if (max_gpus < 0 || max_gpus > search::kMaxPlanGpus) {
-    throw UsageError("--max-gpus must be between 0 and " + std::to_string(search::kMaxPlanGpus) + ", got " +
-                     std::to_string(max_gpus));
-  }
+  app::check(request);
   check_format(c.format, {"text", "json"});
-  const Catalog catalog = load_catalog_with_env(c.specs);
-  const Scenario sc = scenario::load_scenario_file(catalog, scenario, scenario::parse_overrides(sets));
-  search::PlanOptions o;
-  o.objective = *obj;
-  o.top = top;
-  o.max_gpus = max_gpus;
-  if (sc.job.inference) {
-    for (std::size_t start = 0; !formats.empty() && start <= formats.size();) {
-      const std::size_t comma = std::min(formats.find(',', start), formats.size());
-      if (comma == start) {
-        throw UsageError("--formats takes names separated by commas, got \"" + formats + "\"");
-      }
-      o.formats.push_back(formats.substr(start, comma - start));
-      start = comma + 1;
-    }
-    if (!quiet && isatty(STDERR_FILENO) != 0) {
-      o.progress = [](std::size_t done, std::size_t total) {
-        std::cerr << "\rplan: " << done << " of " << total << " deployments" << (done == total ? "\n" : "")
-                  << std::flush;
-      };
-    }
-    const search::ServingPlanResult r = search::plan_serving(sc, o);
-    const std::optional<report::SearchTiming> t =
-        timing ? std::optional<report::SearchTiming>(report::SearchTiming{peak_rss_mb()}) : std::nullopt;
-    std::vector<std::pair<std::string, std::string>> outputs{
-        {c.out, c.format == "json" ? report::plan_serving_json(sc, r, t) : report::plan_serving_text(sc, o, r, t)}};
-    if (!svg.empty()) {
-      outputs.emplace_back(svg, report::plan_serving_svg(sc, r));
-    }
-    write_outputs(outputs);
-    return 0;  // "nothing meets the SLO" is an answer, printed with what came closest
-  }
-  if (!formats.empty()) {
-    throw UsageError("--formats applies to serving scenarios; this scenario trains");
-  }
-  const search::PlanResult r = search::plan(sc, o);
+  const app::PlanAnswer a = app::plan(load_catalog_with_env(c.specs), request);
+  const Scenario& sc = a.scenario;
   const std::optional<report::SearchTiming> t =
       timing ? std::optional<report::SearchTiming>(report::SearchTiming{peak_rss_mb()}) : std::nullopt;
-  std::vector<std::pair<std::string, std::string>> outputs{
-      {c.out, c.format == "json" ? report::plan_json(sc, r, t) : report::plan_text(sc, o, r, t)}};
-  if (!svg.empty()) {
-    outputs.emplace_back(svg, report::plan_svg(sc, r));
+  std::vector<std::pair<std::string, std::string>> outputs;
+  if (a.serving) {
+    outputs.emplace_back(c.out, c.format == "json" ? report::plan_serving_json(sc, *a.serving, t)
+                                                   : report::plan_serving_text(sc, a.options, *a.serving, t));
+    if (!svg.empty()) {
+      outputs.emplace_back(svg, report::plan_serving_svg(sc, *a.serving));
+    }
+  } else {
+    outputs.emplace_back(c.out, c.format == "json" ? report::plan_json(sc, *a.training, t)
+                                                   : report::plan_text(sc, a.options, *a.training, t));
+    if (!svg.empty()) {
+      outputs.emplace_back(svg, report::plan_svg(sc, *a.training));
+    }
   }
   write_outputs(outputs);
-  return 0;  // "nothing fits" is an answer, printed with what came closest
+  return 0;  // "nothing fits" and "nothing meets the SLO" are answers, printed with what came closest
 }
 
 }  // namespace gpusim::cli

@@ -1,0 +1,55 @@
+// The plan command (include/gpusim/app.hpp): a training scenario's layouts (search::plan) or a
+// serving scenario's deployments (search::plan_serving), after the request's checks.
+#include "gpusim/app.hpp"
+
+namespace gpusim::app {
+
+namespace {
+
+scenario::ParsedScenario parsed_of(const ScenarioSource& s) {
+  return s.text ? scenario::ParsedScenario(s.path, *s.text) : scenario::parse_scenario_file(s.path);
+}
+
+}  // namespace
+
+void check(const PlanRequest& r) {
+  if (!base::value_in(search::kObjectiveNames, r.objective)) {
+    throw RequestError(
+        "objective", "must be one of " + base::quoted_names(search::kObjectiveNames) + ", got \"" + r.objective + "\"");
+  }
+  if (r.top < 1 || r.top > search::kMaxPlanTop) {
+    throw RequestError(
+        "top", "must be between 1 and " + std::to_string(search::kMaxPlanTop) + ", got " + std::to_string(r.top));
+  }
+  if (r.max_gpus < 0 || r.max_gpus > search::kMaxPlanGpus) {
+    throw RequestError("max_gpus", "must be between 0 and " + std::to_string(search::kMaxPlanGpus) + ", got " +
+                                       std::to_string(r.max_gpus));
+  }
+  for (const std::string& f : r.formats) {
+    if (f.empty()) {
+      throw RequestError("formats", "has an empty name");
+    }
+  }
+}
+
+PlanAnswer plan(const catalog::Catalog& catalog, const PlanRequest& r) {
+  check(r);
+  PlanAnswer a{scenario::resolve(catalog, parsed_of(r.scenario), scenario::parse_overrides(r.sets)), {}, {}, {}};
+  search::PlanOptions& o = a.options;
+  o.objective = *base::value_in(search::kObjectiveNames, r.objective);
+  o.top = r.top;
+  o.max_gpus = r.max_gpus;
+  if (a.scenario.job.inference) {
+    o.formats = r.formats;
+    o.progress = r.progress;
+    a.serving = search::plan_serving(a.scenario, o);
+    return a;
+  }
+  if (!r.formats.empty()) {
+    throw RequestError("formats", "apply to serving scenarios; this scenario trains");
+  }
+  a.training = search::plan(a.scenario, o);
+  return a;
+}
+
+}  // namespace gpusim::app
