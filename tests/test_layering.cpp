@@ -11,10 +11,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The stages in pipeline order; a stage may include the faces of those before it.
-const std::vector<std::string> kStages = {"base",   "units",    "hardware",   "workload", "parse", "catalog",
-                                          "cost",   "scenario", "lowering",   "physics",  "step",  "explain",
-                                          "answer", "search",   "validation", "report",   "app",   "cli"};
+// The stages in pipeline order; a stage may include the faces of those before it. The engine
+// (lowering, physics, step) sits below the inputs (parse, catalog, cost, scenario): it takes plain
+// structs, never a spec file or a scenario.
+const std::vector<std::string> kStages = {"base",   "units",  "hardware",   "workload", "lowering", "physics",
+                                          "step",   "parse",  "catalog",    "cost",     "scenario", "explain",
+                                          "answer", "search", "validation", "report",   "app",      "cli"};
 
 int order_of(const std::string& stage) {
   const auto it = std::find(kStages.begin(), kStages.end(), stage);

@@ -1,8 +1,11 @@
 // gpusim's public face: what the command line, the tests of public behaviour and a future Python
 // binding use. The pipeline, each stage a folder under src/ and a namespace, its face a header here:
 //
-//   base → units → hardware → workload → parse → catalog → cost → scenario → lowering → physics
-//        → step → explain → answer → search → validation → report → app
+//   base → units → hardware → workload → lowering → physics → step → parse → catalog → cost
+//        → scenario → explain → answer → search → validation → report → app
+//
+// (the engine, lowering → physics → step, sits below the inputs: it takes plain structs, never a
+// spec file or a scenario)
 //
 // (parse is library-internal: it keeps toml++ inside the loaders and has no face here.)
 //

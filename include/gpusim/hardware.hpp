@@ -252,4 +252,12 @@ struct System {
   [[nodiscard]] const std::string& gpu_id() const { return gpu.id; }
 };
 
+// The system with another GPU count (a node never holds more GPUs than the system).
+inline System with_gpus(const System& s, int gpus) {
+  System out = s;
+  out.gpus = gpus;
+  out.gpus_per_node = std::min(s.gpus_per_node, gpus);
+  return out;
+}
+
 }  // namespace gpusim::hardware

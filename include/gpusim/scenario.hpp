@@ -15,6 +15,7 @@
 #include "gpusim/catalog.hpp"
 #include "gpusim/cost.hpp"
 #include "gpusim/hardware.hpp"
+#include "gpusim/step.hpp"
 #include "gpusim/workload.hpp"
 
 namespace gpusim::scenario {
@@ -152,8 +153,6 @@ ImportedModel import_hf_config(const std::string& path);
 // A system of `gpus` GPUs with every [system] default resolved; gpus_per_node 0 = the default.
 hardware::System make_system(const catalog::Catalog& catalog, const std::string& gpu, int gpus, int gpus_per_node = 0);
 
-// The system with another GPU count (a node never holds more GPUs than the system).
-hardware::System with_gpus(const hardware::System& s, int gpus);
 // The scenario with another layout and GPU count: what `plan` ranks and `estimate` re-checks.
 Scenario with_layout(const Scenario& sc, const workload::Layout& layout, int gpus);
 
@@ -166,3 +165,13 @@ struct TableKeys {
 const std::vector<TableKeys>& schema();
 
 }  // namespace gpusim::scenario
+
+namespace gpusim::step {
+
+// One step of a scenario (the evaluator sits below the inputs: it takes the system, job, layout
+// and runtime a scenario resolves to).
+inline Evaluation evaluate(const scenario::Scenario& sc, const Options& options = {}) {
+  return evaluate(sc.system, sc.job, sc.layout, sc.runtime, options);
+}
+
+}  // namespace gpusim::step

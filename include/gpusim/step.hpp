@@ -41,7 +41,6 @@
 #include "gpusim/hardware.hpp"
 #include "gpusim/lowering.hpp"
 #include "gpusim/physics.hpp"
-#include "gpusim/scenario.hpp"
 #include "gpusim/workload.hpp"
 
 namespace gpusim::step {
@@ -461,8 +460,5 @@ class Evaluator {
 // The pure function: one step of the tuple.
 Evaluation evaluate(const hardware::System& system, const workload::Job& job, const workload::Layout& layout,
                     const workload::Runtime& runtime, const Options& options = {});
-inline Evaluation evaluate(const scenario::Scenario& sc, const Options& options = {}) {
-  return evaluate(sc.system, sc.job, sc.layout, sc.runtime, options);
-}
 
 }  // namespace gpusim::step

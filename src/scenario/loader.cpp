@@ -443,18 +443,11 @@ System make_system(const catalog::Catalog& catalog, const std::string& gpu, int 
   return s;
 }
 
-System with_gpus(const System& s, int gpus) {
-  System out = s;
-  out.gpus = gpus;
-  out.gpus_per_node = std::min(s.gpus_per_node, gpus);
-  return out;
-}
-
 Scenario with_layout(const Scenario& sc, const workload::Layout& layout, int gpus) {
   Scenario s = sc;
-  s.system = with_gpus(sc.system, gpus);
+  s.system = hardware::with_gpus(sc.system, gpus);
   if (s.cloud_system) {
-    s.cloud_system = with_gpus(*sc.cloud_system, gpus);
+    s.cloud_system = hardware::with_gpus(*sc.cloud_system, gpus);
   }
   s.layout = layout;
   s.unset.micro_batch = false;  // the layout names it

@@ -142,7 +142,7 @@ const Evaluator::Kernels& Evaluator::kernels(KernelsAtClocks& lowered, const Lay
 
 std::pair<const System&, const physics::Fabric&> Evaluator::system_for(int gpus) {
   const int n = gpus > 0 ? gpus : system_->gpus;
-  if (n == system_->gpus && system_->gpus_per_node <= n) {  // scenario::with_gpus would copy it unchanged
+  if (n == system_->gpus && system_->gpus_per_node <= n) {  // hardware::with_gpus would copy it unchanged
     if (!own_fabric_) {
       own_fabric_ = physics::make_fabric(*system_);
     }
@@ -150,7 +150,7 @@ std::pair<const System&, const physics::Fabric&> Evaluator::system_for(int gpus)
   }
   auto it = systems_.find(n);
   if (it == systems_.end()) {
-    System s = scenario::with_gpus(*system_, n);
+    System s = hardware::with_gpus(*system_, n);
     physics::Fabric f = physics::make_fabric(s);
     it = systems_.emplace(n, std::make_pair(std::move(s), std::move(f))).first;
   }
