@@ -58,6 +58,20 @@ TEST_CASE("grouped-query attention shrinks the K and V projections", "[workload]
   CHECK(count_params(m).per_layer == h * (h + 2 * kv) + h * h + 3 * h * f + 2 * h);
 }
 
+TEST_CASE("a tensor rank holds its share of the K/V heads, at least one, and MLA's latent whole", "[workload][kv]") {
+  // Llama-3-8B: 8 K/V heads of 128: 4 ranks hold 2 heads each; 16 ranks a replicated head each
+  const ModelShape m = test::catalog().model("llama3-8b");
+  constexpr double kHead = 128;
+  CHECK(m.cached_kv_width(1) == 8 * kHead);
+  CHECK(m.cached_kv_width(4) == 2 * kHead);
+  CHECK(m.cached_kv_width(16) == kHead);
+  // DeepSeek-V3 caches its 512-wide latent and 64-wide rotary key on every rank, as K and V halves
+  const ModelShape ds = test::catalog().model("deepseek-v3");
+  constexpr double kLatent = 512 + 64;
+  CHECK(ds.cached_kv_width(1) == kLatent / 2);
+  CHECK(ds.cached_kv_width(8) == kLatent / 2);
+}
+
 TEST_CASE("the quick params form derives a standard shape close to the request", "[workload][params]") {
   for (const double n : {1e9, 7e9, 70e9}) {
     const auto m = shape_from_params(n, 32000);

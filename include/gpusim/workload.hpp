@@ -12,6 +12,7 @@
 // P·V) forward and backward over the full s×s matrix.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -225,6 +226,16 @@ struct ModelShape {
   [[nodiscard]] std::int64_t attention_kv_width() const;
   // KV-cache elements per token and layer: 2·kv_dim, or MLA's latent and rotary key.
   [[nodiscard]] std::int64_t kv_cache_width() const;
+  // The share of a K (or V) `width` one of `tensor` ranks holds: at least one head, for a K/V head
+  // is replicated when there are fewer K/V heads than ranks.
+  [[nodiscard]] double kv_width_per_rank(double width, double tensor) const {
+    return std::max(width / tensor, static_cast<double>(head_dim()));
+  }
+  // The K (or V) width one of `tensor` ranks caches per token and layer: its share of kv_dim, or
+  // under MLA the latent and rotary key, whole on every rank (half of kv_cache_width each).
+  [[nodiscard]] double cached_kv_width(double tensor) const {
+    return mla ? static_cast<double>(kv_cache_width()) / 2.0 : kv_width_per_rank(static_cast<double>(kv_dim()), tensor);
+  }
   bool operator==(const ModelShape&) const = default;
 };
 

@@ -175,9 +175,9 @@ class Builder {
     const double h = static_cast<double>(m.attention_width()) / p.tp;
     // MLA decode attends over the cached latent and rotary key, read whole by every rank
     // (kv_cache_width = 2·kv); training and prefill attend over the K and V they decompress.
-    const double kv = m.mla && !p.causal_square ? static_cast<double>(m.kv_cache_width()) / 2.0
-                                                : std::max(static_cast<double>(m.attention_kv_width()) / p.tp,
-                                                           static_cast<double>(m.head_dim()));
+    const double kv = m.mla && !p.causal_square
+                          ? m.cached_kv_width(p.tp)
+                          : m.kv_width_per_rank(static_cast<double>(m.attention_kv_width()), p.tp);
     const double heads = static_cast<double>(m.heads) / p.tp;
     const double hd = static_cast<double>(m.head_dim());
     const double mask = (m.causal && p.causal_square) ? 0.5 : 1.0;

@@ -463,8 +463,7 @@ std::vector<Op> lower_forward(const ModelShape& m, const workload::Inference& ic
   layer_forward(b, p, Phase::kForward);
   // Each rank writes its KV heads (a head is replicated when tensor > kv_heads).
   // MLA caches its latent and rotary key on every rank.
-  const double kv_width = m.mla ? static_cast<double>(m.kv_cache_width()) / 2.0
-                                : std::max(static_cast<double>(m.kv_dim()) / p.tp, static_cast<double>(m.head_dim()));
+  const double kv_width = m.cached_kv_width(p.tp);
   b.mem("kv_cache.write", Phase::kForward, t * 2.0 * kv_width * p.kv_bytes, 1);
   b.scope(Scope::kHead);
   b.mem("final_norm", Phase::kForward, 2.0 * p.seqs * h * p.e, 1);

@@ -223,11 +223,7 @@ MemoryBreakdown training_memory(const ModelShape& m, const workload::Training& t
 
 Bytes kv_bytes_per_token(const ModelShape& m, const workload::Inference& inf, const workload::Layout& layout) {
   const double stage_layers = std::ceil(static_cast<double>(m.layers) / layout.pipeline);
-  if (m.mla) {  // the latent and the rotary key, on every tensor-parallel rank
-    return Bytes(stage_layers * static_cast<double>(m.kv_cache_width()) * inf.kv_bytes);
-  }
-  const double per_rank = std::max(static_cast<double>(m.kv_dim()) / layout.tensor, static_cast<double>(m.head_dim()));
-  return Bytes(2.0 * stage_layers * per_rank * inf.kv_bytes);
+  return Bytes(2.0 * stage_layers * m.cached_kv_width(layout.tensor) * inf.kv_bytes);
 }
 
 MemoryBreakdown inference_memory(const ModelShape& m, const workload::Inference& inf, const GpuSpec& g,

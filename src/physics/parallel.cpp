@@ -127,7 +127,7 @@ ParallelComm micro_batch_comm(const Fabric& node, int gpus_per_node, const workl
     // chunk (b·s/c tokens of 2·kv_dim/t) around the c ranks of the context group, c − 1 hops; the
     // backward passes K/V again and their gradients back: 3·(c − 1) hops per layer, recomputed
     // forwards once more. The group sits next to the tensor ranks, inside a node while t·c fits.
-    const double kv = std::max(static_cast<double>(m.kv_dim()) / p.tensor, static_cast<double>(m.head_dim()));
+    const double kv = m.kv_width_per_rank(static_cast<double>(m.kv_dim()), p.tensor);
     const Bytes chunk(static_cast<double>(p.micro_batch) * static_cast<double>(t.seq_len) / p.context * 2.0 * kv * e);
     const bool across_nodes = p.tensor * p.context > gpus_per_node;
     const BytesPerSecond bw = across_nodes ? node.inter_bus : node.intra_p2p;
