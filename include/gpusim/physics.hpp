@@ -370,9 +370,12 @@ Seconds launch_stall(Seconds host_time, Seconds gpu_time);
 // The input pipeline ("barrel"): per node, samples per second of host preprocessing
 // (workers / CPU time per sample), storage (bandwidth / sample bytes) and host-to-device copies
 // (GPUs × copy bandwidth / sample bytes); the slowest stave sets the pace.
+enum class Stave { kNone, kCpu, kStorage, kPcie };
+inline constexpr base::Named<Stave> kStaveNames[] = {
+    {Stave::kNone, ""}, {Stave::kCpu, "cpu"}, {Stave::kStorage, "storage"}, {Stave::kPcie, "pcie"}};
 struct InputRate {
   double samples_per_s = 0;
-  std::string stave;  // "cpu", "storage" or "pcie"
+  Stave stave = Stave::kNone;  // the slowest
 };
 InputRate input_rate(const hardware::System& sys, const workload::InputPipeline& in);
 

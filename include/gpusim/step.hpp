@@ -45,9 +45,8 @@
 
 namespace gpusim::step {
 
-enum class Stave { kNone, kCpu, kStorage, kPcie };
-inline constexpr base::Named<Stave> kStaveNames[] = {
-    {Stave::kNone, ""}, {Stave::kCpu, "cpu"}, {Stave::kStorage, "storage"}, {Stave::kPcie, "pcie"}};
+using physics::kStaveNames;
+using physics::Stave;
 
 struct StepBreakdown {
   Seconds time;

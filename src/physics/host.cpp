@@ -23,12 +23,12 @@ InputRate input_rate(const hardware::System& sys, const workload::InputPipeline&
   const double cpu = in.workers / in.cpu_time_per_sample.value();
   const double storage = in.storage_bandwidth.value() / in.sample_bytes.value();
   const double pcie = sys.gpus_per_node * host_copy_bandwidth(sys, in.pinned_memory).value() / in.sample_bytes.value();
-  InputRate r{cpu, "cpu"};
+  InputRate r{cpu, Stave::kCpu};
   if (storage < r.samples_per_s) {
-    r = {storage, "storage"};
+    r = {storage, Stave::kStorage};
   }
   if (pcie < r.samples_per_s) {
-    r = {pcie, "pcie"};
+    r = {pcie, Stave::kPcie};
   }
   return r;
 }

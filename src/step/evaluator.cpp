@@ -337,7 +337,7 @@ void Evaluator::training_step(const Layout& layout, const System& sys, const phy
   if (job_->input) {
     const physics::InputRate rate = physics::input_rate(sys, *job_->input);
     const Seconds input_time(static_cast<double>(t.global_batch) / sys.nodes() / rate.samples_per_s);
-    s.input_stave = base::value_in(kStaveNames, rate.stave).value_or(Stave::kNone);
+    s.input_stave = rate.stave;
     s.input_stall = input_time > s.time ? input_time - s.time : Seconds(0);
     s.time += s.input_stall;
   }
