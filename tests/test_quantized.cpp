@@ -224,3 +224,28 @@ TEST_CASE("an architecture's mma_sync share above 1 is rejected", "[quantized][s
   CHECK(ds[0].pos.line == 4);
   CHECK(ds[0].message.find("fraction in (0, 1]") != std::string::npos);
 }
+
+TEST_CASE("a forward pass marks its attention, KV-cache write and logits by role, whatever their names",
+          "[lowering][roles]") {
+  // The decisions on ops (which are attention, which a ViT replaces, which read packed weights)
+  // go by role: every op named for attention, fused or not, has the attention role, and no other.
+  const workload::ModelShape m = test::catalog().model("llama3-8b");
+  workload::Runtime unfused = test::catalog().runtime("hf-transformers");
+  unfused.attention = workload::AttentionKernel::kUnfused;
+  for (const workload::Runtime& rt : {test::catalog().runtime("vllm"), unfused}) {
+    INFO(rt.name);
+    std::size_t attention = 0;
+    std::size_t kv_writes = 0;
+    std::size_t logits = 0;
+    for (const Op& op : lowering::lower_forward(m, q40(), rt, 1, 4, 16, 512)) {
+      INFO(op.name);
+      CHECK((op.role == lowering::OpRole::kAttention) == (op.name.rfind("attention", 0) == 0));
+      attention += op.role == lowering::OpRole::kAttention ? 1 : 0;
+      kv_writes += op.role == lowering::OpRole::kKvWrite ? 1 : 0;
+      logits += op.role == lowering::OpRole::kLogits ? 1 : 0;
+    }
+    CHECK(attention >= 1);
+    CHECK(kv_writes == 1);
+    CHECK(logits == 1);
+  }
+}

@@ -12,6 +12,7 @@
 // softmax-cross-entropy.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,10 @@ enum class OpKind { kGemm, kAttention, kMemoryBound };
 // Where an op sits in the model: a transformer layer (repeated per layer of the stage), the
 // embedding (first pipeline stage), the output head (last stage), or the optimizer step.
 enum class Scope { kLayer, kEmbedding, kHead, kOptimizer };
+// What an op is for, where a consumer of the lowering decides on it (an op's name is for display):
+// attention (its matmuls, softmax and dropout, or the fused kernel), the KV-cache write, the
+// output logits and their casts, the loss.
+enum class OpRole : std::uint8_t { kOther, kAttention, kKvWrite, kLogits, kLoss };
 
 struct Op {
   std::string name;
@@ -45,6 +50,7 @@ struct Op {
   Bytes bytes;                    // DRAM traffic per instance
   double count = 1;               // instances per layer (kLayer) or per pass (other scopes)
   Scope scope = Scope::kLayer;
+  OpRole role = OpRole::kOther;
   bool flash3 = false;       // attention: a FlashAttention-3-class kernel (Hopper warp specialization)
   double attn_share = 1.0;   // attention: share of the architecture's attention efficiency its kernel reaches
   double write_share = 0.5;  // memory-bound: share of `bytes` written (an elementwise pass: half)

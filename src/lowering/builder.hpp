@@ -55,10 +55,15 @@ class Builder {
   explicit Builder(std::vector<Op>& ops) : ops_(ops) {}
   // Ops added from now on belong to `s`.
   void scope(Scope s) { scope_ = s; }
+  // Ops added from now on have role `r` (unless made with one of their own).
+  void role(OpRole r) { role_ = r; }
 
   void add(Op op, double count) {
     op.count = count;
     op.scope = scope_;
+    if (op.role == OpRole::kOther) {
+      op.role = role_;
+    }
     ops_.push_back(std::move(op));
   }
   void gemm(const std::string& name, Phase ph, DType dt, double m, double n, double k, double count, double ea,
@@ -99,7 +104,7 @@ class Builder {
   void frozen_linear(const std::string& name, const PassShape& p, Phase ph, double n, double k, double count,
                      Split split) {
     const double t = p.tokens();
-    const bool quantized = p.tuning->method == workload::Method::kQlora && name != "logits";
+    const bool quantized = p.tuning->method == workload::Method::kQlora && role_ != OpRole::kLogits;
     if (quantized) {
       mem(name + ".dequant", ph, k * n * (workload::kNf4BytesPerParam + p.e), count);
     }
@@ -169,6 +174,14 @@ class Builder {
     mem(name, ph, bytes / kernels, count * kernels);
   }
   void attention(const PassShape& p, Phase ph, double count) {
+    const OpRole outer = role_;
+    role_ = OpRole::kAttention;
+    attention_ops(p, ph, count);
+    role_ = outer;
+  }
+
+ private:
+  void attention_ops(const PassShape& p, Phase ph, double count) {
     const ModelShape& m = *p.m;
     // Each tensor-parallel rank holds heads / tp query heads and its share of K/V heads (a K/V
     // head is replicated when there are fewer K/V heads than ranks).
@@ -229,9 +242,9 @@ class Builder {
     batched(bwd ? "attention.context.bwd" : "attention.context", bwd ? 2.0 : 1.0);
   }
 
- private:
   std::vector<Op>& ops_;
   Scope scope_ = Scope::kLayer;
+  OpRole role_ = OpRole::kOther;
 };
 
 // The widths one layer's kernels are sized by, and the tokens of the pass.

@@ -44,7 +44,7 @@ Op memory_pass(const Op& gemm, const std::string& suffix, double bytes, double w
 }
 
 bool reads_packed_weight(const Op& op, double weight_bytes) {
-  return op.kind == OpKind::kGemm && op.eb == weight_bytes && op.name.rfind("attention", 0) != 0;
+  return op.kind == OpKind::kGemm && op.eb == weight_bytes && op.role != OpRole::kAttention;
 }
 
 }  // namespace

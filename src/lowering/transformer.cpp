@@ -276,6 +276,7 @@ Op flash_attention_op(const AttentionShape& s, Phase phase, DType dtype) {
   Op op;
   op.name = bwd ? "attention.flash.bwd" : "attention.flash";
   op.kind = OpKind::kAttention;
+  op.role = OpRole::kAttention;
   op.phase = phase;
   op.dtype = dtype;
   const Flop fwd = workload::attention_matmul_flops(s.seqs, s.q_len, s.kv_len, s.hidden, s.mask);
@@ -388,12 +389,14 @@ std::vector<Op> lower_training(const ModelShape& m, const workload::Training& tc
   layer_forward(b, p, Phase::kForward);
   b.scope(Scope::kHead);
   b.reduce("final_norm", Phase::kForward, p.replicated(t * h * (p.e_res + p.e_norm)), 1);
+  b.role(OpRole::kLogits);
   b.linear("logits", p, Phase::kForward, v, h, 1, Split::kColumn);
   // Softmax-cross-entropy over the rank's vocabulary shard. Fused: two reads of the logits
   // forward, one read and one write backward. Unfused (log_softmax, then NLL): log-probabilities
   // written and read forward; backward writes the NLL gradient and the softmax backward reads it
   // with the log-probabilities and writes the logits' gradient.
   if (p.fusion.cross_entropy) {
+    b.role(OpRole::kLoss);
     b.mem("cross_entropy", Phase::kForward, 2.0 * t * v * p.e / p.tp, 1);
     b.mem("cross_entropy.bwd", Phase::kBackward, 2.0 * t * v * p.e / p.tp, 1);
   } else {
@@ -402,10 +405,13 @@ std::vector<Op> lower_training(const ModelShape& m, const workload::Training& tc
       b.mem("logits.cast", Phase::kForward, t * v * (p.e + p.e_norm) / p.tp, 1);
       b.mem("logits.cast.bwd", Phase::kBackward, t * v * (p.e + p.e_norm) / p.tp, 1);
     }
+    b.role(OpRole::kLoss);
     b.mem("cross_entropy", Phase::kForward, 3.0 * t * v * p.e_norm / p.tp, 1);
     b.mem("cross_entropy.bwd", Phase::kBackward, 2.0 * t * v * p.e_norm / p.tp, 2);
   }
+  b.role(OpRole::kLogits);
   b.linear("logits", p, Phase::kBackward, v, h, 1, Split::kColumn);
+  b.role(OpRole::kOther);
   b.mem("final_norm.bwd", Phase::kBackward, p.replicated(3.0 * t * h * p.e), 1);
   norm_weight_grads(b, p, "final_norm.weight_grad", 1);
   b.scope(Scope::kLayer);
@@ -464,11 +470,15 @@ std::vector<Op> lower_forward(const ModelShape& m, const workload::Inference& ic
   // Each rank writes its KV heads (a head is replicated when tensor > kv_heads).
   // MLA caches its latent and rotary key on every rank.
   const double kv_width = m.cached_kv_width(p.tp);
+  b.role(OpRole::kKvWrite);
   b.mem("kv_cache.write", Phase::kForward, t * 2.0 * kv_width * p.kv_bytes, 1);
+  b.role(OpRole::kOther);
   b.scope(Scope::kHead);
   b.mem("final_norm", Phase::kForward, 2.0 * p.seqs * h * p.e, 1);
   // Only the last position of each sequence needs logits; the vocabulary is split across ranks.
+  b.role(OpRole::kLogits);
   b.gemm("logits", Phase::kForward, p.gemm_dtype, p.seqs, static_cast<double>(m.vocab) / p.tp, h, 1, p.e, p.w, p.e);
+  b.role(OpRole::kOther);
   for (Op& op : ops) {
     if (op.kind == OpKind::kGemm) {
       op.inflight = rt.gemv_inflight;

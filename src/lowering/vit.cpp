@@ -25,8 +25,8 @@ void adapt_vit(std::vector<Op>& ops, const workload::ModelShape& m, DType dtype,
   const double classes = static_cast<double>(m.vocab);
   const double t = images * (patches + 1.0);
   auto replaced = [](const Op& op) {
-    return op.scope == Scope::kEmbedding || op.name == "kv_cache.write" || op.name.rfind("logits", 0) == 0 ||
-           op.name.rfind("cross_entropy", 0) == 0;
+    return op.scope == Scope::kEmbedding || op.role == OpRole::kKvWrite || op.role == OpRole::kLogits ||
+           op.role == OpRole::kLoss;
   };
   ops.erase(std::remove_if(ops.begin(), ops.end(), replaced), ops.end());
   Builder b(ops);
@@ -38,8 +38,12 @@ void adapt_vit(std::vector<Op>& ops, const workload::ModelShape& m, DType dtype,
   if (!training) {
     return;
   }
+  b.role(OpRole::kLoss);
+  b.role(OpRole::kLoss);
   b.mem("cross_entropy", Phase::kForward, images * classes * (e + 4.0), 1);
   b.mem("cross_entropy.bwd", Phase::kBackward, images * classes * (4.0 + e), 1);
+  b.role(OpRole::kOther);
+  b.role(OpRole::kOther);
   b.gemm("classifier.dgrad", Phase::kBackward, dtype, images, h, classes, 1, e, e, e);
   b.gemm("classifier.wgrad", Phase::kBackward, dtype, h, classes, images, 1, e, e, e);
   b.mem("class_token.bwd", Phase::kBackward, t * h * e, 1);

@@ -28,7 +28,7 @@ constexpr double kContextA = 1024;
 constexpr double kContextB = 5120;
 constexpr double kPrefillProbe = 2048;
 
-bool is_attention(const Op& op) { return op.name.rfind("attention", 0) == 0; }
+bool is_attention(const Op& op) { return op.role == lowering::OpRole::kAttention; }
 
 struct Sum {
   double time = 0;
