@@ -108,48 +108,6 @@ TEST_CASE("the serving plan keeps only deployments that meet the SLO, best token
   CHECK(r.timed + r.no_fit + r.ruled_out == r.candidates);
 }
 
-TEST_CASE("the serving plan is the same on one thread as on several: rows, order and counts", "[serving][plan]") {
-  const Scenario sc = test::scenario(
-      eight_b("arrival = \"poisson\"\nrate = \"8 req/s\"\nrequests = 120", "ttft = \"2 s\"\ntpot = \"30 ms\""));
-  search::PlanOptions o;
-  o.formats = {"bf16", "fp8"};
-  o.max_gpus = 4;
-  o.threads = 1;
-  const search::ServingPlanResult one = search::plan_serving(sc, o);
-  o.threads = 3;
-  std::size_t calls = 0;
-  std::size_t last = 0;
-  o.progress = [&](std::size_t done, std::size_t total) {
-    ++calls;
-    CHECK(done == last + 1);  // one call at a time, counting up
-    CHECK(done <= total);
-    last = done;
-  };
-  const search::ServingPlanResult several = search::plan_serving(sc, o);
-  CHECK(calls > 1);
-  CHECK(several.candidates == one.candidates);
-  CHECK(several.timed == one.timed);
-  CHECK(several.ruled_out == one.ruled_out);
-  CHECK(several.no_fit == one.no_fit);
-  CHECK(several.meeting == one.meeting);
-  CHECK(several.smallest_no_fit.value() == one.smallest_no_fit.value());
-  auto same = [](const std::vector<search::ServingPlanRow>& a, const std::vector<search::ServingPlanRow>& b) {
-    REQUIRE(a.size() == b.size());
-    for (std::size_t i = 0; i < a.size(); ++i) {
-      CHECK(a[i].gpus == b[i].gpus);
-      CHECK(a[i].layout.tensor == b[i].layout.tensor);
-      CHECK(a[i].layout.pipeline == b[i].layout.pipeline);
-      CHECK(a[i].format == b[i].format);
-      CHECK(a[i].batch_limit == b[i].batch_limit);
-      CHECK(a[i].per_gpu == b[i].per_gpu);  // bit for bit: the same estimate, wherever it ran
-      CHECK(a[i].per_user == b[i].per_user);
-    }
-  };
-  same(one.best, several.best);
-  same(one.frontier, several.frontier);
-  REQUIRE(one.best.size() + one.frontier.size() > 2);
-}
-
 namespace {
 
 // Llama-3-8B on H100s under `runtime`, with a [serving] table and an [slo] the test chooses.
@@ -175,6 +133,36 @@ void same_rows(const std::vector<search::ServingPlanRow>& a, const std::vector<s
 }
 
 }  // namespace
+
+TEST_CASE("the serving plan is the same on one thread as on several: rows, order and counts", "[serving][plan]") {
+  const Scenario sc = test::scenario(
+      eight_b("arrival = \"poisson\"\nrate = \"8 req/s\"\nrequests = 120", "ttft = \"2 s\"\ntpot = \"30 ms\""));
+  search::PlanOptions o;
+  o.formats = {"bf16", "fp8"};
+  o.max_gpus = 4;
+  o.threads = 1;
+  const search::ServingPlanResult one = search::plan_serving(sc, o);
+  o.threads = 3;
+  std::size_t calls = 0;
+  std::size_t last = 0;
+  o.progress = [&](std::size_t done, std::size_t total) {
+    ++calls;
+    CHECK(done == last + 1);  // one call at a time, counting up
+    CHECK(done <= total);
+    last = done;
+  };
+  const search::ServingPlanResult several = search::plan_serving(sc, o);
+  CHECK(calls > 1);
+  CHECK(several.candidates == one.candidates);
+  CHECK(several.timed == one.timed);
+  CHECK(several.ruled_out == one.ruled_out);
+  CHECK(several.no_fit == one.no_fit);
+  CHECK(several.meeting == one.meeting);
+  CHECK(several.smallest_no_fit.value() == one.smallest_no_fit.value());
+  same_rows(one.best, several.best);  // bit for bit: the same estimate, wherever it ran
+  same_rows(one.frontier, several.frontier);
+  REQUIRE(one.best.size() + one.frontier.size() > 2);
+}
 
 TEST_CASE("bounds known before a serving run hold for the run", "[serving][plan][bounds]") {
   // Each runtime's scheduler (vLLM's mixed batches, SGLang's and TensorRT-LLM's overlap scheduler,

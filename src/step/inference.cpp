@@ -170,7 +170,9 @@ void Evaluator::serving_run(const Layout& layout, const System& sys, const physi
   const double prompt = static_cast<double>(inf.prompt_tokens);
   const double output = static_cast<double>(inf.output_tokens);
   const double layers = std::ceil(static_cast<double>(m.layers) / layout.pipeline);
+  out.layers = layers;
   const DType dtype = g.supports(inf.weight_precision) ? inf.weight_precision : DType::kFp16;
+  out.dtype = dtype;
   // A pipeline runs one virtual engine per stage, each with its share of the sequences and of the
   // KV pool (assumption: vLLM's virtual engines); data-parallel replicas are engines of their own.
   const int engines = layout.data * layout.pipeline;
@@ -261,8 +263,8 @@ Evaluation Evaluator::evaluate_inference(const Layout& layout, const System& sys
   const double batch = static_cast<double>(inf.batch);
   const double prompt = static_cast<double>(inf.prompt_tokens);
   const double output = static_cast<double>(inf.output_tokens);
-  const double layers = std::ceil(static_cast<double>(m.layers) / layout.pipeline);
-  const DType dtype = g.supports(inf.weight_precision) ? inf.weight_precision : DType::kFp16;
+  const double layers = sr.layers;
+  const DType dtype = sr.dtype;
   const int engines = sr.engines;
   const double per_token = sr.per_token;
   const double context = sr.context;

@@ -210,9 +210,11 @@ ServingOutcome simulate_serving(const ServingSetup& setup, const IterationModel&
 struct ServingRun {
   workload::Inference inf;
   physics::MemoryBreakdown memory;
-  int engines = 1;       // data-parallel replicas × a pipeline's virtual engines
-  double per_token = 0;  // KV bytes per token per GPU
-  double context = 0;    // a request's longest context
+  int engines = 1;             // data-parallel replicas × a pipeline's virtual engines
+  double layers = 1;           // of a pipeline stage
+  DType dtype = DType::kFp16;  // the weights' compute dtype on this GPU (fp16 where it lacks theirs)
+  double per_token = 0;        // KV bytes per token per GPU
+  double context = 0;          // a request's longest context
   double prefill_clock = 1;
   double decode_clock = 1;
   std::optional<IterationModel> prefill;
