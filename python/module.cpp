@@ -55,6 +55,13 @@ Scenario scenario_of(const std::string& path, const std::optional<std::string>& 
   return gpusim::scenario::resolve(*catalog, parsed_of(path, text), gpusim::scenario::parse_overrides(sets), gpu);
 }
 
+// A request's field as the Python function names its keyword.
+[[noreturn]] void raise_request(const gpusim::app::RequestError& e) {
+  const std::string& field = e.option();
+  throw std::invalid_argument(field.empty() ? e.problem()
+                                            : (field == "sets" ? std::string("overrides") : field) + " " + e.problem());
+}
+
 py::object field_value(const gpusim::answer::FieldValue& v) {
   if (const auto* d = std::get_if<double>(&v)) {
     if (!std::isfinite(*d)) {
@@ -85,13 +92,17 @@ std::string estimate(const std::string& path, const std::optional<std::string>& 
 
 std::string compare(const std::string& path, const std::optional<std::string>& text, const Strings& sets,
                     const Strings& gpus, const Strings& specs) {
-  const auto catalog_ptr = catalog_of(specs);
-  const Catalog& catalog = *catalog_ptr;
-  const auto overrides = gpusim::scenario::parse_overrides(sets);
+  gpusim::app::CompareRequest request;
+  request.scenario = gpusim::app::ScenarioSource{path, text};
+  request.sets = sets;
+  request.gpus = gpus;
+  const auto catalog = catalog_of(specs);
   const py::gil_scoped_release release;
-  const ParsedScenario parsed = parsed_of(path, text);
-  (void)gpusim::scenario::resolve(catalog, parsed, overrides);  // the scenario itself must be valid, as in the CLI
-  return gpusim::report::compare_json(gpusim::search::compare(catalog, parsed, overrides, gpus));
+  try {
+    return gpusim::report::compare_json(gpusim::app::compare(*catalog, request).rows);
+  } catch (const gpusim::app::RequestError& e) {
+    raise_request(e);
+  }
 }
 
 // One dict per grid point, in grid order (first axis fastest): "values" (the axis values as
@@ -134,13 +145,6 @@ py::list sweep(const std::string& path, const std::optional<std::string>& text, 
         py::dict("values"_a = p.values, "status"_a = p.estimate ? std::string("ok") : p.problem, "fields"_a = fields));
   }
   return rows;
-}
-
-// A request's field as the Python function names its keyword.
-[[noreturn]] void raise_request(const gpusim::app::RequestError& e) {
-  const std::string& field = e.option();
-  throw std::invalid_argument(field.empty() ? e.problem()
-                                            : (field == "sets" ? std::string("overrides") : field) + " " + e.problem());
 }
 
 gpusim::app::PlanRequest plan_request(const std::string& objective, int top, int max_gpus, const Strings& formats) {

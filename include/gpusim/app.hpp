@@ -80,4 +80,20 @@ void check(const PlanRequest& request);
 // RequestError.
 PlanAnswer plan(const catalog::Catalog& catalog, const PlanRequest& request);
 
+// ---------------------------------------------------------------- compare (app/compare.cpp)
+// One job on several GPUs, each keeping the scenario's GPU count and layout, ranked.
+struct CompareRequest {
+  ScenarioSource scenario;
+  std::vector<std::string> sets;
+  std::vector<std::string> gpus;  // at least one id, none empty
+};
+struct CompareAnswer {
+  scenario::Scenario base;               // the scenario as given (its name titles the report)
+  std::vector<search::CompareRow> rows;  // search::compare's order
+};
+// RequestError for no GPU or an empty id; InputError for the scenario (it must itself be valid), an
+// unknown GPU, and a job that runs on none of the GPUs (each GPU's reason: no comparison is an
+// answer).
+CompareAnswer compare(const catalog::Catalog& catalog, const CompareRequest& request);
+
 }  // namespace gpusim::app

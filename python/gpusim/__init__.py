@@ -254,11 +254,10 @@ def compare(scenario, gpus, *, overrides=None, specs=None, **kw):
     ``gpus``: GPU ids, a list or a comma-separated string; each keeps the scenario's GPU count and
     layout. Returns one dict per GPU, best first (jobs that fit, then by time to finish; serving:
     those meeting the SLO, then by cost per million output tokens). A GPU the job cannot run on
-    has a ``problem`` instead of figures.
+    has a ``problem`` instead of figures; a job that runs on none of them raises ``InputError``
+    with each GPU's reason, as the command line exits 2.
     """
     ids = _names(gpus, "gpus")
-    if not ids:
-        raise ValueError("gpus names no GPU id")
     path, text = _scenario(scenario)
     sets = _sets(overrides, kw)
     return json.loads(_gpusim.compare(path, text, sets, ids, _specs(specs)))

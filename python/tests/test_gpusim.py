@@ -432,6 +432,23 @@ class Catalog(unittest.TestCase):
                 self.assertEqual(done.returncode, 2)
                 self.assertIn(words, done.stderr)
 
+    def test_a_compare_request_gets_the_same_answer_or_refusal_from_python_as_from_the_cli(self):
+        gpus = ["rtx4090", "a100-sxm4-80gb", "v100-sxm2-32gb"]
+        self.assertEqual(gpusim.compare(TRAINING, gpus),
+                         cli("compare", TRAINING, "--gpus", ",".join(gpus), "--format", "json"))
+        # A job that runs on none of them is no comparison: refused by both, with each GPU's reason.
+        fp8 = ["--set", 'training.precision="fp8"']
+        with self.assertRaises(gpusim.InputError) as raised:
+            gpusim.compare(TRAINING, ["v100-sxm2-32gb", "a100-sxm4-80gb"], training__precision="fp8")
+        done = cli("compare", TRAINING, *fp8, "--gpus", "v100-sxm2-32gb,a100-sxm4-80gb", ok=False)
+        self.assertEqual(done.returncode, 2)
+        for gpu in ("v100-sxm2-32gb", "a100-sxm4-80gb"):
+            self.assertIn("cannot run on " + gpu + ": training.precision", str(raised.exception))
+            self.assertIn("cannot run on " + gpu + ": training.precision", done.stderr)
+        with self.assertRaises(ValueError) as raised:
+            gpusim.compare(TRAINING, [])
+        self.assertIn("gpus names no GPU id", str(raised.exception))
+
     def test_breakeven_is_the_cli_breakeven_json(self):
         self.assertEqual(gpusim.breakeven(TRAINING), cli("breakeven", TRAINING, "--format", "json"))
 

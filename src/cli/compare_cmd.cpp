@@ -46,19 +46,13 @@ int run_compare(const std::vector<std::string>& args) {
   } else if (std::find(ids.begin(), ids.end(), baseline) == ids.end()) {
     throw UsageError("--baseline \"" + baseline + "\" is not one of --gpus");
   }
-  const Catalog catalog = load_catalog_with_env(c.specs);
-  const ParsedScenario file = scenario::parse_scenario_file(scenario);
-  const std::vector<Override> overrides = scenario::parse_overrides(sets);
-  const Scenario base = scenario::resolve(catalog, file, overrides);  // the file itself must be valid (exit 2)
-  const std::vector<search::CompareRow> rows = search::compare(catalog, file, overrides, ids);
-  // A comparison with no GPU left in it is no answer, in any format: exit 2 with each GPU's reason.
-  if (std::none_of(rows.begin(), rows.end(), [](const search::CompareRow& r) { return r.estimate.has_value(); })) {
-    std::vector<Diagnostic> reasons;
-    for (const auto& r : rows) {
-      reasons.push_back(Diagnostic{SourcePos{scenario}, "", "cannot run on " + r.gpu + " (--gpus): " + r.problem});
-    }
-    throw InputError(reasons);
-  }
+  app::CompareRequest request;
+  request.scenario = app::ScenarioSource{scenario, std::nullopt};
+  request.sets = sets;
+  request.gpus = ids;
+  const app::CompareAnswer answer = app::compare(load_catalog_with_env(c.specs), request);
+  const std::vector<search::CompareRow>& rows = answer.rows;
+  const Scenario& base = answer.base;
   const std::string text = c.format == "json"  ? report::compare_json(rows)
                            : c.format == "csv" ? report::compare_csv(rows)
                                                : report::compare_text(base.name, rows);
