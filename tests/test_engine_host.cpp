@@ -1,4 +1,4 @@
-// The serving engine's host work per iteration (step/engine_host.cpp), multi-step scheduling,
+// The serving engine's host work per iteration (step/engine_host.hpp), multi-step scheduling,
 // prompt-only iterations, the API server's latency and the custom all-reduce on AMD GPUs
 // (step/serving.cpp, physics/collectives.cpp).
 #include "helpers.hpp"

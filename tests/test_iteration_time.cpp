@@ -68,7 +68,7 @@ const char* const kScenarios[] = {"scenarios/llama3-70b-fp8-4xh100-serve.toml",
 
 }  // namespace
 
-TEST_CASE("an iteration's time alone, and with the next decode's context, is its cost's time, bit for bit",
+TEST_CASE("an iteration's time alone, and through the parts of its counts at any context, is its cost's, bit for bit",
           "[serving][iteration]") {
   for (const char* file : kScenarios) {
     INFO(file);
@@ -81,12 +81,14 @@ TEST_CASE("an iteration's time alone, and with the next decode's context, is its
       CHECK(alone == m.cost(sh).time.value());
       CHECK(alone > 0);
       CHECK(m.time(sh).value() == alone);  // asked again, the kept parts give the same
-      // times(): this one and the next decode iteration's (one more token of context per row).
+      // Through counts(): this one and the next decode iteration's (one more token of context per
+      // row), the parts looked up once as a decode stretch does.
       step::IterationShape longer = sh;
       longer.context += sh.rows;
-      const auto [now, next] = m.times(sh, sh.rows);
-      CHECK(now.value() == alone);
-      CHECK(next.value() == m.cost(longer).time.value());
+      const step::IterationModel::Counts parts = m.counts(sh.tokens, sh.rows);
+      CHECK(m.time(parts, sh).value() == alone);
+      CHECK(m.time(parts, longer).value() == m.cost(longer).time.value());
+      check_equal(m.cost(parts, longer), m.cost(longer));
     }
   }
 }

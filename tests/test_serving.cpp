@@ -278,6 +278,23 @@ TEST_CASE("a short KV pool preempts, reserving the whole output never does", "[s
   CHECK(reserved.inference->kv_utilization <= 1.0);
 }
 
+TEST_CASE("the KV pool's utilization is the time average of the blocks held, growing through a decode", "[serving]") {
+  // One request alone: a prompt of P tokens, then O − 1 decode iterations, the i-th holding the
+  // blocks of P + i + 1 tokens (a block of B is taken when its first slot is). Held tokens average
+  // P + O/2 + B/2 over the run (the decodes' iterations nearly equal: 8B's weights dwarf 2k tokens
+  // of KV), whatever the stretches the engine sums the iterations in.
+  constexpr double kPrompt = 16;
+  constexpr double kOutput = 2048;
+  const Scenario sc = test::scenario(eight_b_vllm(1, "tensor = 1", "requests = 1\nlength_spread = 0\n"),
+                                     {{"inference.prompt_tokens", "16"}, {"inference.output_tokens", "2048"}});
+  const auto block = static_cast<double>(sc.runtime.serving.kv_block);
+  const step::InferenceResult r = *step::evaluate(sc).inference;
+  REQUIRE(r.requests == 1);
+  const double pool_tokens = std::floor(r.kv_capacity_tokens / block) * block;
+  const double held_tokens = r.kv_utilization * pool_tokens;
+  CHECK(held_tokens == Approx(kPrompt + kOutput / 2 + block / 2).epsilon(0.03));
+}
+
 TEST_CASE("a preempted request keeps the tokens it had streamed", "[serving]") {
   // An evicted request is recomputed with what it had generated [kwon-2023]; its user already holds
   // those tokens, so the run's output is every request's whole output (600 x 128 tokens), and a

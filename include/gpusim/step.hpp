@@ -74,6 +74,10 @@ struct Percentiles {
   Seconds p99;
 };
 
+// The mean of v and its 50th, 90th and 99th nearest-rank percentiles (the p-th is the value of
+// rank ceil(p·n) in ascending order); may reorder v. v holds no NaN.
+[[nodiscard]] Percentiles percentiles(std::vector<double>& v);
+
 // The serving engine's two ways of running an iteration (serving_decoders.cpp): through its
 // decode set and a static batch's totals (the default), or request by request, the reference the
 // first is held equal to by the tests. Process-wide; set it before estimates run.
@@ -181,7 +185,7 @@ class TableCache {
 //   time   = p · max(gpu, host launch of its kernels) + (p − 1) · activation send(T)
 //            + the engine's host work the GPU waits for (step_overhead, schedule_per_sequence and
 //              output_per_sequence, amortized over scheduler_steps and hidden as the engine
-//              overlaps it: engine_host_time in src/step/engine_host.cpp)
+//              overlaps it: engine_host_time in src/step/engine_host.hpp)
 // dense(T), head(rows) and the all-reduces are tabulated over a grid of T and interpolated;
 // attention is linear in decode rows, context tokens and pairs (memory- and compute-bound slopes).
 // A grid point is tabulated the first time an iteration falls beside it: a short run (one batch, a
@@ -196,8 +200,6 @@ class IterationModel {
   [[nodiscard]] IterationCost cost(const IterationShape& s) const;
   // cost(s).time alone (the same arithmetic, so the same value to the last bit).
   [[nodiscard]] Seconds time(const IterationShape& s) const;
-  // time(s) and time(s with `more` context tokens), the parts by token and row count looked up once.
-  [[nodiscard]] std::pair<Seconds, Seconds> times(const IterationShape& s, double more) const;
   // A time no iteration with a token and a sampled row (tokens, rows >= 1) goes below; zero where the
   // tables give none (iteration.cpp). Tabulates every grid point.
   [[nodiscard]] Seconds floor() const;
@@ -257,7 +259,7 @@ class IterationModel {
   // Iterations of a run recur at the same counts (decodes at every batch size it passes through,
   // prompt chunks beside them): whole counts below kByCount and the grid's last point are kept by
   // count in the tables (so across the evaluations that share them); any other count is made
-  // anew unless it is the last one asked for.
+  // anew unless it is the last such count asked for.
   struct TokenPart {
     double count = -1;  // the tokens it is of; < 0: not yet made
     Point dense;
@@ -275,11 +277,24 @@ class IterationModel {
   // kernels' busy time.
   [[nodiscard]] Seconds time(const TokenPart& t, const RowPart& r, const IterationShape& s, double& stage,
                              double& busy) const;
-  mutable TokenPart last_tokens_;  // a copy of the last part returned
-  mutable RowPart last_rows_;
   mutable TokenPart other_tokens_;  // the last count the memo does not keep
   mutable RowPart other_rows_;
   double memo_limit_ = 0;  // counts below it are kept in the tables' memo (token_part, row_part)
+
+ public:
+  // The parts of iterations of one token count and one row count, looked up once: iterations that
+  // differ only in their context or pairs (a stretch of decodes) share them. Valid until the next
+  // look-up by this model or one sharing its tables.
+  class Counts {
+    friend class IterationModel;
+    const TokenPart* tokens_ = nullptr;
+    const RowPart* rows_ = nullptr;
+  };
+  [[nodiscard]] Counts counts(double tokens, double rows) const;
+  // time(s) and cost(s) for an iteration of `c`'s token and row counts (s.tokens, s.rows), to the
+  // last bit.
+  [[nodiscard]] Seconds time(const Counts& c, const IterationShape& s) const;
+  [[nodiscard]] IterationCost cost(const Counts& c, const IterationShape& s) const;
 };
 
 // The step's kernels aggregated by name and phase (per step, all instances).

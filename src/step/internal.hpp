@@ -148,10 +148,6 @@ Dithered dithered(double clock, Seconds t_lo, Watts p_lo, Seconds t_hi, Watts p_
 // Every time of a step, φ of the way from `lo` to `hi` (the same kernels at two clocks).
 StepBreakdown blend(const StepBreakdown& lo, const StepBreakdown& hi, double phi);
 
-// Host time a serving iteration of `gpu` GPU time adds: the engine's host work left exposed
-// (engine_host.cpp).
-Seconds engine_host_time(const workload::ServingEngine& e, const IterationShape& s, Seconds gpu);
-
 // One engine (a data-parallel replica, or one of a pipeline's virtual engines) and its share of
 // the load (serving.cpp).
 struct ServingSetup {

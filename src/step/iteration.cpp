@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "step/engine_host.hpp"
 #include "step/internal.hpp"
 
 namespace gpusim::step {
@@ -302,26 +303,20 @@ Part& slot(std::vector<Part>& memo, Part& other, double count, double limit) {
   return memo[n];
 }
 
-// The part of a count: the last one asked for when it is of that count (consecutive iterations
-// mostly share it, so the common case is one comparison), else the memo's, made by `fill` the first
-// time and copied beside it.
+// The part of a count: the memo's (or `other`'s), made by `fill` the first time.
 template <class Part, class Fill>
-const Part& part_of(Part& last, std::vector<Part>& memo, Part& other, double count, double limit, Fill&& fill) {
-  if (last.count == count) {
-    return last;
-  }
+const Part& part_of(std::vector<Part>& memo, Part& other, double count, double limit, Fill&& fill) {
   Part& p = slot(memo, other, count, limit);
   if (p.count != count) {
     p.count = count;
     fill(p);
   }
-  last = p;
-  return last;
+  return p;
 }
 }  // namespace
 
 const IterationModel::TokenPart& IterationModel::token_part(double tokens) const {
-  return part_of(last_tokens_, tables_->by_tokens, other_tokens_, tokens, memo_limit_, [&](TokenPart& t) {
+  return part_of(tables_->by_tokens, other_tokens_, tokens, memo_limit_, [&](TokenPart& t) {
     Span at_tokens;
     const bool any = span(where(grid_, tokens), at_tokens);
     t.dense = any ? at(at_tokens, &Row::dense) : Point{};
@@ -331,7 +326,7 @@ const IterationModel::TokenPart& IterationModel::token_part(double tokens) const
 }
 
 const IterationModel::RowPart& IterationModel::row_part(double rows) const {
-  return part_of(last_rows_, tables_->by_rows, other_rows_, rows, memo_limit_, [&](RowPart& r) {
+  return part_of(tables_->by_rows, other_rows_, rows, memo_limit_, [&](RowPart& r) {
     Span at_rows;
     r.head = span(where(grid_, rows), at_rows) ? at(at_rows, &Row::head) : Point{};
   });
@@ -355,14 +350,17 @@ Seconds IterationModel::time(const IterationShape& s) const {
   return time(t, row_part(s.rows), s, stage, busy);
 }
 
-std::pair<Seconds, Seconds> IterationModel::times(const IterationShape& s, double more) const {
+IterationModel::Counts IterationModel::counts(double tokens, double rows) const {
+  Counts c;
+  c.tokens_ = &token_part(tokens);
+  c.rows_ = &row_part(rows);
+  return c;
+}
+
+Seconds IterationModel::time(const Counts& c, const IterationShape& s) const {
   double stage = 0;
   double busy = 0;
-  const TokenPart& t = token_part(s.tokens);
-  const RowPart& r = row_part(s.rows);
-  IterationShape longer = s;
-  longer.context += more;
-  return {time(t, r, s, stage, busy), time(t, r, longer, stage, busy)};
+  return time(*c.tokens_, *c.rows_, s, stage, busy);
 }
 
 // time() with each of its terms at its least. The tables at a count are linear interpolations
@@ -406,9 +404,11 @@ Seconds IterationModel::floor() const {
   return std::max(Seconds(0), (device + host) * (1.0 - kMargin));
 }
 
-IterationCost IterationModel::cost(const IterationShape& s) const {
-  const TokenPart& t = token_part(s.tokens);
-  const RowPart& r = row_part(s.rows);
+IterationCost IterationModel::cost(const IterationShape& s) const { return cost(counts(s.tokens, s.rows), s); }
+
+IterationCost IterationModel::cost(const Counts& parts, const IterationShape& s) const {
+  const TokenPart& t = *parts.tokens_;
+  const RowPart& r = *parts.rows_;
   const Point& dense = t.dense;
   const Point& head = r.head;
   auto sum = [&](auto field) {

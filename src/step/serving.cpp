@@ -28,41 +28,6 @@ namespace {
 
 std::atomic<bool> by_request{false};
 
-// The q-quantile's rank (the nearest-rank definition), and the value at it with the ranks below
-// `from` already in place (every element past `from` is no smaller than those before it).
-std::size_t rank_of(std::size_t n, double q) {
-  return static_cast<std::size_t>(
-      std::min<double>(static_cast<double>(n) - 1.0, std::ceil(q * static_cast<double>(n)) - 1.0));
-}
-
-Seconds select(std::vector<double>& v, std::size_t k, std::size_t from) {
-  if (k >= from) {
-    std::nth_element(v.begin() + static_cast<std::ptrdiff_t>(from), v.begin() + static_cast<std::ptrdiff_t>(k),
-                     v.end());
-  }
-  return Seconds(v[k]);
-}
-
-Percentiles percentiles(std::vector<double>& v) {  // reorders v
-  Percentiles p;
-  if (v.empty()) {
-    return p;
-  }
-  double sum = 0;
-  for (const double x : v) {
-    sum += x;
-  }
-  p.mean = Seconds(sum / static_cast<double>(v.size()));
-  // Each selection partitions v about its rank, so the next, higher one searches above it only.
-  const std::size_t k50 = rank_of(v.size(), 0.5);
-  const std::size_t k90 = rank_of(v.size(), 0.9);
-  const std::size_t k99 = rank_of(v.size(), 0.99);
-  p.p50 = select(v, k50, 0);
-  p.p90 = select(v, k90, k50 + 1);
-  p.p99 = select(v, k99, k90 + 1);
-  return p;
-}
-
 }  // namespace
 
 namespace serving_engine {
@@ -233,9 +198,13 @@ void Engine::complete(const std::vector<Scheduled>& batch) {
     }
     return;
   }
-  if (!any_done) {
-    return;
+  if (any_done) {
+    sweep_finished();
   }
+}
+
+// Finished requests out of the running list, their blocks back to the pool.
+void Engine::sweep_finished() {
   running_.erase(std::remove_if(running_.begin(), running_.end(),
                                 [&](std::size_t id) {
                                   Request& r = reqs_[id];
@@ -246,159 +215,6 @@ void Engine::complete(const std::vector<Scheduled>& batch) {
                                   return true;
                                 }),
                  running_.end());
-}
-
-// k more decode iterations of the running requests, summed in closed form: each iteration's
-// cost is linear in the total context, which grows by one token per request per iteration, so
-// k iterations take k x the cost at their mean context (exact while one of the GPU or the host
-// paces them throughout). Stops before a request would finish, before an iteration would start
-// at or after `arrival` (when >= 0), and before the KV pool runs short.
-void Engine::skip_decode(double arrival) {
-  if (running_count() == 0) {
-    return;
-  }
-  std::int64_t most = std::numeric_limits<std::int64_t>::max();
-  double context = 0;
-  if (lazy_) {  // the decode set's totals (serving_decoders.cpp)
-    if (!prefilling_.empty()) {
-      return;  // a prefill in flight
-    }
-    prune_finishes();
-    most = finishes_.front().first - clock_ - 1;
-    context = static_cast<double>(context0_ + decoders_ * clock_);
-  } else {
-    for (const std::size_t id : running_) {
-      const Request& r = reqs_[id];
-      if (r.computed < r.prompt) {
-        return;  // a prefill in flight
-      }
-      most = std::min(most, r.output - r.generated - 1);
-      context += static_cast<double>(r.computed + r.generated);
-    }
-  }
-  const std::int64_t steps = s_.scheduler_steps;
-  if (!waiting_.empty() && steps > 1) {
-    // Requests wait that the next scheduler call may admit: stop before it.
-    const std::int64_t pos = decode_streak_ % steps;
-    if (pos == 0) {
-      return;
-    }
-    most = std::min(most, steps - pos);
-  }
-  const auto rows = static_cast<double>(running_count());
-  auto shape_at = [&](double done) {
-    IterationShape sh;
-    sh.tokens = sh.rows = sh.decode_rows = rows;
-    sh.context = context + rows * done;
-    return sh;
-  };
-  // An iteration's time is linear in the context: a for the next one, b more per iteration after
-  // it, so k iterations take S(k) = k·a + b·k(k−1)/2 (the search's estimate; the accounting
-  // below takes the model's cost at the mean context). With no arrival to stop before and no
-  // token to hand out, neither is read.
-  double a = 0;
-  double b = 0;
-  if (arrival >= 0 || !pending_first_.empty() || !pending_done_.empty()) {
-    const auto [first, second] = decode_.times(shape_at(0), rows);
-    a = first.value();
-    b = std::max(0.0, second.value() - a);
-  }
-  auto span = [&](std::int64_t k) {  // time of k iterations
-    const auto kd = static_cast<double>(k);
-    return k <= 0 ? 0.0 : kd * a + b * kd * (kd - 1.0) / 2.0;
-  };
-  auto blocks_needed = [&](std::int64_t k) {
-    // Each request needs at most ceil(k / block) + 1 more blocks: when the pool has that for all,
-    // no request can be short (the common case, spared the per-request sum).
-    const std::int64_t bound = static_cast<std::int64_t>(running_count()) * ((k + s_.kv_block - 1) / s_.kv_block + 1);
-    if (bound <= free_blocks_) {
-      return std::int64_t{0};
-    }
-    if (lazy_) {
-      return blocks_to_decode(k);
-    }
-    std::int64_t need = 0;
-    for (const std::size_t id : running_) {
-      const Request& r = reqs_[id];
-      need += std::max<std::int64_t>(0, blocks_for(r.computed + r.generated + k) - r.blocks);
-    }
-    return need;
-  };
-  auto fits = [&](std::int64_t k) {
-    return blocks_needed(k) <= free_blocks_ && (arrival < 0 || now_ + span(k - 1) < arrival);
-  };
-  if (most <= 0 || !fits(1)) {
-    return;
-  }
-  std::int64_t lo = 1;
-  std::int64_t hi = most;
-  if (arrival >= 0) {
-    // The largest j with now + S(j) < arrival bounds k − 1 (then searched exactly below).
-    const double room = arrival - now_;
-    const double j = b > 0 ? (-(a - b / 2) + std::sqrt((a - b / 2) * (a - b / 2) + 2 * b * room)) / b : room / a;
-    hi = std::min(hi, static_cast<std::int64_t>(std::ceil(j)) + 2);
-    const std::int64_t below = std::min(hi, static_cast<std::int64_t>(std::floor(j)) - 1);
-    if (below > lo && fits(below)) {
-      lo = below;
-    }
-  }
-  if (fits(hi)) {
-    lo = hi;
-  }
-  while (lo < hi) {
-    const std::int64_t mid = lo + (hi - lo + 1) / 2;
-    if (fits(mid)) {
-      lo = mid;
-    } else {
-      hi = mid - 1;
-    }
-  }
-  // Requests arriving inside a scheduler call of several decode iterations wait for its end: the
-  // iterations up to the next call still run (as far as the pool and the requests allow).
-  const std::int64_t into = (decode_streak_ + lo) % steps;
-  if (arrival >= 0 && into != 0) {
-    std::int64_t ext = std::min(most, lo + (steps - into));
-    while (ext > lo && blocks_needed(ext) > free_blocks_) {
-      --ext;
-    }
-    lo = ext;
-  }
-  const std::int64_t k = lo;
-  decode_streak_ += k;
-  const IterationCost mean = decode_.cost(shape_at(static_cast<double>(k - 1) / 2));
-  const double kd = static_cast<double>(k);
-  IterationCost total;
-  total.time = mean.time * kd;
-  total.compute_bound = mean.compute_bound * kd;
-  total.memory_bound = mean.memory_bound * kd;
-  total.arithmetic = mean.arithmetic * kd;
-  total.dram = mean.dram * kd;
-  if (lazy_) {
-    free_blocks_ -= blocks_to_decode(k);
-    for (const std::size_t id : eager_) {
-      Request& r = reqs_[id];
-      r.blocks = std::max(r.blocks, blocks_for(r.computed + (clock_ - r.gen_base) + k));
-    }
-    clock_ += k;
-    std::size_t keep = 0;
-    for (const std::size_t id : eager_) {
-      if (place(reqs_[id]) == DecodeClass::kEager) {
-        eager_[keep++] = id;
-      }
-    }
-    eager_.resize(keep);
-  } else {
-    for (const std::size_t id : running_) {
-      Request& r = reqs_[id];
-      reserve(r, r.computed + r.generated + k);
-      r.generated += k;
-    }
-  }
-  flush(now_ + a);  // the first skipped iteration hands out the last one's tokens
-  IterationShape sh = shape_at(0);
-  sh.decode_rows *= kd;  // the iterations' decoded sequences, summed
-  account(total, sh, true, kd);
-  now_ += total.time.value();
 }
 
 void Engine::account(const IterationCost& c, const IterationShape& shape, bool decode_only, double iterations) {
@@ -434,7 +250,7 @@ void Engine::summarize() {
   // One buffer for every latency in turn: a run of 10^5 requests is memory-bound here.
   std::vector<double> buf;
   buf.reserve(s_.latencies ? reqs_.size() : 0);
-  auto over_requests = [&](auto&& latency, bool (*counts)(const Request&)) {
+  auto over_requests = [&](auto&& latency, auto&& counts) {
     buf.clear();
     for (const Request& r : reqs_) {
       if (r.done >= 0 && counts(r)) {

@@ -183,22 +183,7 @@ void Engine::decode_all(IterationShape& shape, std::int64_t& budget) {
 void Engine::complete_fast(const std::vector<Scheduled>& batch) {
   if (decoding_ > 0) {
     ++clock_;
-    while (!finishes_.empty() && finishes_.front().first <= clock_) {
-      const Finish f = finishes_.front();
-      std::pop_heap(finishes_.begin(), finishes_.end(), kLater);
-      finishes_.pop_back();
-      const std::size_t id = f.second;
-      Request& r = reqs_[id];
-      if (r.cls == DecodeClass::kNone || r.gen_base + r.output != f.first) {
-        continue;  // evicted since: no longer the clock it finishes at
-      }
-      if (r.cls == DecodeClass::kTight) {
-        r.blocks = blocks_for(r.computed + r.output);
-      }
-      leave(id);
-      r.generated = r.output;
-      finish(id);
-    }
+    finish_due();
     // Decoders whose blocks now match their tokens join the phase table.
     std::size_t keep = 0;
     for (const std::size_t id : eager_) {
@@ -231,6 +216,29 @@ void Engine::complete_fast(const std::vector<Scheduled>& batch) {
       prefilling_.push_back(batch[i].id);
     }
   }
+  sweep_dead();
+}
+
+void Engine::finish_due() {
+  while (!finishes_.empty() && finishes_.front().first <= clock_) {
+    const Finish f = finishes_.front();
+    std::pop_heap(finishes_.begin(), finishes_.end(), kLater);
+    finishes_.pop_back();
+    const std::size_t id = f.second;
+    Request& r = reqs_[id];
+    if (r.cls == DecodeClass::kNone || r.gen_base + r.output != f.first) {
+      continue;  // evicted since: no longer the clock it finishes at
+    }
+    if (r.cls == DecodeClass::kTight) {
+      r.blocks = blocks_for(r.computed + r.output);
+    }
+    leave(id);
+    r.generated = r.output;
+    finish(id);
+  }
+}
+
+void Engine::sweep_dead() {
   if (dead_ > 64 && 2 * dead_ > running_.size()) {
     running_.erase(
         std::remove_if(running_.begin(), running_.end(), [&](std::size_t id) { return reqs_[id].done >= 0; }),

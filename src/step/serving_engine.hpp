@@ -148,13 +148,12 @@ class Engine {
   void flush(double t);
 
   void complete(const std::vector<Scheduled>& batch);
+  void sweep_finished();  // finished requests out of the running list, their blocks released
 
-  // k more decode iterations of the running requests, summed in closed form: each iteration's
-  // cost is linear in the total context, which grows by one token per request per iteration, so
-  // k iterations take k x the cost at their mean context (exact while one of the GPU or the host
-  // paces them throughout). Stops before a request would finish, before an iteration would start
-  // at or after `arrival` (when >= 0), and before the KV pool runs short.
+  // Decode iterations up to the next event, in closed-form stretches (serving.cpp).
   void skip_decode(double arrival);
+  // One stretch; true when it ended with requests finishing and another may follow.
+  bool stretch(double arrival);
 
   void account(const IterationCost& c, const IterationShape& shape, bool decode_only, double iterations = 1);
 
@@ -192,6 +191,8 @@ class Engine {
   std::int64_t held_blocks(const Request& r) const;    // a decoder's blocks now
   void prune_finishes();                               // drops finishing clocks of evicted decoders
   void complete_fast(const std::vector<Scheduled>& batch);
+  void finish_due();              // the decoders whose last token the set's clock has reached finish
+  void sweep_dead();              // finished requests out of running_ once they are most of it
   void join(std::size_t id);      // a request that decodes from now on, with its `generated` so far
   DecodeClass place(Request& r);  // its class (and phase-table entry) from its blocks and tokens
   void leave(std::size_t id);     // out of the set's totals

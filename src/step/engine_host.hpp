@@ -14,13 +14,17 @@
 //   overlap scheduler      exposed = step_overhead + max(0, rest − gpu)         [sglang-v0.4]
 // (step_overhead stays exposed with an overlap scheduler: the host work its one-step lookahead
 // leaves as GPU idle [trt-llm-issue-13957].)
+// Inline: every iteration of a serving simulation asks it, several times in a decode stretch.
+#pragma once
+
 #include <algorithm>
 
 #include "step/internal.hpp"
 
 namespace gpusim::step {
 
-Seconds engine_host_time(const workload::ServingEngine& e, const IterationShape& s, Seconds gpu) {
+// Host time a serving iteration of `gpu` GPU time adds: the engine's host work left exposed.
+inline Seconds engine_host_time(const workload::ServingEngine& e, const IterationShape& s, Seconds gpu) {
   const bool decode_only = s.pairs <= 0;
   const double per_call = decode_only ? 1.0 / static_cast<double>(std::max<std::int64_t>(1, e.scheduler_steps)) : 1.0;
   const Seconds schedule = e.schedule_per_sequence * s.rows * per_call;
