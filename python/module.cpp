@@ -42,17 +42,13 @@ std::shared_ptr<const Catalog> catalog_of(const Strings& dirs) {
   return dirs.empty() ? builtin : std::make_shared<const Catalog>(gpusim::load_catalog(dirs));
 }
 
-// The scenario file at `path`, or, given `text`, that TOML text named `path` in messages.
-ParsedScenario parsed_of(const std::string& path, const std::optional<std::string>& text) {
-  return text ? ParsedScenario(path, *text) : gpusim::scenario::parse_scenario_file(path);
-}
-
-// The scenario as the CLI resolves it (a Scenario holds its specs by value: the catalog may go).
-// Called without the GIL; an InputError is translated once the GIL is back.
-Scenario scenario_of(const std::string& path, const std::optional<std::string>& text, const Strings& sets,
-                     const std::string& gpu, const Strings& specs) {
-  const auto catalog = catalog_of(specs);
-  return gpusim::scenario::resolve(*catalog, parsed_of(path, text), gpusim::scenario::parse_overrides(sets), gpu);
+gpusim::app::EstimateRequest estimate_request(const std::string& path, const std::optional<std::string>& text,
+                                              const Strings& sets, const std::string& gpu) {
+  gpusim::app::EstimateRequest r;
+  r.scenario = gpusim::app::ScenarioSource{path, text};
+  r.sets = sets;
+  r.gpu = gpu;
+  return r;
 }
 
 // A request's field as the Python function names its keyword.
@@ -85,9 +81,9 @@ py::object field_value(const gpusim::answer::FieldValue& v) {
 std::string estimate(const std::string& path, const std::optional<std::string>& text, const Strings& sets,
                      const std::string& gpu, const Strings& specs) {
   const py::gil_scoped_release release;
-  gpusim::answer::Options options;
-  options.uncertainty = true;  // as `gpusim estimate`
-  return gpusim::report::estimate_json(gpusim::answer::estimate(scenario_of(path, text, sets, gpu, specs), options));
+  const auto catalog = catalog_of(specs);
+  return gpusim::report::estimate_json(
+      gpusim::app::estimate(*catalog, estimate_request(path, text, sets, gpu)).estimate);
 }
 
 std::string compare(const std::string& path, const std::optional<std::string>& text, const Strings& sets,
@@ -125,7 +121,7 @@ py::list sweep(const std::string& path, const std::optional<std::string>& text, 
   std::vector<gpusim::search::SweepPoint> points;
   {
     const py::gil_scoped_release release;
-    const ParsedScenario parsed = parsed_of(path, text);
+    const ParsedScenario parsed = gpusim::app::parse(gpusim::app::ScenarioSource{path, text});
     (void)gpusim::scenario::resolve(catalog, parsed, fixed);  // the base scenario must be valid, as in the CLI
     gpusim::search::SweepOptions options;
     options.shard = shard;
@@ -204,8 +200,9 @@ std::string roofline(const std::string& gpu, const Strings& gpus, const std::opt
 std::string breakeven(const std::string& path, const std::optional<std::string>& text, const Strings& sets,
                       const std::string& gpu, const Strings& specs) {
   const py::gil_scoped_release release;
-  const Scenario sc = scenario_of(path, text, sets, gpu, specs);
-  return gpusim::report::breakeven_json(gpusim::report::breakeven_of(gpusim::answer::estimate(sc)));
+  const auto catalog = catalog_of(specs);
+  return gpusim::report::breakeven_json(
+      gpusim::app::breakeven(*catalog, estimate_request(path, text, sets, gpu)));
 }
 
 Strings spec_ids(const std::string& kind, const Strings& specs) {

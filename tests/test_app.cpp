@@ -1,6 +1,6 @@
 // The application layer's requests (include/gpusim/app.hpp): the checks and defaults every front end
 // shares, and the field a refusal names.
-#include "helpers.hpp"
+#include "cli_helpers.hpp"
 
 using namespace gpusim;
 
@@ -63,4 +63,39 @@ TEST_CASE("a roofline request it cannot take is refused naming the field at faul
   app::RooflineRequest missing;
   missing.gpu = "no-such-gpu";
   CHECK_THROWS_AS(app::roofline(test::catalog(), missing), InputError);
+}
+
+TEST_CASE("an estimate request gives its scenario's estimate with the bands, from the file or its text alike",
+          "[app][estimate]") {
+  const std::string path = std::string(GPUSIM_SOURCE_DIR) + "/scenarios/llama2-7b-pretrain-a100.toml";
+  const std::vector<std::string> sets = {"training.micro_batch=2"};
+  const std::string gpu = "h100-sxm5-80gb";
+  const Scenario sc = scenario::load_scenario_file(test::catalog(), path, scenario::parse_overrides(sets), gpu);
+  answer::Options with_bands;
+  with_bands.uncertainty = true;
+  const std::string expected = report::estimate_json(answer::estimate(sc, with_bands));
+
+  app::EstimateRequest r;
+  r.scenario.path = path;
+  r.sets = sets;
+  r.gpu = gpu;
+  const app::EstimateAnswer from_file = app::estimate(test::catalog(), r);
+  CHECK(from_file.scenario.system.gpu.id == gpu);
+  CHECK(report::estimate_json(from_file.estimate) == expected);
+  r.scenario.text = test::read_text(path);
+  CHECK(report::estimate_json(app::estimate(test::catalog(), r).estimate) == expected);
+  CHECK(report::breakeven_json(app::breakeven(test::catalog(), r)) ==
+        report::breakeven_json(report::breakeven_of(answer::estimate(sc))));
+}
+
+TEST_CASE("an estimate request naming an unknown GPU or a key that does not exist is refused as input",
+          "[app][estimate][errors]") {
+  app::EstimateRequest r;
+  r.scenario.path = std::string(GPUSIM_SOURCE_DIR) + "/scenarios/llama2-7b-pretrain-a100.toml";
+  r.gpu = "no-such-gpu";
+  CHECK_THROWS_AS(app::estimate(test::catalog(), r), InputError);
+  CHECK_THROWS_WITH(app::estimate(test::catalog(), r), Catch::Contains("no-such-gpu"));
+  r.gpu.clear();
+  r.sets = {"training.no_such_key=1"};
+  CHECK_THROWS_WITH(app::breakeven(test::catalog(), r), Catch::Contains("no_such_key"));
 }

@@ -11,8 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "gpusim/answer.hpp"
 #include "gpusim/catalog.hpp"
 #include "gpusim/explain.hpp"
+#include "gpusim/report.hpp"
 #include "gpusim/scenario.hpp"
 #include "gpusim/search.hpp"
 
@@ -38,6 +40,29 @@ struct ScenarioSource {
   std::string path;
   std::optional<std::string> text;
 };
+
+// The scenario's file read and parsed, or its text parsed (InputError for either).
+scenario::ParsedScenario parse(const ScenarioSource& source);
+
+// ---------------------------------------------------------------- estimate (app/estimate.cpp)
+// The whole answer for one scenario: step, throughput, memory, time to train, power, cost, the
+// bottleneck and advice, with the band of every figure that has one.
+struct EstimateRequest {
+  ScenarioSource scenario;
+  std::vector<std::string> sets;  // key=value overrides
+  std::string gpu;                // replaces system.gpu; empty: the scenario's
+};
+struct EstimateAnswer {
+  scenario::Scenario scenario;
+  answer::Estimate estimate;
+};
+// InputError for the scenario, its overrides and an unknown GPU.
+EstimateAnswer estimate(const catalog::Catalog& catalog, const EstimateRequest& request);
+
+// ---------------------------------------------------------------- breakeven (app/estimate.cpp)
+// Owning against renting the scenario's GPUs across utilization (report::breakeven_of of its
+// estimate).
+report::Breakeven breakeven(const catalog::Catalog& catalog, const EstimateRequest& request);
 
 // ---------------------------------------------------------------- roofline (app/roofline.cpp)
 // A GPU's roofs, or several GPUs' on one picture, or a scenario's step placed on its GPU's roofs.

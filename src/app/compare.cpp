@@ -15,8 +15,7 @@ CompareAnswer compare(const catalog::Catalog& catalog, const CompareRequest& r) 
       throw RequestError("gpus", "has an empty GPU id (entry " + std::to_string(i + 1) + ")");
     }
   }
-  const scenario::ParsedScenario parsed = r.scenario.text ? scenario::ParsedScenario(r.scenario.path, *r.scenario.text)
-                                                          : scenario::parse_scenario_file(r.scenario.path);
+  const scenario::ParsedScenario parsed = parse(r.scenario);
   const std::vector<scenario::Override> overrides = scenario::parse_overrides(r.sets);
   CompareAnswer a{scenario::resolve(catalog, parsed, overrides), search::compare(catalog, parsed, overrides, r.gpus)};
   if (std::none_of(a.rows.begin(), a.rows.end(),

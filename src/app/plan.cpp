@@ -4,14 +4,6 @@
 
 namespace gpusim::app {
 
-namespace {
-
-scenario::ParsedScenario parsed_of(const ScenarioSource& s) {
-  return s.text ? scenario::ParsedScenario(s.path, *s.text) : scenario::parse_scenario_file(s.path);
-}
-
-}  // namespace
-
 void check(const PlanRequest& r) {
   if (!base::value_in(search::kObjectiveNames, r.objective)) {
     throw RequestError(
@@ -34,7 +26,7 @@ void check(const PlanRequest& r) {
 
 PlanAnswer plan(const catalog::Catalog& catalog, const PlanRequest& r) {
   check(r);
-  PlanAnswer a{scenario::resolve(catalog, parsed_of(r.scenario), scenario::parse_overrides(r.sets)), {}, {}, {}};
+  PlanAnswer a{scenario::resolve(catalog, parse(r.scenario), scenario::parse_overrides(r.sets)), {}, {}, {}};
   search::PlanOptions& o = a.options;
   o.objective = *base::value_in(search::kObjectiveNames, r.objective);
   o.top = r.top;

@@ -51,9 +51,7 @@ std::vector<explain::Roofline> roofline(const catalog::Catalog& catalog, const R
     out.push_back(explain::make_roofline(g, nullptr, highlight_for(g)));
     return out;
   }
-  const scenario::ParsedScenario parsed = r.scenario->text
-                                              ? scenario::ParsedScenario(r.scenario->path, *r.scenario->text)
-                                              : scenario::parse_scenario_file(r.scenario->path);
+  const scenario::ParsedScenario parsed = parse(*r.scenario);
   const scenario::Scenario sc = scenario::resolve(catalog, parsed, scenario::parse_overrides(r.sets), r.gpu);
   const step::Evaluation eval = step::evaluate(sc, step::Options{true});
   out.push_back(explain::make_roofline(sc.system.gpu, &eval, highlight_for(sc.system.gpu)));

@@ -26,8 +26,10 @@ int run_breakeven(const std::vector<std::string>& args) {
     throw UsageError("missing SCENARIO (see gpusim breakeven --help)");
   }
   check_format(c.format, {"text", "json"});
-  const Catalog catalog = load_catalog_with_env(c.specs);
-  const report::Breakeven b = report::breakeven_of(estimate_file(catalog, scenario, scenario::parse_overrides(sets)));
+  app::EstimateRequest request;
+  request.scenario.path = scenario;
+  request.sets = sets;
+  const report::Breakeven b = app::breakeven(load_catalog_with_env(c.specs), request);
   std::vector<std::pair<std::string, std::string>> outputs{
       {c.out, c.format == "json" ? report::breakeven_json(b) : report::breakeven_text(b)}};
   if (!svg.empty()) {

@@ -36,11 +36,13 @@ int run_estimate(const std::vector<std::string>& args) {
   }
   check_gpu_option(vm);
   check_format(c.format, {"text", "json", "csv", "html"});
-  const Catalog catalog = load_catalog_with_env(c.specs);
-  const Scenario sc = scenario::load_scenario_file(catalog, scenario, scenario::parse_overrides(sets), gpu);
-  answer::Options options;
-  options.uncertainty = true;  // the band of every figure that has one
-  const Estimate e = answer::estimate(sc, options);
+  app::EstimateRequest request;
+  request.scenario.path = scenario;
+  request.sets = sets;
+  request.gpu = gpu;
+  const app::EstimateAnswer a = app::estimate(load_catalog_with_env(c.specs), request);
+  const Scenario& sc = a.scenario;
+  const Estimate& e = a.estimate;
   std::string text;
   if (c.format == "html") {
     const DType roof = sc.system.gpu.supports(e.eval.dtype) ? e.eval.dtype : DType::kBf16;
