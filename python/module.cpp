@@ -201,8 +201,7 @@ std::string breakeven(const std::string& path, const std::optional<std::string>&
                       const std::string& gpu, const Strings& specs) {
   const py::gil_scoped_release release;
   const auto catalog = catalog_of(specs);
-  return gpusim::report::breakeven_json(
-      gpusim::app::breakeven(*catalog, estimate_request(path, text, sets, gpu)));
+  return gpusim::report::breakeven_json(gpusim::app::breakeven(*catalog, estimate_request(path, text, sets, gpu)));
 }
 
 Strings spec_ids(const std::string& kind, const Strings& specs) {

@@ -15,6 +15,12 @@
 
 namespace gpusim::report {
 
+// The shortest decimal that reads back as exactly `v` (finite), as the JSON and CSV reports write
+// numbers: std::to_chars's text ("124000000", "0.1", "1.5e+21"). by_printf: the same text from
+// printf and strtod, what a C++ library without floating-point to_chars uses (the WebAssembly build).
+std::string shortest_number(double v);
+std::string shortest_number_by_printf(double v);
+
 // ---------------------------------------------------------------- one estimate
 std::string estimate_text(const answer::Estimate& e);
 std::string estimate_json(const answer::Estimate& e);

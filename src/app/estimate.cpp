@@ -5,8 +5,7 @@
 namespace gpusim::app {
 
 scenario::ParsedScenario parse(const ScenarioSource& source) {
-  return source.text ? scenario::ParsedScenario(source.path, *source.text)
-                     : scenario::parse_scenario_file(source.path);
+  return source.text ? scenario::ParsedScenario(source.path, *source.text) : scenario::parse_scenario_file(source.path);
 }
 
 EstimateAnswer estimate(const catalog::Catalog& catalog, const EstimateRequest& request) {

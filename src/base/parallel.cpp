@@ -14,6 +14,9 @@ void parallel_for(std::size_t n, unsigned threads, const std::function<void(std:
   if (threads == 0) {
     threads = std::max(1U, std::thread::hardware_concurrency());
   }
+#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
+  threads = 1;  // WebAssembly without threads: std::thread cannot start one
+#endif
   const auto count = static_cast<unsigned>(std::min<std::size_t>(n, threads));
   if (count <= 1) {
     for (std::size_t i = 0; i < n; ++i) {

@@ -319,7 +319,7 @@ std::string estimate_csv_row(const answer::Estimate& e) {
     first = false;
     if (const double* d = std::get_if<double>(&f.value); d != nullptr && std::isfinite(*d)) {
       std::array<char, 32> buf{};  // as exact_number, without a string of its own
-      out.append(buf.data(), std::to_chars(buf.data(), buf.data() + buf.size(), *d).ptr);
+      out.append(buf.data(), write_shortest(buf.data(), buf.data() + buf.size(), *d));
     } else {
       out += csv_value(f.value);
     }

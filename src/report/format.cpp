@@ -2,9 +2,23 @@
 #include "report/format.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
+#include "gpusim/report.hpp"
+#include "report/shortest.hpp"
+
 namespace gpusim::report {
+
+std::string shortest_number(double v) {
+  std::array<char, 32> buf{};
+  return std::string(buf.data(), write_shortest(buf.data(), buf.data() + buf.size(), v));
+}
+
+std::string shortest_number_by_printf(double v) {
+  std::array<char, 32> buf{};
+  return std::string(buf.data(), write_shortest_printf(buf.data(), buf.data() + buf.size(), v));
+}
 
 std::string human(double v) {
   const char* suffix[] = {"", "k", "M", "G", "T", "P"};

@@ -1,6 +1,6 @@
 // Private to src/report/: a minimal streaming JSON writer. Non-finite numbers are written as null so a report
 // never contains NaN or Infinity; finite ones in the shortest form that reads back to the same double
-// (std::to_chars), so byte and parameter counts keep every digit.
+// (write_shortest: std::to_chars's text), so byte and parameter counts keep every digit.
 #pragma once
 
 #include <array>
@@ -13,13 +13,14 @@
 #include <utility>
 #include <vector>
 
+#include "report/shortest.hpp"
+
 namespace gpusim::report {
 
 // The shortest decimal that reads back as exactly `v` ("124000000", "0.1", "1.5e+21"); finite `v` only.
 inline std::string exact_number(double v) {
   std::array<char, 32> buf{};
-  const auto r = std::to_chars(buf.data(), buf.data() + buf.size(), v);
-  return std::string(buf.data(), r.ptr);
+  return std::string(buf.data(), write_shortest(buf.data(), buf.data() + buf.size(), v));
 }
 
 class JsonWriter {
@@ -45,9 +46,9 @@ class JsonWriter {
     // are never longer than the scientific form ("10000" ties "1e+04", and a tie goes to fixed).
     constexpr double kFixedBelow = 1e5;
     const bool whole = std::fabs(v) < kFixedBelow && v == std::trunc(v) && !(v == 0 && std::signbit(v));
-    const auto r = whole ? std::to_chars(buf.data(), buf.data() + buf.size(), static_cast<long>(v))
-                         : std::to_chars(buf.data(), buf.data() + buf.size(), v);
-    out_.append(buf.data(), r.ptr);
+    char* end = whole ? std::to_chars(buf.data(), buf.data() + buf.size(), static_cast<long>(v)).ptr
+                      : write_shortest(buf.data(), buf.data() + buf.size(), v);
+    out_.append(buf.data(), end);
   }
   void value(const char* key, std::optional<double> v) {
     if (v) {

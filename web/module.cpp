@@ -1,0 +1,155 @@
+// The WebAssembly module's face (web/CMakeLists.txt): the application layer's requests
+// (include/gpusim/app.hpp) as functions of strings, for the page (web/page.js). A scenario is its
+// TOML text and the name its messages give; overrides are "key=value" lines. Every function
+// returns the command line's own output for the same request (its JSON or SVG), or, for a request
+// it cannot take, {"error": the command line's message} (file:line:col, the key, the value and
+// the accepted range).
+#include <emscripten/bind.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gpusim/app.hpp"
+#include "gpusim/report.hpp"
+
+namespace {
+
+using gpusim::app::ScenarioSource;
+
+const gpusim::catalog::Catalog& catalog() {
+  static const gpusim::catalog::Catalog c = gpusim::catalog::Catalog::builtin();
+  return c;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.find_first_not_of(" \t\r") != std::string::npos) {
+      out.push_back(line);
+    }
+  }
+  return out;
+}
+
+std::string error_json(const std::string& message) { return nlohmann::json{{"error", message}}.dump(); }
+
+// The answer of `make`, or the error JSON of what it threw.
+template <class Make>
+std::string answered(Make&& make) {
+  try {
+    return make();
+  } catch (const gpusim::InputError& e) {
+    std::string all;
+    for (const gpusim::Diagnostic& d : e.diagnostics()) {
+      all += d.format() + "\n";
+    }
+    return error_json(all.empty() ? e.what() : all);
+  } catch (const std::exception& e) {
+    return error_json(e.what());
+  }
+}
+
+gpusim::app::EstimateRequest estimate_request(const std::string& name, const std::string& text, const std::string& sets,
+                                              const std::string& gpu) {
+  gpusim::app::EstimateRequest r;
+  r.scenario = ScenarioSource{name, text};
+  r.sets = lines_of(sets);
+  r.gpu = gpu;
+  return r;
+}
+
+// The ids and names of what a page offers to choose: GPUs (with memory, bandwidth and TDP), models
+// and runtimes.
+std::string catalog_json() {
+  return answered([] {
+    using gpusim::catalog::SpecKind;
+    nlohmann::json j;
+    j["gpus"] = nlohmann::json::array();
+    for (const std::string& id : catalog().ids(SpecKind::kGpu)) {
+      const gpusim::hardware::GpuSpec g = catalog().gpu(id);
+      j["gpus"].push_back({{"id", id},
+                           {"name", g.name},
+                           {"memory_gib", g.memory_capacity.value() / 1073741824.0},
+                           {"memory_bandwidth_gbs", g.memory_bandwidth.value() / 1e9},
+                           {"tdp_w", g.tdp.value()}});
+    }
+    j["models"] = catalog().ids(SpecKind::kModel);
+    j["runtimes"] = nlohmann::json::array();
+    for (const std::string& id : catalog().ids(SpecKind::kRuntime)) {
+      j["runtimes"].push_back({{"id", id}, {"name", catalog().runtime(id).name}});
+    }
+    return j.dump();
+  });
+}
+
+std::string estimate(const std::string& name, const std::string& text, const std::string& sets,
+                     const std::string& gpu) {
+  return answered([&] {
+    return gpusim::report::estimate_json(
+        gpusim::app::estimate(catalog(), estimate_request(name, text, sets, gpu)).estimate);
+  });
+}
+
+std::string breakeven_json(const std::string& name, const std::string& text, const std::string& sets,
+                           const std::string& gpu) {
+  return answered([&] {
+    return gpusim::report::breakeven_json(gpusim::app::breakeven(catalog(), estimate_request(name, text, sets, gpu)));
+  });
+}
+
+std::string breakeven_svg(const std::string& name, const std::string& text, const std::string& sets,
+                          const std::string& gpu) {
+  return answered([&] {
+    return gpusim::report::breakeven_svg(gpusim::app::breakeven(catalog(), estimate_request(name, text, sets, gpu)));
+  });
+}
+
+// The scenario's step on its GPU's roofs (`gpusim roofline --scenario`).
+std::string roofline_svg(const std::string& name, const std::string& text, const std::string& sets,
+                         const std::string& gpu) {
+  return answered([&] {
+    gpusim::app::RooflineRequest r;
+    r.gpu = gpu;
+    r.scenario = ScenarioSource{name, text};
+    r.sets = lines_of(sets);
+    return gpusim::report::roofline_svg(gpusim::app::roofline(catalog(), r));
+  });
+}
+
+// The job on each GPU of `gpus` (one id per line): the JSON rows, and the bars relative to the first.
+std::string compare_json(const std::string& name, const std::string& text, const std::string& sets,
+                         const std::string& gpus) {
+  return answered([&] {
+    gpusim::app::CompareRequest r;
+    r.scenario = ScenarioSource{name, text};
+    r.sets = lines_of(sets);
+    r.gpus = lines_of(gpus);
+    return gpusim::report::compare_json(gpusim::app::compare(catalog(), r).rows);
+  });
+}
+
+std::string compare_svg(const std::string& name, const std::string& text, const std::string& sets,
+                        const std::string& gpus) {
+  return answered([&] {
+    gpusim::app::CompareRequest r;
+    r.scenario = ScenarioSource{name, text};
+    r.sets = lines_of(sets);
+    r.gpus = lines_of(gpus);
+    return gpusim::report::compare_svg(gpusim::app::compare(catalog(), r).rows, r.gpus.front());
+  });
+}
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(gpusim) {
+  emscripten::function("catalog", &catalog_json);
+  emscripten::function("estimate", &estimate);
+  emscripten::function("breakevenJson", &breakeven_json);
+  emscripten::function("breakevenSvg", &breakeven_svg);
+  emscripten::function("rooflineSvg", &roofline_svg);
+  emscripten::function("compareJson", &compare_json);
+  emscripten::function("compareSvg", &compare_svg);
+}
