@@ -142,9 +142,74 @@ std::string compare_svg(const std::string& name, const std::string& text, const 
   });
 }
 
+// A request as JSON: {"scenario": {"path", "text"}, "sets": [...], "gpu", "gpus": [...], "dtype",
+// "objective", "top", "max_gpus", "formats": [...]} (the fields its command takes), answered with
+// the command line's --format json output for estimate, breakeven, roofline, compare and plan.
+ScenarioSource source_of(const nlohmann::json& j) {
+  const nlohmann::json& s = j.at("scenario");
+  ScenarioSource out{s.at("path").get<std::string>(), std::nullopt};
+  if (s.contains("text")) {
+    out.text = s.at("text").get<std::string>();
+  }
+  return out;
+}
+
+std::vector<std::string> strings(const nlohmann::json& j, const char* key) {
+  return j.contains(key) ? j.at(key).get<std::vector<std::string>>() : std::vector<std::string>{};
+}
+
+std::string request(const std::string& command, const std::string& json) {
+  return answered([&]() -> std::string {
+    const nlohmann::json j = nlohmann::json::parse(json);
+    const std::string gpu = j.value("gpu", std::string());
+    if (command == "estimate" || command == "breakeven") {
+      gpusim::app::EstimateRequest r;
+      r.scenario = source_of(j);
+      r.sets = strings(j, "sets");
+      r.gpu = gpu;
+      return command == "estimate" ? gpusim::report::estimate_json(gpusim::app::estimate(catalog(), r).estimate)
+                                   : gpusim::report::breakeven_json(gpusim::app::breakeven(catalog(), r));
+    }
+    if (command == "roofline") {
+      gpusim::app::RooflineRequest r;
+      r.gpu = gpu;
+      r.gpus = strings(j, "gpus");
+      if (j.contains("scenario")) {
+        r.scenario = source_of(j);
+      }
+      r.sets = strings(j, "sets");
+      if (j.contains("dtype")) {
+        r.dtype = j.at("dtype").get<std::string>();
+      }
+      return gpusim::report::roofline_json(gpusim::app::roofline(catalog(), r));
+    }
+    if (command == "compare") {
+      gpusim::app::CompareRequest r;
+      r.scenario = source_of(j);
+      r.sets = strings(j, "sets");
+      r.gpus = strings(j, "gpus");
+      return gpusim::report::compare_json(gpusim::app::compare(catalog(), r).rows);
+    }
+    if (command == "plan") {
+      gpusim::app::PlanRequest r;
+      r.scenario = source_of(j);
+      r.sets = strings(j, "sets");
+      r.objective = j.value("objective", r.objective);
+      r.top = j.value("top", r.top);
+      r.max_gpus = j.value("max_gpus", r.max_gpus);
+      r.formats = strings(j, "formats");
+      const gpusim::app::PlanAnswer a = gpusim::app::plan(catalog(), r);
+      return a.serving ? gpusim::report::plan_serving_json(a.scenario, *a.serving)
+                       : gpusim::report::plan_json(a.scenario, *a.training);
+    }
+    return error_json("no command \"" + command + "\": estimate, breakeven, roofline, compare or plan");
+  });
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(gpusim) {
+  emscripten::function("request", &request);
   emscripten::function("catalog", &catalog_json);
   emscripten::function("estimate", &estimate);
   emscripten::function("breakevenJson", &breakeven_json);

@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""One table of requests through the three front ends (CTest): the command line, the Python module
+and the WebAssembly module of the browser page all answer through include/gpusim/app.hpp, so each
+request must give the same JSON report in all three. The CLI and Python must agree exactly; the
+WebAssembly module links another C library, whose last-bit rounding of exp and log may differ, so
+its numbers must be within 1e-9 (web/test/page_test.py's comparison). Refusals are compared too:
+a request every front end refuses must be refused by all three, naming the same field.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+from page_test import compare  # noqa: E402
+
+# Each row: the command, the request (app.hpp's fields), and whether it is refused.
+ROWS = [
+    ("estimate", {"scenario": "scenarios/gpt2-124m-rtx4090.toml"}),
+    ("estimate", {"scenario": "scenarios/llama2-7b-pretrain-a100.toml", "gpu": "h100-sxm5-80gb",
+                  "sets": ["training.micro_batch=2"]}),
+    ("estimate", {"scenario": "scenarios/llama3-70b-fp8-4xh100-serve.toml"}),
+    ("breakeven", {"scenario": "scenarios/breakeven-desktop.toml"}),
+    ("roofline", {"gpu": "v100-sxm2-32gb"}),
+    ("roofline", {"gpu": "b200", "dtype": "fp4"}),
+    ("roofline", {"gpus": ["a100-sxm4-80gb", "h100-sxm5-80gb", "rtx4090"]}),
+    ("roofline", {"scenario": "scenarios/gpt2-124m-rtx4090.toml"}),
+    ("compare", {"scenario": "scenarios/gpt2-124m-rtx4090.toml", "gpus": ["rtx4090", "a100-sxm4-80gb", "l40s"]}),
+    ("plan", {"scenario": "scenarios/llama2-7b-pretrain-a100.toml", "top": 3, "max_gpus": 512}),
+    ("plan", {"scenario": "scenarios/llama3-70b-fp8-4xh100-serve.toml", "max_gpus": 4}),
+    # Refused requests: a dtype the GPU lacks, an unknown GPU.
+    ("roofline", {"gpu": "v100-sxm2-32gb", "dtype": "bf16"}),
+    ("estimate", {"scenario": "scenarios/gpt2-124m-rtx4090.toml", "gpu": "no-such-gpu"}),
+]
+
+
+def cli_argv(gpusim, command, r):
+    argv = [gpusim, command]
+    if command != "roofline" and "scenario" in r:
+        argv.append(r["scenario"])
+    if command == "roofline":
+        if "scenario" in r:
+            argv += ["--scenario", r["scenario"]]
+        if "dtype" in r:
+            argv += ["--dtype", r["dtype"]]
+        if "gpus" in r:
+            argv += ["--gpus", ",".join(r["gpus"])]
+    elif "gpus" in r:
+        argv += ["--gpus", ",".join(r["gpus"])]
+    if "gpu" in r:
+        argv += ["--gpu", r["gpu"]]
+    for s in r.get("sets", []):
+        argv += ["--set", s]
+    for key in ("objective", "top", "max_gpus"):
+        if key in r:
+            argv += ["--" + key.replace("_", "-"), str(r[key])]
+    return argv + ["--format", "json"]
+
+
+def python_answer(gpusim, command, r):
+    kw = {}
+    if "sets" in r:  # "key=value" lines as the module's dict of dotted keys to values
+        def value(text):
+            try:
+                return json.loads(text)
+            except ValueError:
+                return text
+        kw["overrides"] = {k: value(v) for k, v in (x.split("=", 1) for x in r["sets"])}
+    try:
+        if command == "estimate":
+            return gpusim.estimate(r["scenario"], gpu=r.get("gpu"), **kw)
+        if command == "breakeven":
+            return gpusim.breakeven(r["scenario"], gpu=r.get("gpu"), **kw)
+        if command == "roofline":
+            return gpusim.roofline(r.get("gpu"), r.get("scenario"), gpus=r.get("gpus"), dtype=r.get("dtype"), **kw)
+        if command == "compare":
+            return gpusim.compare(r["scenario"], r["gpus"], **kw)
+        if command == "plan":
+            return gpusim.plan(r["scenario"], top=r.get("top", 10), max_gpus=r.get("max_gpus", 0), **kw)
+    except (ValueError, gpusim.InputError) as e:
+        return {"error": str(e)}
+    raise AssertionError(command)
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--gpusim", required=True)
+    p.add_argument("--python-module", required=True, help="the folder holding the gpusim package")
+    p.add_argument("--page", required=True, help="build-web/page")
+    p.add_argument("--root", required=True)
+    a = p.parse_args()
+    os.chdir(a.root)
+    sys.path.insert(0, a.python_module)
+    import gpusim  # noqa: E402
+
+    wasm_requests = []
+    for command, r in ROWS:
+        w = dict(r)
+        if "scenario" in r:
+            with open(r["scenario"], encoding="utf-8") as f:
+                w["scenario"] = {"path": r["scenario"], "text": f.read()}
+        wasm_requests.append([command, w])
+    node = subprocess.run(["node", os.path.join(os.path.dirname(__file__), "parity_node.js"), os.path.abspath(a.page)],
+                          input=json.dumps(wasm_requests), capture_output=True, text=True, check=False)
+    if node.returncode != 0:
+        sys.exit("the WebAssembly module did not answer: " + node.stderr[-2000:])
+    wasm = [json.loads(x) for x in json.loads(node.stdout)]
+    problems = []
+    for (command, r), w in zip(ROWS, wasm):
+        argv = cli_argv(a.gpusim, command, r)
+        label = " ".join(argv[1:])
+        cli = subprocess.run(argv, capture_output=True, text=True, check=False)
+        py = python_answer(gpusim, command, r)
+        refused = cli.returncode != 0
+        if refused:
+            if cli.returncode != 2 or cli.stdout:
+                problems.append(f"{label}: the command line exited {cli.returncode}, expected 2 and nothing written")
+            if "error" not in py or "error" not in w:
+                problems.append(f"{label}: refused by the command line only (Python {'error' in py}, page {'error' in w})")
+            elif py["error"].strip() != w["error"].strip():
+                problems.append(f"{label}: Python says {py['error']!r}, the page's module {w['error']!r}")
+            elif py["error"].split(" ", 1)[-1].strip() not in cli.stderr:
+                problems.append(f"{label}: the command line says {cli.stderr!r}, Python {py['error']!r}")
+            continue
+        expected = json.loads(cli.stdout)
+        if isinstance(py, dict) and "error" in py:
+            problems.append(f"{label}: Python refused it: {py['error']}")
+        elif py != expected:
+            mine = []
+            compare(py, expected, "", mine)
+            problems.append(f"{label}: Python differs: {mine[:3] or 'in ways the numbers do not show'}")
+        if isinstance(w, dict) and "error" in w:
+            problems.append(f"{label}: the page's module refused it: {w['error']}")
+        else:
+            mine = []
+            compare(w, expected, "", mine)
+            problems += [f"{label}: WebAssembly: {x}" for x in mine[:5]]
+    print(f"{len(ROWS)} requests through the command line, Python and WebAssembly: {len(problems)} differences")
+    for x in problems:
+        print("  " + x)
+    sys.exit(1 if problems else 0)
+
+
+if __name__ == "__main__":
+    main()
