@@ -86,6 +86,11 @@ TEST_CASE("an estimate request gives its scenario's estimate with the bands, fro
   CHECK(report::estimate_json(app::estimate(test::catalog(), r).estimate) == expected);
   CHECK(report::breakeven_json(app::breakeven(test::catalog(), r)) ==
         report::breakeven_json(report::breakeven_of(answer::estimate(sc))));
+  // Without the bands: the same figures, and no band.
+  r.bands = false;
+  const answer::Estimate bare = app::estimate(test::catalog(), r).estimate;
+  CHECK(report::estimate_json(bare) == report::estimate_json(answer::estimate(sc)));
+  CHECK(report::estimate_json(bare) != expected);
 }
 
 TEST_CASE("an estimate request naming an unknown GPU or a key that does not exist is refused as input",

@@ -142,8 +142,8 @@ std::string compare_svg(const std::string& name, const std::string& text, const 
   });
 }
 
-// A request as JSON: {"scenario": {"path", "text"}, "sets": [...], "gpu", "gpus": [...], "dtype",
-// "objective", "top", "max_gpus", "formats": [...]} (the fields its command takes), answered with
+// A request as JSON: {"scenario": {"path", "text"}, "sets": [...], "gpu", "bands", "gpus": [...],
+// "dtype", "objective", "top", "max_gpus", "formats": [...]} (the fields its command takes), answered with
 // the command line's --format json output for estimate, breakeven, roofline, compare and plan.
 ScenarioSource source_of(const nlohmann::json& j) {
   const nlohmann::json& s = j.at("scenario");
@@ -167,6 +167,7 @@ std::string request(const std::string& command, const std::string& json) {
       r.scenario = source_of(j);
       r.sets = strings(j, "sets");
       r.gpu = gpu;
+      r.bands = j.value("bands", true);
       return command == "estimate" ? gpusim::report::estimate_json(gpusim::app::estimate(catalog(), r).estimate)
                                    : gpusim::report::breakeven_json(gpusim::app::breakeven(catalog(), r));
     }

@@ -64,6 +64,12 @@ function overrides() {
     if (gpu) sets.push(`system.power_limit=${Math.round(gpu.tdp_w * $("power").value / 100)} W`);
   }
   if ($("lanes").value) sets.push(`system.pcie_lanes=${$("lanes").value}`);
+  if ($("model").value) sets.push(`model.preset=${$("model").value}`);
+  if ($("runtime").value) sets.push(`runtime.name=${$("runtime").value}`);
+  if ($("precision").value) {
+    sets.push(`${job === "training" ? "training.precision" : "inference.weight_precision"}=${$("precision").value}`);
+  }
+  if ($("purchase").value) sets.push(`cost.purchase=${$("purchase").value} USD`);
   if (touched.has("utilization")) sets.push(`cost.utilization=${$("utilization").value / 100}`);
   if ($("cloud-rate").value) sets.push(`cost.cloud_rate=${$("cloud-rate").value} USD/h`);
   if ($("electricity").value) sets.push(`cost.electricity=${$("electricity").value} USD/kWh`);
@@ -111,9 +117,56 @@ function evaluate() {
   } else {
     $("compare-chart").innerHTML = '<p class="hint">Choose GPUs to compare.</p>';
   }
+  scheduleLoadCurve(e, sets, gpu);
   const t2 = performance.now();
   $("timing").textContent = `estimate ${(t1 - t0).toFixed(1)} ms, with the charts ${(t2 - t0).toFixed(1)} ms`;
   return { ms: t1 - t0, total_ms: t2 - t0 };
+}
+
+// Serving: the time to first token and per output token at offered loads up to the deployment's
+// saturation, each a simulation of the scenario under a Poisson load (without the bands), drawn
+// once the inputs rest.
+let loadTimer = 0;
+function scheduleLoadCurve(e, sets, gpu) {
+  clearTimeout(loadTimer);
+  const saturation = e.inference && e.inference.saturation_requests_per_s;
+  $("load-figure").hidden = !saturation;
+  if (!saturation) return;
+  loadTimer = setTimeout(() => drawLoadCurve(saturation, sets, gpu), 250);
+}
+
+function drawLoadCurve(saturation, sets, gpu) {
+  const points = [];
+  for (const f of [0.1, 0.25, 0.4, 0.55, 0.7, 0.8, 0.9, 0.95]) {
+    const rate = saturation * f;
+    const request = { scenario: { path: current.name, text: current.text }, gpu, bands: false,
+      sets: [...sets.split("\n").filter((s) => s && !s.startsWith("serving.")), "serving.arrival=poisson",
+        `serving.rate=${rate.toPrecision(6)} req/s`] };
+    const r = JSON.parse(gpusim.request("estimate", JSON.stringify(request)));
+    if (r.error || !r.inference.ttft_s) continue;
+    points.push({ rate, ttft: r.inference.ttft_s, tpot: r.inference.tpot_s });
+  }
+  $("load-chart").innerHTML = loadSvg(points, saturation);
+}
+
+function loadSvg(points, saturation) {
+  const W = 460, H = 220, L = 48, B = 34, T = 10, R = 10;
+  const panel = (x0, key, title) => {
+    const w = (W - L - R) / 2 - 12;
+    const ys = points.flatMap((p) => [p[key].p50, p[key].p99]).map((v) => v * 1e3);
+    const ymax = Math.max(...ys) * 1.1 || 1;
+    const X = (r) => x0 + (r / saturation) * w;
+    const Y = (v) => T + (H - T - B) * (1 - v * 1e3 / ymax);
+    const line = (q, dash) => `<polyline fill="none" stroke="${key === "ttft" ? "#2f6db5" : "#d9822b"}" stroke-width="2" ${dash ? 'stroke-dasharray="5 3"' : ""} points="${points.map((p) => `${X(p.rate).toFixed(1)},${Y(p[key][q]).toFixed(1)}`).join(" ")}"/>`;
+    return `<text x="${x0 + w / 2}" y="${H - 4}" font-size="11" text-anchor="middle">${title}, ms · requests/s →</text>` +
+      `<line x1="${x0}" y1="${H - B}" x2="${x0 + w}" y2="${H - B}" stroke="#888"/><line x1="${x0}" y1="${T}" x2="${x0}" y2="${H - B}" stroke="#888"/>` +
+      `<text x="${x0 - 4}" y="${T + 8}" font-size="10" text-anchor="end">${ymax.toPrecision(3)}</text>` +
+      `<text x="${x0 + w}" y="${H - B + 12}" font-size="10" text-anchor="end">${saturation.toPrecision(3)}</text>` +
+      line("p50", false) + line("p99", true);
+  };
+  if (!points.length) return '<p class="hint">No load could be simulated.</p>';
+  return `<svg viewBox="0 0 ${W} ${H}" xmlns="http://www.w3.org/2000/svg" font-family="sans-serif">` +
+    panel(L, "ttft", "TTFT") + panel(L + (W - L - R) / 2 + 12, "tpot", "TPOT") + "</svg>";
 }
 
 function setSvg(id, text) {
@@ -184,8 +237,19 @@ function loadScenario(id) {
   resetKnobs();
 }
 
+// The precisions a job of this kind takes (docs/scenarios.md: training.precision,
+// inference.weight_precision).
+const PRECISIONS = {
+  training: ["fp32", "tf32", "fp16", "bf16", "fp8"],
+  inference: ["fp16", "bf16", "fp8", "int8", "int4", "awq-int4", "gptq-int4", "nvfp4", "mxfp4", "q8_0", "q4_0", "q4_k_m"],
+};
+
 function resetKnobs() {
   touched.clear();
+  const precision = $("precision");
+  precision.length = 1;
+  for (const p of PRECISIONS[jobOf(current.text)]) precision.add(new Option(p, p));
+  for (const id of ["model", "runtime", "precision", "purchase"]) $(id).value = "";
   $("gpus").value = (current.text.match(/^\s*gpus\s*=\s*(\d+)/m) || [])[1] || "";
   const batch = current.text.match(/^\s*(micro_batch|batch)\s*=\s*(\d+)/m);
   $("batch").value = batch ? batch[2] : 1;
@@ -221,7 +285,7 @@ function bind() {
       schedule();
     });
   }
-  for (const id of ["gpu", "tensor", "lanes", "cloud-rate", "electricity", "compare"]) {
+  for (const id of ["gpu", "model", "runtime", "precision", "tensor", "lanes", "cloud-rate", "electricity", "purchase", "compare"]) {
     $(id).addEventListener("change", schedule);
   }
   $("reset").addEventListener("click", () => { resetKnobs(); schedule(); });
@@ -264,13 +328,18 @@ function selfTest() {
 function start() {
   catalog = JSON.parse(gpusim.catalog());
   for (const s of window.GPUSIM_SCENARIOS) $("scenario").add(new Option(s.id, s.id));
+  for (const id of catalog.models) $("model").add(new Option(id, id));
+  for (const r of catalog.runtimes) $("runtime").add(new Option(`${r.name} (${r.id})`, r.id));
   for (const g of catalog.gpus) {
     const label = `${g.name} (${g.memory_gib.toFixed(0)} GiB, ${g.memory_bandwidth_gbs.toFixed(0)} GB/s)`;
     $("gpu").add(new Option(label, g.id));
     $("compare").add(new Option(label, g.id));
   }
   bind();
-  const preferred = window.GPUSIM_SCENARIOS.find((s) => s.id === "llama2-7b-pretrain-a100") || window.GPUSIM_SCENARIOS[0];
+  // #scenario=ID opens that scenario (a link to share), else a training job everyone knows.
+  const asked = decodeURIComponent((location.hash.match(/^#scenario=(.+)$/) || [])[1] || "");
+  const preferred = window.GPUSIM_SCENARIOS.find((s) => s.id === asked) ||
+    window.GPUSIM_SCENARIOS.find((s) => s.id === "llama2-7b-pretrain-a100") || window.GPUSIM_SCENARIOS[0];
   $("scenario").value = preferred.id;
   loadScenario(preferred.id);
   if (location.hash === "#selftest") {

@@ -46,11 +46,13 @@ scenario::ParsedScenario parse(const ScenarioSource& source);
 
 // ---------------------------------------------------------------- estimate (app/estimate.cpp)
 // The whole answer for one scenario: step, throughput, memory, time to train, power, cost, the
-// bottleneck and advice, with the band of every figure that has one.
+// bottleneck and advice, with the band of every figure that has one unless `bands` is false (a
+// curve of many estimates, where each band would cost several more).
 struct EstimateRequest {
   ScenarioSource scenario;
   std::vector<std::string> sets;  // key=value overrides
   std::string gpu;                // replaces system.gpu; empty: the scenario's
+  bool bands = true;              // the band of every figure that has one (the command line's)
 };
 struct EstimateAnswer {
   scenario::Scenario scenario;

@@ -12,7 +12,7 @@ EstimateAnswer estimate(const catalog::Catalog& catalog, const EstimateRequest& 
   scenario::Scenario sc =
       scenario::resolve(catalog, parse(request.scenario), scenario::parse_overrides(request.sets), request.gpu);
   answer::Options options;
-  options.uncertainty = true;  // the band of every figure that has one
+  options.uncertainty = request.bands;
   answer::Estimate e = answer::estimate(sc, options);
   return EstimateAnswer{std::move(sc), std::move(e)};
 }
