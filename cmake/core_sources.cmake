@@ -23,6 +23,7 @@ set(GPUSIM_CORE_SOURCES
   src/parse/hf_moe.cpp
   src/parse/recipe.cpp
   src/catalog/catalog.cpp
+  src/catalog/catalog_check.cpp
   src/cost/cost.cpp
   src/scenario/loader.cpp
   src/scenario/system.cpp
@@ -92,6 +93,7 @@ set(GPUSIM_CORE_SOURCES
   src/report/serving_plan_report.cpp
   src/report/catalog_report.cpp
   src/report/validation_report.cpp
+  src/report/cross_validation_report.cpp
   src/app/compare.cpp
   src/app/estimate.cpp
   src/app/plan.cpp

@@ -1,7 +1,7 @@
 // The house is shaped like the pipeline: every stage is a folder under src/ with its public face in
-// include/gpusim/<stage>.hpp; a file includes only its own stage's private headers, the faces of
-// stages before its own, and (for parse, which keeps toml++ inside the library) parse/parse.hpp.
-// The command line includes the facade and its own headers only.
+// include/gpusim/<stage>.hpp (a long one continued in include/gpusim/<stage>/); a file includes only its own stage's
+// private headers, the faces of stages before its own, and (for parse, which keeps toml++ inside the library)
+// parse/parse.hpp. The command line includes the facade and its own headers only.
 #include <filesystem>
 #include <regex>
 
@@ -35,10 +35,10 @@ TEST_CASE("includes only point down the pipeline, and private headers stay in th
         continue;
       }
       const fs::path rel = fs::relative(entry.path(), root);
-      // include/gpusim/<stage>.hpp or src/<stage>/...
-      const std::string stage = std::string(top) == "src"
-                                    ? rel.begin()->string() == "src" ? std::next(rel.begin())->string() : ""
-                                    : entry.path().stem().string();
+      // include/gpusim/<stage>.hpp (continued in include/gpusim/<stage>/), or src/<stage>/...
+      const fs::path under = fs::relative(entry.path(), root / top);
+      const std::string stage =
+          std::next(under.begin()) != under.end() ? under.begin()->string() : entry.path().stem().string();
       if (stage == "gpusim") {
         continue;  // the facade includes every face
       }
@@ -50,7 +50,10 @@ TEST_CASE("includes only point down the pipeline, and private headers stay in th
         const std::string inc = (*it)[1];
         INFO("includes " << inc);
         if (inc.rfind("gpusim/", 0) == 0) {
-          const std::string face = fs::path(inc).stem().string();
+          // gpusim/<stage>.hpp, or gpusim/<stage>/<part>.hpp: that stage's face
+          const fs::path in_face = fs::path(inc.substr(7));
+          const std::string face =
+              std::next(in_face.begin()) != in_face.end() ? in_face.begin()->string() : in_face.stem().string();
           if (stage == "cli") {
             CHECK(face == "gpusim");  // the command line sees the library through its facade only
           } else {
