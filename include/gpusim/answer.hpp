@@ -163,9 +163,22 @@ struct Estimate {
   double inter_link_gb_per_s = 0;
   std::string runtime_id;
   std::string runtime_name;
-  std::string runtime_summary;  // launch path, attention kernel, optimizer, in words
-  std::string serving_summary;  // inference: the engine, its load and the layout, in words
-  double sm_clock_mhz = 0;      // the SM clock the step sustains
+  // What the report says of the stack: its launch path, attention kernel (convolutions for a
+  // ResNet) and, training, its optimizer implementation.
+  struct Stack {
+    bool cuda_graphs = false;
+    bool convolutions = false;
+    workload::AttentionKernel attention = workload::AttentionKernel::kFlash2;
+    std::optional<workload::OptimizerImpl> optimizer;
+  } stack;
+  // Inference: the engine, its load and the layout (report/ words them).
+  struct Serving {
+    workload::ServingEngine engine;
+    workload::Inference inference;
+    workload::Layout layout;
+  };
+  std::optional<Serving> serving;
+  double sm_clock_mhz = 0;  // the SM clock the step sustains
   double params = 0;
   bool images = false;  // an image model (ResNet, ViT): its samples are images
 

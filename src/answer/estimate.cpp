@@ -5,43 +5,6 @@
 
 namespace gpusim::answer {
 
-namespace {
-
-// The engine, its load and the layout of an inference scenario, in words.
-std::string serving_summary(const scenario::Scenario& sc) {
-  const workload::ServingEngine& en = sc.runtime.serving;
-  const workload::Inference& inf = *sc.job.inference;
-  const workload::Load& load = inf.load;
-  std::string engine =
-      en.scheduler == workload::Scheduler::kStatic
-          ? (inf.batch_max ? std::string("static batches as large as memory allows")
-                           : base::strfmt("static batches of %lld", static_cast<long long>(inf.batch)))
-          : base::strfmt("continuous batching (up to %lld sequences, %lld tokens per iteration%s)",
-                         static_cast<long long>(en.max_seqs), static_cast<long long>(en.max_batched_tokens),
-                         en.chunked_prefill ? ", chunked prefill" : "");
-  std::string arrival;
-  switch (load.arrival) {
-    case workload::Arrival::kOffline:
-      arrival = load.requests > 0 ? base::strfmt("%lld requests queued at once", static_cast<long long>(load.requests))
-                                  : std::string("one batch per replica");
-      break;
-    case workload::Arrival::kConcurrency:
-      arrival = base::strfmt("%lld requests, %lld in flight", static_cast<long long>(load.requests),
-                             static_cast<long long>(load.concurrency));
-      break;
-    case workload::Arrival::kPoisson:
-      arrival = base::strfmt("%lld requests arriving at %.3g per second (Poisson)",
-                             static_cast<long long>(load.requests), load.rate);
-      break;
-  }
-  const workload::Layout& l = sc.layout;
-  return base::strfmt("%s · %s · prompt %lld, output %lld tokens · tensor %d x pipeline %d x data %d", engine.c_str(),
-                      arrival.c_str(), static_cast<long long>(inf.prompt_tokens),
-                      static_cast<long long>(inf.output_tokens), l.tensor, l.pipeline, l.data);
-}
-
-}  // namespace
-
 Estimate estimate(const scenario::Scenario& sc, const Options& options) {
   Estimate e;
   e.scenario = sc.name;
@@ -58,18 +21,15 @@ Estimate estimate(const scenario::Scenario& sc, const Options& options) {
   e.runtime_id = sc.runtime.id;
   e.runtime_name = sc.runtime.name;
   e.images = sc.job.model.images();
-  e.runtime_summary = base::strfmt(
-      "%s launch, %s%s", sc.runtime.cuda_graphs ? "CUDA-graph" : "eager",
-      sc.job.model.family == workload::Family::kResNet
-          ? "convolutions as implicit GEMMs"
-          : (std::string(base::name_in(workload::kAttentionNames, sc.runtime.attention)) + " attention").c_str(),
-      sc.job.training
-          ? (std::string(", ") + base::name_in(workload::kOptimizerImplNames, sc.runtime.optimizer) + " optimizer")
-                .c_str()
-          : "");
+  e.stack.cuda_graphs = sc.runtime.cuda_graphs;
+  e.stack.convolutions = sc.job.model.family == workload::Family::kResNet;
+  e.stack.attention = sc.runtime.attention;
+  if (sc.job.training) {
+    e.stack.optimizer = sc.runtime.optimizer;
+  }
   e.params = workload::total_params(sc.job.model);
   if (sc.job.inference) {
-    e.serving_summary = serving_summary(sc);
+    e.serving = Estimate::Serving{sc.runtime.serving, *sc.job.inference, sc.layout};
   }
   step::TableCache own;
   step::Options runs;

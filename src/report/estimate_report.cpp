@@ -61,6 +61,49 @@ void unknowns_line(std::string& out, const answer::Estimate& e) {
        shown == 0 ? std::string("none of the inputs varied moves the figures") : text + "  (share of the band)");
 }
 
+// The stack in words: "CUDA-graph launch, flash2 attention, fused optimizer".
+std::string stack_words(const answer::Estimate::Stack& st) {
+  std::string out = st.cuda_graphs ? "CUDA-graph launch, " : "eager launch, ";
+  out += st.convolutions ? std::string("convolutions as implicit GEMMs")
+                         : std::string(base::name_in(workload::kAttentionNames, st.attention)) + " attention";
+  if (st.optimizer) {
+    out += std::string(", ") + base::name_in(workload::kOptimizerImplNames, *st.optimizer) + " optimizer";
+  }
+  return out;
+}
+
+// The engine, its load and the layout of an inference scenario, in words.
+std::string serving_words(const answer::Estimate::Serving& sv) {
+  const workload::ServingEngine& en = sv.engine;
+  const workload::Inference& inf = sv.inference;
+  const workload::Load& load = inf.load;
+  std::string engine = en.scheduler == workload::Scheduler::kStatic
+                           ? (inf.batch_max ? std::string("static batches as large as memory allows")
+                                            : strfmt("static batches of %lld", static_cast<long long>(inf.batch)))
+                           : strfmt("continuous batching (up to %lld sequences, %lld tokens per iteration%s)",
+                                    static_cast<long long>(en.max_seqs), static_cast<long long>(en.max_batched_tokens),
+                                    en.chunked_prefill ? ", chunked prefill" : "");
+  std::string arrival;
+  switch (load.arrival) {
+    case workload::Arrival::kOffline:
+      arrival = load.requests > 0 ? strfmt("%lld requests queued at once", static_cast<long long>(load.requests))
+                                  : std::string("one batch per replica");
+      break;
+    case workload::Arrival::kConcurrency:
+      arrival = strfmt("%lld requests, %lld in flight", static_cast<long long>(load.requests),
+                       static_cast<long long>(load.concurrency));
+      break;
+    case workload::Arrival::kPoisson:
+      arrival = strfmt("%lld requests arriving at %.3g per second (Poisson)", static_cast<long long>(load.requests),
+                       load.rate);
+      break;
+  }
+  const workload::Layout& l = sv.layout;
+  return strfmt("%s · %s · prompt %lld, output %lld tokens · tensor %d x pipeline %d x data %d", engine.c_str(),
+                arrival.c_str(), static_cast<long long>(inf.prompt_tokens), static_cast<long long>(inf.output_tokens),
+                l.tensor, l.pipeline, l.data);
+}
+
 }  // namespace
 
 std::string estimate_text(const answer::Estimate& e) {
@@ -69,7 +112,8 @@ std::string estimate_text(const answer::Estimate& e) {
   std::string out =
       strfmt("%s — %d × %s (%.0f GiB, %.0f TFLOP/s %s dense)\n", e.scenario.c_str(), e.gpus, e.gpu_name.c_str(),
              gib(m.capacity), units::to_teraflops(ev.peak), units::to_string(ev.dtype));
-  line(out, "runtime", strfmt("%s (%s): %s", e.runtime_name.c_str(), e.runtime_id.c_str(), e.runtime_summary.c_str()));
+  line(out, "runtime",
+       strfmt("%s (%s): %s", e.runtime_name.c_str(), e.runtime_id.c_str(), stack_words(e.stack).c_str()));
   const step::StepBreakdown& s = ev.step;
   const char* unit = e.images ? "images" : "tokens";
   if (ev.training) {
@@ -107,7 +151,7 @@ std::string estimate_text(const answer::Estimate& e) {
     unknowns_line(out, e);
   } else {
     const step::InferenceResult& r = *ev.inference;
-    line(out, "serving", e.serving_summary);
+    line(out, "serving", e.serving ? serving_words(*e.serving) : std::string());
     auto pcts = [&e](const step::Percentiles& p, std::string_view p50_key) {
       return strfmt("p50 %s%s · p90 %s · p99 %s", duration(p.p50).c_str(), band_duration(e, p50_key).c_str(),
                     duration(p.p90).c_str(), duration(p.p99).c_str());
