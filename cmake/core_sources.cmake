@@ -98,4 +98,5 @@ set(GPUSIM_CORE_SOURCES
   src/app/estimate.cpp
   src/app/plan.cpp
   src/app/roofline.cpp
+  src/app/sweep.cpp
 )

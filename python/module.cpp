@@ -107,26 +107,23 @@ std::string compare(const std::string& path, const std::optional<std::string>& t
 py::list sweep(const std::string& path, const std::optional<std::string>& text, const Strings& sets,
                const std::vector<std::pair<std::string, Strings>>& axis_values, const Strings& specs, int shard,
                int shards) {
-  if (shards < 1 || shard < 0 || shard >= shards) {
-    throw std::invalid_argument("shard must be (I, N) with 0 <= I < N, got (" + std::to_string(shard) + ", " +
-                                std::to_string(shards) + ")");
-  }
-  const auto catalog_ptr = catalog_of(specs);
-  const Catalog& catalog = *catalog_ptr;
-  const auto fixed = gpusim::scenario::parse_overrides(sets);
-  std::vector<gpusim::search::Axis> axes;
+  gpusim::app::SweepRequest request;
+  request.scenario = gpusim::app::ScenarioSource{path, text};
+  request.sets = sets;
   for (const auto& [key, values] : axis_values) {
-    axes.push_back(gpusim::search::Axis{key, values});
+    request.axes.push_back(gpusim::search::Axis{key, values});
   }
+  request.shard = shard;
+  request.shards = shards;
+  const auto catalog = catalog_of(specs);
   std::vector<gpusim::search::SweepPoint> points;
-  {
+  try {
+    // Every point's row, those that cannot run too: a shard of a distributed sweep where none ran
+    // is still part of the whole.
     const py::gil_scoped_release release;
-    const ParsedScenario parsed = gpusim::app::parse(gpusim::app::ScenarioSource{path, text});
-    (void)gpusim::scenario::resolve(catalog, parsed, fixed);  // the base scenario must be valid, as in the CLI
-    gpusim::search::SweepOptions options;
-    options.shard = shard;
-    options.shards = shards;
-    points = gpusim::search::sweep(catalog, parsed, fixed, axes, options);
+    (void)gpusim::app::sweep(*catalog, request, [&](const gpusim::search::SweepPoint& p) { points.push_back(p); });
+  } catch (const gpusim::app::RequestError& e) {
+    raise_request(e);
   }
   py::list rows;
   for (const auto& p : points) {

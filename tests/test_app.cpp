@@ -104,3 +104,55 @@ TEST_CASE("an estimate request naming an unknown GPU or a key that does not exis
   r.sets = {"training.no_such_key=1"};
   CHECK_THROWS_WITH(app::breakeven(test::catalog(), r), Catch::Contains("no_such_key"));
 }
+
+namespace {
+
+// The field a refused sweep request names, or "(none)".
+std::string refused_sweep_field(const app::SweepRequest& r) {
+  try {
+    app::check(r);
+  } catch (const app::RequestError& e) {
+    return e.option();
+  }
+  return "(none)";
+}
+
+}  // namespace
+
+TEST_CASE("a sweep request it cannot take is refused naming the field at fault", "[app][sweep][errors]") {
+  app::SweepRequest r;
+  r.scenario.path = std::string(GPUSIM_SOURCE_DIR) + "/scenarios/scaling-llama2-7b.toml";
+  CHECK(refused_sweep_field(r) == "vary");
+  r.axes = {search::parse_axis("training.micro_batch=1,2")};
+  CHECK(refused_sweep_field(r) == "(none)");
+  r.shard = 2;
+  r.shards = 2;
+  CHECK(refused_sweep_field(r) == "shard");
+  r.shard = 0;
+  r.shards = 1;
+  r.max_points = 0;
+  CHECK(refused_sweep_field(r) == "max_points");
+  r.max_points = 1;  // two points over a limit of one: the grid is input at fault, not a field
+  CHECK_THROWS_AS(app::check(r), InputError);
+}
+
+TEST_CASE("a sweep gives every point in grid order, and why none ran when none did", "[app][sweep]") {
+  app::SweepRequest r;
+  r.scenario.path = std::string(GPUSIM_SOURCE_DIR) + "/scenarios/scaling-llama2-7b.toml";
+  r.axes = {search::parse_axis("training.micro_batch=1,2"), search::parse_axis("parallelism.zero=0,1,3")};
+  std::vector<std::vector<std::string>> seen;
+  const app::SweepAnswer all =
+      app::sweep(test::catalog(), r, [&](const search::SweepPoint& p) { seen.push_back(p.values); });
+  CHECK(all.points == 6);
+  CHECK(all.ran == 6);
+  CHECK(all.refusal.empty());
+  REQUIRE(seen.size() == 6);
+  CHECK(seen[1] == std::vector<std::string>{"2", "0"});  // the first axis fastest
+  r.axes = {search::parse_axis("training.micro_batch=1,2"), search::parse_axis("training.no_such_key=1")};
+  const app::SweepAnswer none = app::sweep(test::catalog(), r, [](const search::SweepPoint&) {});
+  CHECK(none.points == 2);
+  CHECK(none.ran == 0);
+  REQUIRE(none.refusal.size() == 1);  // one reason for every point: said once
+  CHECK_THAT(none.refusal.front().message,
+             Catch::Contains("no point can run (all 2)") && Catch::Contains("no_such_key"));
+}

@@ -144,7 +144,8 @@ std::string compare_svg(const std::string& name, const std::string& text, const 
 
 // A request as JSON: {"scenario": {"path", "text"}, "sets": [...], "gpu", "bands", "gpus": [...],
 // "dtype", "objective", "top", "max_gpus", "formats": [...]} (the fields its command takes), answered with
-// the command line's --format json output for estimate, breakeven, roofline, compare and plan.
+// the command line's --format json output for estimate, breakeven, roofline, compare, plan and
+// sweep ("vary": ["KEY=V1,V2", ...], "shard", "shards").
 ScenarioSource source_of(const nlohmann::json& j) {
   const nlohmann::json& s = j.at("scenario");
   ScenarioSource out{s.at("path").get<std::string>(), std::nullopt};
@@ -203,7 +204,26 @@ std::string request(const std::string& command, const std::string& json) {
       return a.serving ? gpusim::report::plan_serving_json(a.scenario, *a.serving)
                        : gpusim::report::plan_json(a.scenario, *a.training);
     }
-    return error_json("no command \"" + command + "\": estimate, breakeven, roofline, compare or plan");
+    if (command == "sweep") {  // the command line's --format json document
+      gpusim::app::SweepRequest r;
+      r.scenario = source_of(j);
+      r.sets = strings(j, "sets");
+      for (const std::string& v : strings(j, "vary")) {
+        r.axes.push_back(gpusim::search::parse_axis(v));
+      }
+      r.shard = j.value("shard", 0);
+      r.shards = j.value("shards", 1);
+      std::string out = gpusim::report::sweep_begin(gpusim::report::SweepFormat::kJson, r.axes);
+      std::size_t count = 0;
+      const gpusim::app::SweepAnswer a = gpusim::app::sweep(catalog(), r, [&](const gpusim::search::SweepPoint& p) {
+        out += gpusim::report::sweep_record(gpusim::report::SweepFormat::kJson, r.axes, p, count++);
+      });
+      if (!a.refusal.empty()) {
+        throw gpusim::InputError(a.refusal);
+      }
+      return out + gpusim::report::sweep_end(gpusim::report::SweepFormat::kJson, count);
+    }
+    return error_json("no command \"" + command + "\": estimate, breakeven, roofline, compare, plan or sweep");
   });
 }
 

@@ -5,6 +5,7 @@
 // output (report/ formats it), so two front ends given the same request give the same answer.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <stdexcept>
@@ -65,6 +66,32 @@ EstimateAnswer estimate(const catalog::Catalog& catalog, const EstimateRequest& 
 // Owning against renting the scenario's GPUs across utilization (report::breakeven_of of its
 // estimate).
 report::Breakeven breakeven(const catalog::Catalog& catalog, const EstimateRequest& request);
+
+// ---------------------------------------------------------------- sweep (app/sweep.cpp)
+// A grid over scenario keys: every point estimated, in grid order (the first axis fastest).
+struct SweepRequest {
+  ScenarioSource scenario;
+  std::vector<std::string> sets;   // fixed overrides
+  std::vector<search::Axis> axes;  // the grid is their product
+  int shard = 0;                   // this run's points: shard, shard + shards, ...
+  int shards = 1;
+  std::uint64_t max_points = search::kMaxSweepPoints;  // the most points this shard may have
+  std::function<void(std::size_t done, std::size_t total)> progress;
+};
+struct SweepAnswer {
+  std::size_t points = 0;  // this shard's points, each given to `each`
+  std::size_t ran = 0;     // of them, those with an estimate
+  // Why no point ran, when none did: their one reason once, or the first few points' with their
+  // values (a front end refuses such a sweep; rows that ran nowhere are no answer).
+  std::vector<Diagnostic> refusal;
+};
+// RequestError for no axis, a shard outside 0 <= shard < shards, max_points outside 1 to
+// search::kMaxSweepPointsLimit; InputError for a grid of more points than max_points.
+void check(const SweepRequest& request);
+// check(), then the base scenario (InputError when it is itself invalid), then each point of the
+// shard, in grid order, to `each` as it is computed (constant memory whatever the grid).
+SweepAnswer sweep(const catalog::Catalog& catalog, const SweepRequest& request,
+                  const std::function<void(const search::SweepPoint&)>& each);
 
 // ---------------------------------------------------------------- roofline (app/roofline.cpp)
 // A GPU's roofs, or several GPUs' on one picture, or a scenario's step placed on its GPU's roofs.

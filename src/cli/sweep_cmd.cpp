@@ -11,22 +11,6 @@
 #include "cli/streamed_output.hpp"
 
 namespace gpusim::cli {
-namespace {
-
-// --max-points: a whole number from 1 to search::kMaxSweepPointsLimit.
-std::uint64_t parse_max_points(const std::string& text) {
-  const bool digits = !text.empty() && text.size() <= 13 &&
-                      std::all_of(text.begin(), text.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
-  const std::uint64_t n = digits ? std::stoull(text) : 0;
-  if (n < 1 || n > search::kMaxSweepPointsLimit) {
-    throw UsageError("--max-points must be a whole number from 1 to " + std::to_string(search::kMaxSweepPointsLimit) +
-                     ", got \"" + text + "\"");
-  }
-  return n;
-}
-
-}  // namespace
-
 int run_sweep(const std::vector<std::string>& args) {
   Common c;
   c.format = "csv";
@@ -73,68 +57,49 @@ int run_sweep(const std::vector<std::string>& args) {
     c.format = "csv";
   }
   check_format(c.format, {"csv", "json"});
-  search::SweepOptions opt;
-  if (std::sscanf(shard.c_str(), "%d/%d", &opt.shard, &opt.shards) != 2 || opt.shards < 1 || opt.shard < 0 ||
-      opt.shard >= opt.shards) {
+  app::SweepRequest request;
+  request.scenario = app::ScenarioSource{scenario, std::nullopt};
+  request.sets = sets;
+  if (std::sscanf(shard.c_str(), "%d/%d", &request.shard, &request.shards) != 2) {
     throw UsageError("--shard expects I/N with 0 <= I < N, got \"" + shard + "\"");
   }
-  opt.max_points = parse_max_points(max_points);
+  const bool digits = !max_points.empty() && max_points.size() <= 13 &&
+                      std::all_of(max_points.begin(), max_points.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+  if (!digits) {
+    throw UsageError("--max-points must be a whole number from 1 to " + std::to_string(search::kMaxSweepPointsLimit) +
+                     ", got \"" + max_points + "\"");
+  }
+  request.max_points = std::stoull(max_points);
   if (!answer::is_report_metric(metric)) {
     throw UsageError("--metric \"" + metric + "\" is not a numeric report key (docs/report.md lists them)");
   }
-  std::vector<search::Axis> axes;
   for (const auto& v : varies) {
-    axes.push_back(search::parse_axis(v));
+    request.axes.push_back(search::parse_axis(v));
   }
-  search::check_grid(axes, opt);  // a grid over the limit is refused before any work
+  app::check(request);  // a grid over the limit is refused before any work
   const Catalog catalog = load_catalog_with_env(c.specs);
-  const std::vector<Override> fixed = scenario::parse_overrides(sets);
-  const ParsedScenario file = scenario::parse_scenario_file(scenario);
-  (void)scenario::resolve(catalog, file, fixed);  // the base scenario itself must be valid (exit 2)
   if (!quiet && isatty(STDERR_FILENO) != 0) {
-    opt.progress = [](std::size_t done, std::size_t total) {
+    request.progress = [](std::size_t done, std::size_t total) {
       if (total > 50 && (done % 50 == 0 || done == total)) {
         std::cerr << "\rsweep: " << done << " of " << total << " points" << (done == total ? "\n" : "") << std::flush;
       }
     };
   }
   // Rows are written as they are computed, into a temporary file put in place at the end.
+  const std::vector<search::Axis>& axes = request.axes;
   const report::SweepFormat format = c.format == "json" ? report::SweepFormat::kJson : report::SweepFormat::kCsv;
   StreamedOutput out(c.out);
   out.write(report::sweep_begin(format, axes));
   std::vector<report::SweepSample> samples;  // for --svg: the metric of each point, not its estimate
   std::size_t count = 0;
-  std::size_t ran = 0;
-  std::string first_problem;
-  bool one_problem = true;           // every point that cannot run says the same
-  std::vector<Diagnostic> problems;  // the first few points that cannot run, with their values
-  search::sweep(catalog, file, fixed, axes, opt, [&](const search::SweepPoint& p) {
+  const app::SweepAnswer answer = app::sweep(catalog, request, [&](const search::SweepPoint& p) {
     out.write(report::sweep_record(format, axes, p, count++));
     if (!svg.empty()) {
       samples.push_back(report::sweep_sample(p, metric));
     }
-    if (p.estimate) {
-      ++ran;
-      return;
-    }
-    if (problems.empty()) {
-      first_problem = p.problem;
-    }
-    one_problem = one_problem && p.problem == first_problem;
-    if (problems.size() < 5) {
-      std::string where;
-      for (std::size_t k = 0; k < axes.size(); ++k) {
-        where += (k == 0 ? "" : ", ") + axes[k].key + "=" + p.values[k];
-      }
-      problems.push_back(Diagnostic{SourcePos{scenario}, "", "no point can run; " + where + ": " + p.problem});
-    }
   });
-  if (count > 0 && ran == 0) {  // nothing is written (the temporary file goes with `out`)
-    if (one_problem) {          // one reason for every point (an unknown --vary key): said once
-      throw InputError({Diagnostic{SourcePos{scenario}, "",
-                                   "no point can run (all " + std::to_string(count) + "): " + first_problem}});
-    }
-    throw InputError(problems);
+  if (!answer.refusal.empty()) {  // nothing is written (the temporary file goes with `out`)
+    throw InputError(answer.refusal);
   }
   out.write(report::sweep_end(format, count));
   if (svg.empty()) {
@@ -144,7 +109,7 @@ int run_sweep(const std::vector<std::string>& args) {
     picture.write(report::sweep_svg(axes, samples, metric));
     commit_all({&out, &picture});
   }
-  return ran == count ? kOk : kSomePointsFailed;
+  return answer.ran == answer.points ? kOk : kSomePointsFailed;
 }
 
 }  // namespace gpusim::cli

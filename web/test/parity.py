@@ -29,6 +29,8 @@ ROWS = [
     ("compare", {"scenario": "scenarios/gpt2-124m-rtx4090.toml", "gpus": ["rtx4090", "a100-sxm4-80gb", "l40s"]}),
     ("plan", {"scenario": "scenarios/llama2-7b-pretrain-a100.toml", "top": 3, "max_gpus": 512}),
     ("plan", {"scenario": "scenarios/llama3-70b-fp8-4xh100-serve.toml", "max_gpus": 4}),
+    ("sweep", {"scenario": "scenarios/scaling-llama2-7b.toml",
+               "vary": ["training.micro_batch=1,2", "parallelism.zero=0,3", "system.gpus=8,64"]}),
     # Refused requests: a dtype the GPU lacks, an unknown GPU.
     ("roofline", {"gpu": "v100-sxm2-32gb", "dtype": "bf16"}),
     ("estimate", {"scenario": "scenarios/gpt2-124m-rtx4090.toml", "gpu": "no-such-gpu"}),
@@ -52,21 +54,26 @@ def cli_argv(gpusim, command, r):
         argv += ["--gpu", r["gpu"]]
     for s in r.get("sets", []):
         argv += ["--set", s]
+    for v in r.get("vary", []):
+        argv += ["--vary", v]
     for key in ("objective", "top", "max_gpus"):
         if key in r:
             argv += ["--" + key.replace("_", "-"), str(r[key])]
     return argv + ["--format", "json"]
 
 
+def typed(text):
+    """A command-line value as Python gives it: a number or a boolean as such, else the string."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
 def python_answer(gpusim, command, r):
     kw = {}
     if "sets" in r:  # "key=value" lines as the module's dict of dotted keys to values
-        def value(text):
-            try:
-                return json.loads(text)
-            except ValueError:
-                return text
-        kw["overrides"] = {k: value(v) for k, v in (x.split("=", 1) for x in r["sets"])}
+        kw["overrides"] = {k: typed(v) for k, v in (x.split("=", 1) for x in r["sets"])}
     try:
         if command == "estimate":
             return gpusim.estimate(r["scenario"], gpu=r.get("gpu"), **kw)
@@ -78,9 +85,34 @@ def python_answer(gpusim, command, r):
             return gpusim.compare(r["scenario"], r["gpus"], **kw)
         if command == "plan":
             return gpusim.plan(r["scenario"], top=r.get("top", 10), max_gpus=r.get("max_gpus", 0), **kw)
+        if command == "sweep":  # flat rows: compared with the command line's on their fields below
+            return gpusim.sweep(r["scenario"],
+                                {k: [typed(x) for x in v.split(",")] for k, v in (x.split("=", 1) for x in r["vary"])},
+                                **kw)
     except (ValueError, gpusim.InputError) as e:
         return {"error": str(e)}
     raise AssertionError(command)
+
+
+# The command line's sweep record keys, and the report fields they are (docs/report.md).
+SWEEP_KEYS = {"step_time_s": "step.time_s", "tokens_per_s": "throughput.tokens_per_s", "mfu": "utilization.mfu",
+              "memory_per_gpu_bytes": "memory.per_gpu_bytes", "fits": "memory.fits",
+              "train_time_s": "training.time_s", "cloud_usd": "cost.cloud_usd", "bottleneck": "bottleneck"}
+
+
+def sweep_as_cli(rows, cli):
+    """Python's flat sweep rows in the shape of the command line's JSON records: the axis values,
+    the status and, for each record key, the report field it is."""
+    out = []
+    for record, row in zip(cli, rows):
+        mine = {}
+        for key in record:
+            if key in SWEEP_KEYS or key == "status":
+                mine[key] = row.get(SWEEP_KEYS.get(key, key))
+            else:  # an axis: its value as given, which the command line prints as text
+                mine[key] = str(row.get(key))
+        out.append(mine)
+    return out if len(rows) == len(cli) else {"error": f"{len(rows)} rows against {len(cli)}"}
 
 
 def main():
@@ -124,6 +156,8 @@ def main():
                 problems.append(f"{label}: the command line says {cli.stderr!r}, Python {py['error']!r}")
             continue
         expected = json.loads(cli.stdout)
+        if command == "sweep" and isinstance(py, list):  # flat rows against the command line's records
+            py = sweep_as_cli(py, expected)
         if isinstance(py, dict) and "error" in py:
             problems.append(f"{label}: Python refused it: {py['error']}")
         elif py != expected:
