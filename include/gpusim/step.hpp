@@ -126,16 +126,31 @@ struct IterationShape {
   double context = 0;
   double pairs = 0;  // Σ over prefill chunks of q · (prior + (q + 1) / 2)
 };
-struct IterationCost {
+// What a serving phase costs: one iteration, or a run's prefill or decode iterations summed.
+struct PhaseCost {
   Seconds time;           // through every pipeline stage
   Seconds compute_bound;  // kernels of one stage
   Seconds memory_bound;
   Seconds arithmetic;  // of the kernels' time, their arithmetic (physics::KernelTime::busy_arithmetic)
+  Bytes dram;
+  PhaseCost& operator+=(const PhaseCost& o) {
+    time += o.time;
+    compute_bound += o.compute_bound;
+    memory_bound += o.memory_bound;
+    arithmetic += o.arithmetic;
+    dram += o.dram;
+    return *this;
+  }
+  // k phases like this one.
+  [[nodiscard]] PhaseCost times(double k) const {
+    return {time * k, compute_bound * k, memory_bound * k, arithmetic * k, dram * k};
+  }
+};
+struct IterationCost : PhaseCost {
   // Of `time`, the all-reduces and stage sends the GPU waits for: per stage, what the all-reduces
   // add beyond the kernels and gaps or the host launch, whichever is longer, plus the sends.
   Seconds communication;
   Seconds communication_total;  // every all-reduce and send of the iteration, hidden or not
-  Bytes dram;
 };
 class IterationModel;
 // Serving iteration tables kept between evaluations (IterationModel): the rows tabulated so far and

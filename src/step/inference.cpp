@@ -294,8 +294,8 @@ Evaluation Evaluator::evaluate_inference(const Layout& layout, const System& sys
   }
   r.decode_tokens_per_s = run.decode_rate * engines;
   r.prefill_tokens_per_s = run.prefill_rate * engines;
-  if (run.decode.time > 0) {
-    r.mbu = run.decode.dram / run.decode.time / g.memory_bandwidth.value();
+  if (run.decode.time.value() > 0) {
+    r.mbu = run.decode.dram.value() / run.decode.time.value() / g.memory_bandwidth.value();
   }
   // The pool the engine's share holds: a pool widened to one request (above) reports what fits,
   // so the report states one truth about the KV cache; a static engine holds its batch, no pool.
@@ -353,23 +353,21 @@ Evaluation Evaluator::evaluate_inference(const Layout& layout, const System& sys
   e.job_time = r.makespan;
   e.gpu_time = r.makespan * static_cast<double>(sys.gpus);
   // Power over the run: prefill and decode iterations at their clocks, idle waits at idle power.
-  auto phase_power = [&](const ServingPhase& ph, double clock) {
-    if (ph.time <= 0) {
+  auto phase_power = [&](const PhaseCost& ph, double clock) {
+    if (ph.time.value() <= 0) {
       return Watts(0);
     }
-    return physics::board_power(g,
-                                power_mix(Seconds(ph.arithmetic), Seconds(ph.compute_bound + ph.memory_bound),
-                                          Bytes(ph.dram), Seconds(ph.time), dtype),
-                                clock);
+    return physics::board_power(
+        g, power_mix(ph.arithmetic, ph.compute_bound + ph.memory_bound, ph.dram, ph.time, dtype), clock);
   };
   const double idle = std::max(0.0, run.elapsed - run.busy);
   const Watts idle_power = physics::board_power(g, physics::PowerMix{}, decode_clock);
   e.gpu_avg_power =
-      run.elapsed > 0
-          ? std::min(sys.power_limit, (phase_power(run.prefill, prefill_clock) * run.prefill.time +
-                                       phase_power(run.decode, decode_clock) * run.decode.time + idle_power * idle) /
-                                          run.elapsed)
-          : idle_power;
+      run.elapsed > 0 ? std::min(sys.power_limit,
+                                 (phase_power(run.prefill, prefill_clock) * run.prefill.time.value() +
+                                  phase_power(run.decode, decode_clock) * run.decode.time.value() + idle_power * idle) /
+                                     run.elapsed)
+                      : idle_power;
   r.batch = continuous ? r.batch : batch;
   e.inference = r;
   if (options.op_shares) {

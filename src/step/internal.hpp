@@ -174,17 +174,10 @@ struct ServingSetup {
   bool latencies = true;  // false: the outcome's latency percentiles are left empty (a capacity run)
 };
 // Kernel time and traffic of the iterations run at one clock.
-struct ServingPhase {
-  double time = 0;
-  double compute_bound = 0;
-  double memory_bound = 0;
-  double arithmetic = 0;
-  double dram = 0;
-};
 struct ServingOutcome {
   InferenceResult result;   // latencies and rates of this engine
-  ServingPhase prefill;     // iterations with prefill tokens (at the prefill model's clock)
-  ServingPhase decode;      // decode-only iterations
+  PhaseCost prefill;        // iterations with prefill tokens (at the prefill model's clock)
+  PhaseCost decode;         // decode-only iterations
   double decode_rows = 0;   // mean sequences per iteration that decodes
   double decode_rate = 0;   // sequences decoded per second of the iterations that decode
   double prefill_rate = 0;  // prompt tokens per second of the iterations that prefill

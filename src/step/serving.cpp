@@ -219,12 +219,7 @@ void Engine::sweep_finished() {
 
 void Engine::account(const IterationCost& c, const IterationShape& shape, bool decode_only, double iterations) {
   const double t = c.time.value();
-  ServingPhase& ph = decode_only ? out_.decode : out_.prefill;
-  ph.time += t;
-  ph.compute_bound += c.compute_bound.value();
-  ph.memory_bound += c.memory_bound.value();
-  ph.arithmetic += c.arithmetic.value();
-  ph.dram += c.dram.value();
+  (decode_only ? out_.decode : out_.prefill) += c;
   seq_time_ += static_cast<double>(running_count()) * t;
   if (shape.tokens > shape.decode_rows) {
     prefill_tokens_sum_ += shape.tokens - shape.decode_rows;
@@ -290,7 +285,7 @@ void Engine::summarize() {
   }
   res.preemptions = out_.preemptions;
   res.truncated = out_.truncated;
-  out_.busy = out_.prefill.time + out_.decode.time;
+  out_.busy = (out_.prefill.time + out_.decode.time).value();
   out_.elapsed = now_;
 }
 

@@ -143,11 +143,7 @@ bool Engine::stretch(double arrival) {
   const IterationCost mean = decode_.cost(parts, shape_at(static_cast<double>(k - 1) / 2));
   const double kd = static_cast<double>(k);
   IterationCost total;
-  total.time = mean.time * kd;
-  total.compute_bound = mean.compute_bound * kd;
-  total.memory_bound = mean.memory_bound * kd;
-  total.arithmetic = mean.arithmetic * kd;
-  total.dram = mean.dram * kd;
+  static_cast<PhaseCost&>(total) = mean.times(kd);
   const std::int64_t free_before = free_blocks_;
   if (lazy_) {
     free_blocks_ -= blocks_to_decode(k);
