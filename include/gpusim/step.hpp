@@ -223,6 +223,8 @@ class IterationModel {
   [[nodiscard]] Seconds gaps() const { return gap_; }  // the kernel gaps of one stage
 
  private:
+  // A table's entry: a PhaseCost's fields at one grid point, or per unit of a count (seconds and
+  // bytes per decode row, context token or prefill pair), hence plain numbers.
   struct Point {
     double time = 0;
     double compute_bound = 0;
