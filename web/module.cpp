@@ -93,13 +93,6 @@ std::string estimate(const std::string& name, const std::string& text, const std
   });
 }
 
-std::string breakeven_json(const std::string& name, const std::string& text, const std::string& sets,
-                           const std::string& gpu) {
-  return answered([&] {
-    return gpusim::report::breakeven_json(gpusim::app::breakeven(catalog(), estimate_request(name, text, sets, gpu)));
-  });
-}
-
 std::string breakeven_svg(const std::string& name, const std::string& text, const std::string& sets,
                           const std::string& gpu) {
   return answered([&] {
@@ -119,18 +112,7 @@ std::string roofline_svg(const std::string& name, const std::string& text, const
   });
 }
 
-// The job on each GPU of `gpus` (one id per line): the JSON rows, and the bars relative to the first.
-std::string compare_json(const std::string& name, const std::string& text, const std::string& sets,
-                         const std::string& gpus) {
-  return answered([&] {
-    gpusim::app::CompareRequest r;
-    r.scenario = ScenarioSource{name, text};
-    r.sets = lines_of(sets);
-    r.gpus = lines_of(gpus);
-    return gpusim::report::compare_json(gpusim::app::compare(catalog(), r).rows);
-  });
-}
-
+// The job on each GPU of `gpus` (one id per line) as bars relative to the first.
 std::string compare_svg(const std::string& name, const std::string& text, const std::string& sets,
                         const std::string& gpus) {
   return answered([&] {
@@ -233,9 +215,7 @@ EMSCRIPTEN_BINDINGS(gpusim) {
   emscripten::function("request", &request);
   emscripten::function("catalog", &catalog_json);
   emscripten::function("estimate", &estimate);
-  emscripten::function("breakevenJson", &breakeven_json);
   emscripten::function("breakevenSvg", &breakeven_svg);
   emscripten::function("rooflineSvg", &roofline_svg);
-  emscripten::function("compareJson", &compare_json);
   emscripten::function("compareSvg", &compare_svg);
 }

@@ -63,6 +63,7 @@ def main():
     p.add_argument("--root", required=True, help="the source root (scenarios/)")
     p.add_argument("--out", required=True)
     a = p.parse_args()
+    a.gpusim = os.path.abspath(a.gpusim)
     os.makedirs(a.out, exist_ok=True)
     index = os.path.join(os.path.abspath(a.page), "index.html")
     if not os.path.exists(os.path.join(a.page, "gpusim.js")):

@@ -122,6 +122,7 @@ def main():
     p.add_argument("--page", required=True, help="build-web/page")
     p.add_argument("--root", required=True)
     a = p.parse_args()
+    a.gpusim, a.page, a.python_module = (os.path.abspath(x) for x in (a.gpusim, a.page, a.python_module))
     os.chdir(a.root)
     sys.path.insert(0, a.python_module)
     import gpusim  # noqa: E402
