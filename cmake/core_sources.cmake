@@ -1,6 +1,6 @@
 # The library's sources, one folder per pipeline stage (include/gpusim/gpusim.hpp names the order),
-# relative to the source root: the native build (CMakeLists.txt) and the WebAssembly build
-# (web/CMakeLists.txt) compile the same list.
+# relative to the source root, and its embedded catalog: the native build (CMakeLists.txt) and the
+# WebAssembly build (web/CMakeLists.txt) compile the same.
 set(GPUSIM_CORE_SOURCES
   src/base/diagnostics.cpp
   src/base/parallel.cpp
@@ -100,3 +100,14 @@ set(GPUSIM_CORE_SOURCES
   src/app/roofline.cpp
   src/app/sweep.cpp
 )
+
+# The spec catalog embedded in the library, so gpusim runs from anywhere: the rule that generates
+# its source (cmake/embed_specs.cmake) from `root`/specs into `out` (a path in the build tree).
+function(gpusim_embed_specs root out)
+  file(GLOB_RECURSE spec_files CONFIGURE_DEPENDS "${root}/specs/*.toml")
+  add_custom_command(
+    OUTPUT "${out}"
+    COMMAND ${CMAKE_COMMAND} -DSPEC_ROOT=${root}/specs -DOUT=${out} -P ${root}/cmake/embed_specs.cmake
+    DEPENDS ${spec_files} ${root}/cmake/embed_specs.cmake
+    COMMENT "Embedding specs/ into the library")
+endfunction()
