@@ -6,14 +6,19 @@ using namespace gpusim;
 
 namespace {
 
-// The field a refused request names, or "(none)" when it is not refused.
-std::string refused_field(const app::RooflineRequest& r) {
+// The field a request refused by `take` names, or "(none)" when it is not refused.
+template <class Take>
+std::string field_refused_by(Take&& take) {
   try {
-    (void)app::roofline(test::catalog(), r);
+    take();
   } catch (const app::RequestError& e) {
     return e.option();
   }
   return "(none)";
+}
+
+std::string refused_field(const app::RooflineRequest& r) {
+  return field_refused_by([&] { (void)app::roofline(test::catalog(), r); });
 }
 
 }  // namespace
@@ -105,33 +110,19 @@ TEST_CASE("an estimate request naming an unknown GPU or a key that does not exis
   CHECK_THROWS_WITH(app::breakeven(test::catalog(), r), Catch::Contains("no_such_key"));
 }
 
-namespace {
-
-// The field a refused sweep request names, or "(none)".
-std::string refused_sweep_field(const app::SweepRequest& r) {
-  try {
-    app::check(r);
-  } catch (const app::RequestError& e) {
-    return e.option();
-  }
-  return "(none)";
-}
-
-}  // namespace
-
 TEST_CASE("a sweep request it cannot take is refused naming the field at fault", "[app][sweep][errors]") {
   app::SweepRequest r;
   r.scenario.path = std::string(GPUSIM_SOURCE_DIR) + "/scenarios/scaling-llama2-7b.toml";
-  CHECK(refused_sweep_field(r) == "vary");
+  CHECK(field_refused_by([&] { app::check(r); }) == "vary");
   r.axes = {search::parse_axis("training.micro_batch=1,2")};
-  CHECK(refused_sweep_field(r) == "(none)");
+  CHECK(field_refused_by([&] { app::check(r); }) == "(none)");
   r.shard = 2;
   r.shards = 2;
-  CHECK(refused_sweep_field(r) == "shard");
+  CHECK(field_refused_by([&] { app::check(r); }) == "shard");
   r.shard = 0;
   r.shards = 1;
   r.max_points = 0;
-  CHECK(refused_sweep_field(r) == "max_points");
+  CHECK(field_refused_by([&] { app::check(r); }) == "max_points");
   r.max_points = 1;  // two points over a limit of one: the grid is input at fault, not a field
   CHECK_THROWS_AS(app::check(r), InputError);
 }
