@@ -98,6 +98,7 @@ set(GPUSIM_CORE_SOURCES
   src/app/estimate.cpp
   src/app/plan.cpp
   src/app/roofline.cpp
+  src/app/specs.cpp
   src/app/sweep.cpp
 )
 

@@ -147,3 +147,29 @@ TEST_CASE("a sweep gives every point in grid order, and why none ran when none d
   CHECK_THAT(none.refusal.front().message,
              Catch::Contains("no point can run (all 2)") && Catch::Contains("no_such_key"));
 }
+
+TEST_CASE("a spec is shown from whichever folder holds its id, and an unknown id is refused with the known ones",
+          "[app][specs]") {
+  CHECK(app::show_spec(test::catalog(), "h100-sxm5-80gb").path == "specs/gpus/h100-sxm5-80gb.toml");
+  CHECK(app::show_spec(test::catalog(), "vllm").path == "specs/runtimes/vllm.toml");
+  CHECK_THROWS_AS(app::show_spec(test::catalog(), "no-such-spec"), InputError);
+  CHECK_THROWS_WITH(app::show_spec(test::catalog(), "no-such-spec"), Catch::Contains("h100-sxm5-80gb"));
+}
+
+TEST_CASE("checking the specs counts every file of the catalog, and a bad file is refused at its position",
+          "[app][specs][errors]") {
+  std::size_t files = 0;
+  for (const auto& [kind, folder] : catalog::kSpecFolders) {
+    files += test::catalog().ids(kind).size();
+  }
+  CHECK(app::check_specs(test::catalog(), {}) == files);
+  const auto dir = test::scratch() / "gpus";
+  std::filesystem::create_directories(dir);
+  const std::string bad = (dir / "broken.toml").string();
+  {
+    std::ofstream out(bad);
+    out << "name = \"broken\"\nmemory = 12\n";  // no unit, and most required keys missing
+  }
+  CHECK_THROWS_AS(app::check_specs(test::catalog(), {bad}), InputError);
+  CHECK_THROWS_WITH(app::check_specs(test::catalog(), {bad}), Catch::Contains("broken.toml:"));
+}

@@ -93,6 +93,16 @@ void check(const SweepRequest& request);
 SweepAnswer sweep(const catalog::Catalog& catalog, const SweepRequest& request,
                   const std::function<void(const search::SweepPoint&)>& each);
 
+// ---------------------------------------------------------------- specs (app/specs.cpp)
+// One spec file as the catalog holds it (the top layer), found by its id in any folder; a GPU's
+// is validated first. InputError for an id no folder has (naming the known GPU ids) or a GPU spec
+// that does not load.
+catalog::SpecFile show_spec(const catalog::Catalog& catalog, const std::string& id);
+// Every file of the catalog checked, or the given files against it (a file outside the catalog's
+// folders is read as a GPU file, e.g. a calibration overlay); returns how many were checked.
+// InputError with every problem found.
+std::size_t check_specs(const catalog::Catalog& catalog, const std::vector<std::string>& files);
+
 // ---------------------------------------------------------------- roofline (app/roofline.cpp)
 // A GPU's roofs, or several GPUs' on one picture, or a scenario's step placed on its GPU's roofs.
 struct RooflineRequest {

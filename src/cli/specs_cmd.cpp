@@ -1,20 +1,7 @@
 // gpusim specs list | show ID | check [FILES]
-#include <filesystem>
-
 #include "cli/options.hpp"
 
 namespace gpusim::cli {
-
-namespace {
-
-SpecKind kind_of_path(const std::string& path) {
-  // A file outside the catalog's folders (gpus/, links/, ..., uncertainty/) is taken as a GPU file (e.g. a
-  // calibration overlay).
-  return base::value_in(catalog::kSpecFolders, std::filesystem::path(path).parent_path().filename().string())
-      .value_or(SpecKind::kGpu);
-}
-
-}  // namespace
 
 int run_specs(const std::vector<std::string>& args) {
   Common c;
@@ -47,37 +34,12 @@ int run_specs(const std::vector<std::string>& args) {
     if (rest.size() != 2) {
       throw UsageError("specs show needs one ID");
     }
-    for (const auto& [k, folder] : catalog::kSpecFolders) {
-      if (catalog.has(k, rest[1])) {
-        const catalog::SpecFile& f = catalog.file(k, rest[1]);
-        if (k == SpecKind::kGpu) {
-          (void)catalog.gpu(rest[1]);  // validate before showing
-        }
-        write_outputs({{"", "# " + f.path + "\n" + std::string(f.text)}});
-        return 0;
-      }
-    }
-    (void)catalog.file(SpecKind::kGpu, rest[1]);  // throws "unknown id" with the known ids
-    return kBadInput;
+    const catalog::SpecFile f = app::show_spec(catalog, rest[1]);
+    write_outputs({{"", "# " + f.path + "\n" + std::string(f.text)}});
+    return 0;
   }
   if (sub == "check") {
-    std::vector<Diagnostic> problems;
-    std::size_t files = 0;
-    if (rest.size() == 1) {
-      problems = catalog.check_all();
-      for (const auto& [kind, folder] : catalog::kSpecFolders) {
-        files += catalog.ids(kind).size();
-      }
-    } else {
-      for (std::size_t i = 1; i < rest.size(); ++i) {
-        auto p = catalog::check_file(catalog, kind_of_path(rest[i]), rest[i]);
-        problems.insert(problems.end(), p.begin(), p.end());
-        ++files;
-      }
-    }
-    if (!problems.empty()) {
-      throw InputError(problems);
-    }
+    const std::size_t files = app::check_specs(catalog, std::vector<std::string>(rest.begin() + 1, rest.end()));
     write_outputs({{"", "checked " + std::to_string(files) + " spec files: no problems\n"}});
     return 0;
   }
