@@ -293,10 +293,11 @@ namespace {
 // The slot of a whole count below `limit` in `memo` (grown to it), or `other` for any other count.
 template <class Part>
 Part& slot(std::vector<Part>& memo, Part& other, double count, double limit) {
-  if (count < 1 || count >= limit || count != static_cast<double>(static_cast<std::size_t>(count))) {
+  // (limit is at most kByCount: a whole count below it converts exactly, through one instruction)
+  if (count < 1 || count >= limit || count != static_cast<double>(static_cast<std::int64_t>(count))) {
     return other;
   }
-  const auto n = static_cast<std::size_t>(count);
+  const auto n = static_cast<std::size_t>(static_cast<std::int64_t>(count));
   if (n >= memo.size()) {
     memo.resize(std::max(2 * memo.size(), n + 1));
   }

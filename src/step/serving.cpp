@@ -38,12 +38,13 @@ Engine::Engine(const ServingSetup& s, const IterationModel& prefill, const Itera
   free_blocks_ = s.kv_blocks;
   const bool closed = s.arrival == workload::Arrival::kConcurrency;
   const std::int64_t initial = closed ? std::min(s.concurrency, s.requests) : s.requests;
-  reqs_.resize(load.size());
-  for (std::size_t i = 0; i < load.size(); ++i) {
-    reqs_[i].arrival = load[i].arrival;
-    reqs_[i].prompt = load[i].prompt;
-    reqs_[i].output = load[i].output;
-    reqs_[i].tokens = load[i].output;
+  reqs_.reserve(load.size());
+  for (const Drawn& d : load) {
+    Request& r = reqs_.emplace_back();
+    r.arrival = d.arrival;
+    r.prompt = d.prompt;
+    r.output = d.output;
+    r.tokens = d.output;
   }
   released_ = static_cast<std::size_t>(closed ? initial : s.requests);
   totals_ = !by_request.load();
