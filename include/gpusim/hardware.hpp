@@ -177,6 +177,7 @@ struct LinkSpec {
   double staged_overlap = 0;         // share of a host-staged collective that can hide behind compute
   bool in_switch_reduction = false;  // NVSwitch with NVLink SHARP: all-reduce reduced in the switch (NVLS)
   int mesh_links = 0;                // xGMI full mesh: links per GPU (one per peer); bandwidth is their sum
+  int joins = 0;                     // the most GPUs the link connects (a bridge: 2); 0: no limit
   std::vector<std::string> sources;
   std::string origin;
   bool operator==(const LinkSpec&) const = default;

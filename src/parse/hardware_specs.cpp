@@ -267,6 +267,10 @@ void read_link(Reader& r, hardware::LinkSpec& l) {
       r.error("mesh_links", "only an xGMI (Infinity Fabric) full mesh has mesh_links");
     }
   }
+  // A bridge joins a pair of cards: a node of more GPUs rings over PCIe.
+  if (auto v = r.integer("joins", Need::kOptional, 2, limits::kDevices)) {
+    l.joins = static_cast<int>(*v);
+  }
   if (auto m = r.table("meta", Need::kOptional)) {
     l.sources = m->string_list("sources");
     m->string_list("assumptions");

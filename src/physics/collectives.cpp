@@ -88,9 +88,10 @@ Fabric build_fabric(const hardware::System& sys, std::string* desc) {
   f.amd = hardware::is_amd(sys.gpu.arch);
   const hardware::GpuSpec& g = sys.gpu;
   const LinkSpec& intra = sys.intra_node;
-  // An NVLink bridge joins pairs only; a larger node rings over PCIe.
-  const bool bridge_only_pairs = intra.id.find("bridge") != std::string::npos && sys.gpus_per_node > 2;
-  const bool nvlink_ring = intra.kind == LinkKind::kNvlink && !bridge_only_pairs;
+  // A link that joins fewer GPUs than the node has (an NVLink bridge joins a pair): the node rings
+  // over PCIe.
+  const bool too_few = intra.joins > 0 && sys.gpus_per_node > intra.joins;
+  const bool nvlink_ring = intra.kind == LinkKind::kNvlink && !too_few;
   if (intra.kind == LinkKind::kXgmi) {
     // The GPU's peer bandwidth is the sum over its mesh links (7 x 64 GB/s on MI300X).
     const BytesPerSecond all = g.peer_bandwidth.value() > 0 ? g.peer_bandwidth : intra.bandwidth;
@@ -114,8 +115,8 @@ Fabric build_fabric(const hardware::System& sys, std::string* desc) {
     }
     f.nvlink = true;
   } else {
-    // PCIe between GPUs: the intra-node link if it is PCIe, else (bridged pairs in a larger node)
-    // the GPU's own host link.
+    // PCIe between GPUs: the intra-node link if it is PCIe, else (a bridge in a larger node) the
+    // GPU's own host link.
     const LinkSpec& pcie = intra.kind == LinkKind::kPcie ? intra : sys.pcie;
     const BytesPerSecond link = pcie.bandwidth;
     if (g.p2p_over_pcie) {
