@@ -57,7 +57,9 @@ set(GPUSIM_CORE_SOURCES
   src/step/serving_load.cpp
   src/step/serving_bounds.cpp
   src/step/serving_decoders.cpp
-  src/step/serving_schedule.cpp
+  src/step/serving_continuous.cpp
+  src/step/serving_kv.cpp
+  src/step/serving_static.cpp
   src/explain/diagnose.cpp
   src/explain/advice.cpp
   src/explain/offload_advice.cpp

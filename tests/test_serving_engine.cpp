@@ -1,5 +1,5 @@
 // The serving engine's decode set and static-batch totals (step/serving_decoders.cpp) against the
-// request-by-request rules they stand for (step/serving_schedule.cpp): over random engines, loads
+// request-by-request rules they stand for (step/serving_continuous.cpp, serving_kv.cpp): over random engines, loads
 // and KV pools, including pools short enough to evict, budgets tight enough to split iterations
 // and blocks too large for the set, the two give byte-identical reports.
 #include <random>

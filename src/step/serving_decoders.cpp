@@ -1,6 +1,6 @@
 // The decode set of the serving engine (serving_engine.hpp): continuous-batching iterations in the
 // work of their events (prompt chunks, admissions, completions) rather than of every running
-// request, with the answers of the request-by-request rules of serving_schedule.cpp.
+// request, with the answers of the request-by-request rules of serving_continuous.cpp and serving_kv.cpp.
 //
 // Why it is exact. An iteration's tokens depend on the order of the running list only when the
 // token budget runs out part-way through it: while the whole demand (the prompts' chunks plus one
@@ -51,7 +51,7 @@ std::int64_t Engine::blocks_to_decode(std::int64_t k) const {
 
 bool Engine::schedule_fast(IterationShape& shape, std::vector<Scheduled>& batch, bool admit) {
   std::int64_t budget = s_.max_batched_tokens;
-  // The prompts' chunks in running order, as serving_schedule.cpp would give them: with decodes
+  // The prompts' chunks in running order, as serving_continuous.cpp would give them: with decodes
   // mixed in, every prompt gets all it needs (else the iteration is not one for the set); alone,
   // they share the budget in order.
   std::int64_t demand = s_.mixed ? decoders_ : 0;
@@ -121,7 +121,7 @@ std::int64_t Engine::held_blocks(const Request& r) const {
   return r.cls == DecodeClass::kTight ? blocks_for(r.computed + (clock_ - r.gen_base)) : r.blocks;
 }
 
-// The iteration's `need` blocks exceed the pool: serving_schedule.cpp reserves in running order and
+// The iteration's `need` blocks exceed the pool: serving_continuous.cpp reserves in running order and
 // a request short of blocks evicts the latest admitted one, itself when it is the last
 // (reserve_or_evict). Every victim is one not yet reached, so the requests evicted are the fewest
 // from the back whose blocks, with their own needs dropped, leave the rest room: each eviction in

@@ -1,8 +1,11 @@
 // Private to src/step/: the serving engine the discrete-event simulation of serving.cpp runs
 // (its scheduling rules are stated there), split over serving.cpp (the event loop, completions,
-// the closed-form decode runs and the statistics), serving_schedule.cpp (which requests an
-// iteration takes and the KV blocks they hold, request by request) and serving_decoders.cpp (the
-// same iterations in the work of their events when every running request gets what it asks).
+// the closed-form decode runs and the statistics), one file per batching policy, which says which
+// requests an iteration takes, request by request (serving_static.cpp, serving_continuous.cpp: with
+// whole or chunked prompts, mixed with decodes or not), serving_kv.cpp (the KV blocks they hold, and
+// evictions), serving_stretch.cpp (runs of decode iterations in closed form) and
+// serving_decoders.cpp (the same iterations in the work of their events when every running request
+// gets what it asks).
 #pragma once
 
 #include <cmath>
@@ -173,7 +176,7 @@ class Engine {
   // total context, how many blocks they need next (a table by phase of the block) and which finishes
   // first (a heap on the clock at which each does). Such an iteration costs the work of its
   // prompts, admissions and completions. An iteration in which the budget or the pool could fall
-  // short is run request by request (serving_schedule.cpp) on materialized requests, and the set
+  // short is run request by request (serving_continuous.cpp, serving_kv.cpp) on materialized requests, and the set
   // rebuilt after it: the answers are the same either way.
 
   // The iteration through the set; false, with nothing changed, when it is not one the set can run.
