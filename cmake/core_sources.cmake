@@ -84,6 +84,8 @@ set(GPUSIM_CORE_SOURCES
   src/validation/citations.cpp
   src/validation/cross_validate.cpp
   src/report/format.cpp
+  src/report/model_spec.cpp
+  src/report/scenario_templates.cpp
   src/report/words.cpp
   src/report/estimate_report.cpp
   src/report/roofline_report.cpp
@@ -96,11 +98,15 @@ set(GPUSIM_CORE_SOURCES
   src/report/catalog_report.cpp
   src/report/validation_report.cpp
   src/report/cross_validation_report.cpp
+  src/app/calibrate.cpp
   src/app/compare.cpp
   src/app/estimate.cpp
+  src/app/init.cpp
+  src/app/model_import.cpp
   src/app/plan.cpp
   src/app/roofline.cpp
   src/app/specs.cpp
+  src/app/validate.cpp
   src/app/sweep.cpp
 )
 

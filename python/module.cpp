@@ -201,6 +201,59 @@ std::string breakeven(const std::string& path, const std::optional<std::string>&
   return gpusim::report::breakeven_json(gpusim::app::breakeven(*catalog, estimate_request(path, text, sets, gpu)));
 }
 
+// `gpusim validate --format json`, with or without --cross-validate.
+std::string validate(const Strings& inputs, const std::string& role, bool cross_validate, const Strings& specs) {
+  const py::gil_scoped_release release;
+  const auto catalog = catalog_of(specs);
+  gpusim::app::ValidateRequest r;
+  r.inputs = inputs;
+  r.role = role;
+  r.cross_validate = cross_validate;
+  try {
+    const gpusim::app::ValidateAnswer a = gpusim::app::validate(*catalog, r);
+    return a.cross ? gpusim::report::cross_validation_json(*a.cross) : gpusim::report::validation_json(*a.report);
+  } catch (const gpusim::app::RequestError& e) {
+    raise_request(e);
+  }
+}
+
+// `gpusim calibrate`: the overlay's files (path under the overlay folder to text), the text report,
+// and the validation JSON before and after.
+py::dict calibrate(const Strings& inputs, const Strings& specs) {
+  const auto catalog = catalog_of(specs);
+  gpusim::app::CalibrateAnswer a;
+  {
+    const py::gil_scoped_release release;
+    try {
+      a = gpusim::app::calibrate(*catalog, {inputs});
+    } catch (const gpusim::app::RequestError& e) {
+      raise_request(e);
+    }
+  }
+  py::dict files;
+  for (const auto& f : a.files) {
+    files[py::str(f.relative_path)] = f.text;
+  }
+  return py::dict("files"_a = files, "report"_a = gpusim::report::calibration_text(a.fit, a.before, a.after, ""),
+                  "before"_a = gpusim::report::validation_json(a.before),
+                  "after"_a = gpusim::report::validation_json(a.after));
+}
+
+// `gpusim model import CONFIG.json`: the model spec file's text.
+std::string import_model(const std::string& config, const Strings& specs) {
+  const py::gil_scoped_release release;
+  return gpusim::app::import_model(*catalog_of(specs), {config, ""}).text;
+}
+
+// `gpusim init KIND`.
+std::string init(const std::string& kind) {
+  try {
+    return gpusim::app::init(kind);
+  } catch (const gpusim::app::RequestError& e) {
+    raise_request(e);
+  }
+}
+
 Strings spec_ids(const std::string& kind, const Strings& specs) {
   const auto k = gpusim::base::value_in(gpusim::catalog::kSpecFolders, kind);
   if (!k) {
@@ -272,6 +325,10 @@ PYBIND11_MODULE(_gpusim, m) {
   m.def("plan_check", &plan_check, "objective"_a, "top"_a, "max_gpus"_a, "formats"_a);
   m.def("roofline", &roofline, "gpu"_a, "gpus"_a, "path"_a, "text"_a, "sets"_a, "dtype"_a, "specs"_a);
   m.def("breakeven", &breakeven, "path"_a, "text"_a, "sets"_a, "gpu"_a, "specs"_a);
+  m.def("validate", &validate, "inputs"_a, "role"_a, "cross_validate"_a, "specs"_a);
+  m.def("calibrate", &calibrate, "inputs"_a, "specs"_a);
+  m.def("import_model", &import_model, "config"_a, "specs"_a);
+  m.def("init", &init, "kind"_a);
   m.def("spec_ids", &spec_ids, "kind"_a, "specs"_a);
   m.def("gpu", &gpu, "id"_a, "specs"_a);
 }

@@ -7,9 +7,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gpusim/answer.hpp"
@@ -18,6 +20,7 @@
 #include "gpusim/report.hpp"
 #include "gpusim/scenario.hpp"
 #include "gpusim/search.hpp"
+#include "gpusim/validation.hpp"
 
 namespace gpusim::app {
 
@@ -159,5 +162,64 @@ struct CompareAnswer {
 // unknown GPU, and a job that runs on none of the GPUs (each GPU's reason: no comparison is an
 // answer).
 CompareAnswer compare(const catalog::Catalog& catalog, const CompareRequest& request);
+
+// ---------------------------------------------------------------- validate (app/validate.cpp)
+// Every measured row predicted under its conditions, or (cross_validate) each publication's rows
+// with every value fitted on it taken back; and the bounds the report was asked to hold.
+struct ValidateRequest {
+  std::vector<std::string> inputs;  // measurement files or directories, at least one
+  std::string role = "all";         // check | fit | all: the rows to predict
+  bool cross_validate = false;
+  std::optional<double> fail_above;  // percent >= 0: the median |error| of the selected scored rows
+  std::optional<double> fail_bias;   // percent >= 0, cross_validate only: a runtime's signed mean error
+  // percent >= 0 per kind of row (validation::kRowKindNames), cross_validate only
+  std::vector<std::pair<std::string, double>> fail_above_kind;
+};
+struct ValidateAnswer {
+  std::optional<validation::ValidationReport> report;  // without cross_validate
+  std::optional<validation::CrossValidation> cross;    // with it
+  std::vector<validation::ThresholdBreach> breaches;   // the bounds exceeded (a front end fails on any)
+  // The rows the reports point into: keep the answer alive while they are used.
+  std::shared_ptr<const std::vector<validation::Measurement>> rows;
+};
+// The request's own checks (RequestError): inputs, role, bounds, and the bounds that need
+// cross_validate.
+void check(const ValidateRequest& request);
+// check(), then the rows (InputError for unreadable measurements, or no row of the role asked).
+ValidateAnswer validate(const catalog::Catalog& catalog, const ValidateRequest& request);
+
+// ---------------------------------------------------------------- calibrate (app/calibrate.cpp)
+// The efficiency parameters fitted on the `fit` rows, as an overlay of spec files, and the
+// validation error before and after them.
+struct CalibrateRequest {
+  std::vector<std::string> inputs;  // measurement files or directories, at least one
+};
+struct CalibrateAnswer {
+  validation::CalibrationResult fit;
+  std::vector<validation::OverlayFile> files;  // paths relative to the overlay's folder
+  validation::ValidationReport before;         // under the catalog given
+  validation::ValidationReport after;          // under it with the overlay
+  std::shared_ptr<const std::vector<validation::Measurement>> rows;  // the rows the reports point into
+};
+// RequestError for no inputs; InputError for unreadable measurements.
+CalibrateAnswer calibrate(const catalog::Catalog& catalog, const CalibrateRequest& request);
+
+// ---------------------------------------------------------------- model import (app/model_import.cpp)
+// A Hugging Face config.json as a model spec file, read back as `specs check` reads it first.
+struct ModelImportRequest {
+  std::string config;       // the config.json
+  std::string output_name;  // where the spec will be written, for messages ("" or "-": "<output>")
+};
+struct ModelImportAnswer {
+  scenario::ImportedModel imported;
+  std::string text;  // the spec file (report::model_spec_toml)
+};
+// InputError for a config it cannot read or map, and for one that maps to a spec the reader
+// refuses (naming the config.json fields behind each problem).
+ModelImportAnswer import_model(const catalog::Catalog& catalog, const ModelImportRequest& request);
+
+// ---------------------------------------------------------------- init (app/init.cpp)
+// A commented scenario to start from: `kind` is training or serving (RequestError otherwise).
+std::string init(const std::string& kind);
 
 }  // namespace gpusim::app

@@ -128,8 +128,19 @@ std::string validation_csv(const validation::ValidationReport& r);
 std::string cross_validation_text(const validation::CrossValidation& cv);
 std::string cross_validation_json(const validation::CrossValidation& cv);
 std::string cross_validation_csv(const validation::CrossValidation& cv);
+// `out_dir`: where the overlay was written (empty: not written, no line for it).
 std::string calibration_text(const validation::CalibrationResult& fit, const validation::ValidationReport& before,
                              const validation::ValidationReport& after, const std::string& out_dir);
+
+// One line (no newline): which bound the report exceeds, by how much, over how many rows.
+std::string threshold_breach_text(const validation::ThresholdBreach& b);
+
+// ---------------------------------------------------------------- templates and imported specs
+// `gpusim init`'s commented scenario to start from (every key documented in docs/scenarios.md).
+std::string scenario_template(workload::JobKind kind);
+// `gpusim model import`: the model spec file (specs/README.md) for a config.json read from
+// `source`, every key commented with the JSON field it came from.
+std::string model_spec_toml(const std::string& source, const scenario::ImportedModel& imported);
 
 // ---------------------------------------------------------------- numbers for people
 // Three significant digits and a prefix instead of an exponent: "8.03 USD", "16.5k USD",

@@ -263,6 +263,21 @@ ValidationReport validate(const std::vector<Subject>& subjects, bool bands = fal
 // The summaries of a report whose rows are filled in (validate and cross_validate call it).
 void summarize_rows(ValidationReport& r);
 
+// A bound `gpusim validate` was asked to hold and the report exceeds (the command then exits 3).
+struct ThresholdBreach {
+  enum class What : std::uint8_t {
+    kMedian,       // the median |error| of the scored rows (group: the role asked for, or "all")
+    kKindMedian,   // cross-validated: the median |error| of one kind of row (group: the kind)
+    kRuntimeBias,  // cross-validated: a runtime's signed mean error (group: the runtime)
+  };
+  What what = What::kMedian;
+  bool cross_validated = false;
+  std::string group;
+  double value = 0;  // the median or mean, a fraction
+  int count = 0;     // rows behind it
+  double bound = 0;  // percent, as asked
+};
+
 // ---------------------------------------------------------------- citations
 //
 // A line of a spec file that holds a value, or names measured rows in a comment. Spec files cite

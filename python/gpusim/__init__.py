@@ -33,14 +33,18 @@ __version__ = _gpusim.__version__
 __all__ = [
     "InputError",
     "breakeven",
+    "calibrate",
     "compare",
     "estimate",
     "gpu",
+    "import_model",
+    "init",
     "plan",
     "plan_many",
     "roofline",
     "specs",
     "sweep",
+    "validate",
 ]
 
 _SPEC_KINDS = ("gpus", "links", "models", "arch", "runtimes", "comm")
@@ -442,6 +446,59 @@ def breakeven(scenario, *, gpu=None, overrides=None, specs=None, **kw):
     path, text = _scenario(scenario)
     sets = _sets(overrides, kw)
     return json.loads(_gpusim.breakeven(path, text, sets, _optional_str(gpu, "gpu"), _specs(specs)))
+
+
+def _paths(value, what):
+    if isinstance(value, (str, os.PathLike)):
+        value = [value]
+    try:
+        paths = [os.fspath(v) for v in value]
+    except TypeError:
+        raise TypeError(f"{what} must be a path or a list of paths, got {type(value).__name__}") from None
+    if not paths:
+        raise ValueError(f"{what} needs at least one measurement file or directory")
+    return paths
+
+
+def validate(measurements, *, role="all", cross_validate=False, specs=None):
+    """Predicted against measured: ``gpusim validate MEASUREMENTS --format json``.
+
+    ``measurements``: a measurement file or directory, or a list of them. ``role``: ``"check"``,
+    ``"fit"`` or ``"all"`` rows. With ``cross_validate``, each publication's rows are predicted with
+    every value fitted on it taken back (``--cross-validate``). The report of docs/report.md.
+    """
+    if not isinstance(role, str):
+        raise TypeError(f"role must be a string, got {type(role).__name__}")
+    return json.loads(_gpusim.validate(_paths(measurements, "measurements"), role, bool(cross_validate),
+                                       _specs(specs)))
+
+
+def calibrate(measurements, *, specs=None):
+    """Efficiency parameters fitted on the ``fit`` rows: ``gpusim calibrate MEASUREMENTS -o DIR``.
+
+    Returns ``files`` (each overlay file's path under DIR to its text: write them under a folder
+    and pass it as ``specs``), ``report`` (the command's text), and ``before``/``after``, the
+    validation reports under the specs given and with the overlay.
+    """
+    out = _gpusim.calibrate(_paths(measurements, "measurements"), _specs(specs))
+    out["before"] = json.loads(out["before"])
+    out["after"] = json.loads(out["after"])
+    return out
+
+
+def import_model(config, *, specs=None):
+    """A Hugging Face ``config.json`` as a model spec file's text: ``gpusim model import CONFIG``.
+
+    Save it as ``DIR/models/ID.toml``; ``specs=[DIR]`` then loads it as preset ``ID``.
+    """
+    return _gpusim.import_model(os.fspath(config), _specs(specs))
+
+
+def init(kind):
+    """A commented scenario to start from, ``"training"`` or ``"serving"``: ``gpusim init KIND``."""
+    if not isinstance(kind, str):
+        raise TypeError(f"kind must be a string, got {type(kind).__name__}")
+    return _gpusim.init(kind)
 
 
 def specs(kind=None, *, specs=None):

@@ -34,18 +34,12 @@ int run_calibrate(const std::vector<std::string>& args) {
   if (fs::exists(out_dir, ec) && !fs::is_directory(out_dir, ec)) {
     throw InputError({Diagnostic{SourcePos{out_dir}, "-o", "exists and is not a directory"}});
   }
-  const Catalog before = load_catalog_with_env(c.specs);
-  const std::vector<validation::Measurement> rows = validation::load_measurements(before, inputs);
-  const validation::CalibrationResult fit = validation::calibrate(rows, before);
-  const Catalog after = validation::with_overlay(before, fit.params);
-  const validation::ValidationReport v0 = validation::validate(validation::resolve(rows, before));
-  const validation::ValidationReport v1 = validation::validate(validation::resolve(rows, after));
-
+  const app::CalibrateAnswer a = app::calibrate(load_catalog_with_env(c.specs), {inputs});
   std::vector<std::pair<std::string, std::string>> outputs;
-  for (const auto& f : validation::overlay_files(fit.params)) {
+  for (const auto& f : a.files) {
     outputs.emplace_back((fs::path(out_dir) / f.relative_path).string(), f.text);
   }
-  outputs.emplace_back("", report::calibration_text(fit, v0, v1, out_dir));
+  outputs.emplace_back("", report::calibration_text(a.fit, a.before, a.after, out_dir));
   // DIR and its folders are created here and removed again when a write fails: a failed run
   // leaves nothing behind.
   write_outputs(outputs, WriteOptions{true, inputs_of(d, vm)});

@@ -109,7 +109,9 @@ int run_command(const std::string& cmd, const std::vector<std::string>& args) {
     // The request's field as the command line spells its option.
     std::string field = e.option() == "sets" ? std::string("set") : e.option();
     std::replace(field.begin(), field.end(), '_', '-');
-    const std::string option = field.empty() ? "" : "--" + field + " ";
+    // A positional argument's field is named as it is, with no option to name.
+    const bool positional = field == "inputs" || field == "kind" || field == "scenario" || field == "config";
+    const std::string option = field.empty() ? "" : (positional ? "" : "--") + field + " ";
     std::cerr << "gpusim " << cmd << ": " << option << e.problem() << " (see gpusim " << cmd << " --help)\n";
     return kBadInput;
   } catch (const boost::program_options::error& e) {

@@ -184,7 +184,9 @@ std::string calibration_text(const validation::CalibrationResult& fit, const Val
     const Summary& a = v1.by_role[static_cast<int>(role)];
     text += strfmt("%-16s %8d %15.1f%% %15.1f%%\n", "all", b.count, pct(b.median), pct(a.median));
   }
-  text += "overlay written to " + out_dir + " (use --specs " + out_dir + ")\n";
+  if (!out_dir.empty()) {
+    text += "overlay written to " + out_dir + " (use --specs " + out_dir + ")\n";
+  }
   return text;
 }
 

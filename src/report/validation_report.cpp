@@ -336,4 +336,21 @@ std::string validation_csv(const ValidationReport& r) {
   return out;
 }
 
+std::string threshold_breach_text(const validation::ThresholdBreach& b) {
+  using W = validation::ThresholdBreach::What;
+  const char* how = b.cross_validated ? "cross-validated " : "";
+  switch (b.what) {
+    case W::kRuntimeBias:
+      return base::strfmt("runtime %s has a cross-validated mean error of %+.2f %% over %d rows, beyond +-%.2f %%",
+                          b.group.c_str(), 100.0 * b.value, b.count, b.bound);
+    case W::kKindMedian:
+      return base::strfmt("%smedian |error| %.2f %% of %d %s rows exceeds %.2f %%", how, 100.0 * b.value, b.count,
+                          b.group.c_str(), b.bound);
+    case W::kMedian:
+      break;
+  }
+  return base::strfmt("%smedian |error| %.2f %% of %d scored %s%srows exceeds %.2f %%", how, 100.0 * b.value, b.count,
+                      b.cross_validated ? "" : b.group.c_str(), b.cross_validated ? "" : " ", b.bound);
+}
+
 }  // namespace gpusim::report
