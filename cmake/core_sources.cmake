@@ -101,6 +101,7 @@ set(GPUSIM_CORE_SOURCES
   src/app/calibrate.cpp
   src/app/compare.cpp
   src/app/estimate.cpp
+  src/app/gpu_variant.cpp
   src/app/init.cpp
   src/app/model_import.cpp
   src/app/plan.cpp

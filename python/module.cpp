@@ -13,6 +13,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -42,12 +43,27 @@ std::shared_ptr<const Catalog> catalog_of(const Strings& dirs) {
   return dirs.empty() ? builtin : std::make_shared<const Catalog>(gpusim::load_catalog(dirs));
 }
 
+// A GPU what-if as the package passes it: (memory bandwidth factor, clock factor, PCIe generation
+// or 0 for the GPU's own).
+using Variant = std::tuple<double, double, int>;
+
+gpusim::app::GpuVariant variant_of(const Variant& v) {
+  gpusim::app::GpuVariant out;
+  out.memory_bandwidth = std::get<0>(v);
+  out.clock = std::get<1>(v);
+  if (std::get<2>(v) != 0) {
+    out.pcie_gen = std::get<2>(v);
+  }
+  return out;
+}
+
 gpusim::app::EstimateRequest estimate_request(const std::string& path, const std::optional<std::string>& text,
-                                              const Strings& sets, const std::string& gpu) {
+                                              const Strings& sets, const std::string& gpu, const Variant& variant) {
   gpusim::app::EstimateRequest r;
   r.scenario = gpusim::app::ScenarioSource{path, text};
   r.sets = sets;
   r.gpu = gpu;
+  r.variant = variant_of(variant);
   return r;
 }
 
@@ -79,11 +95,15 @@ py::object field_value(const gpusim::answer::FieldValue& v) {
 }
 
 std::string estimate(const std::string& path, const std::optional<std::string>& text, const Strings& sets,
-                     const std::string& gpu, const Strings& specs) {
+                     const std::string& gpu, const Variant& variant, const Strings& specs) {
   const py::gil_scoped_release release;
   const auto catalog = catalog_of(specs);
-  return gpusim::report::estimate_json(
-      gpusim::app::estimate(*catalog, estimate_request(path, text, sets, gpu)).estimate);
+  try {
+    return gpusim::report::estimate_json(
+        gpusim::app::estimate(*catalog, estimate_request(path, text, sets, gpu, variant)).estimate);
+  } catch (const gpusim::app::RequestError& e) {
+    raise_request(e);
+  }
 }
 
 std::string compare(const std::string& path, const std::optional<std::string>& text, const Strings& sets,
@@ -176,8 +196,9 @@ std::string plan(const std::string& path, const std::optional<std::string>& text
 
 std::string roofline(const std::string& gpu, const Strings& gpus, const std::optional<std::string>& path,
                      const std::optional<std::string>& text, const Strings& sets,
-                     const std::optional<std::string>& dtype, const Strings& specs) {
+                     const std::optional<std::string>& dtype, const Variant& variant, const Strings& specs) {
   gpusim::app::RooflineRequest request;
+  request.variant = variant_of(variant);
   request.gpu = gpu;
   request.gpus = gpus;
   if (path) {
@@ -195,10 +216,15 @@ std::string roofline(const std::string& gpu, const Strings& gpus, const std::opt
 }
 
 std::string breakeven(const std::string& path, const std::optional<std::string>& text, const Strings& sets,
-                      const std::string& gpu, const Strings& specs) {
+                      const std::string& gpu, const Variant& variant, const Strings& specs) {
   const py::gil_scoped_release release;
   const auto catalog = catalog_of(specs);
-  return gpusim::report::breakeven_json(gpusim::app::breakeven(*catalog, estimate_request(path, text, sets, gpu)));
+  try {
+    return gpusim::report::breakeven_json(
+        gpusim::app::breakeven(*catalog, estimate_request(path, text, sets, gpu, variant)));
+  } catch (const gpusim::app::RequestError& e) {
+    raise_request(e);
+  }
 }
 
 // `gpusim validate --format json`, with or without --cross-validate.
@@ -318,13 +344,13 @@ PYBIND11_MODULE(_gpusim, m) {
   });
 
   m.def("_set_input_error", &set_input_error, "type"_a);
-  m.def("estimate", &estimate, "path"_a, "text"_a, "sets"_a, "gpu"_a, "specs"_a);
+  m.def("estimate", &estimate, "path"_a, "text"_a, "sets"_a, "gpu"_a, "variant"_a, "specs"_a);
   m.def("compare", &compare, "path"_a, "text"_a, "sets"_a, "gpus"_a, "specs"_a);
   m.def("sweep", &sweep, "path"_a, "text"_a, "sets"_a, "axes"_a, "specs"_a, "shard"_a = 0, "shards"_a = 1);
   m.def("plan", &plan, "path"_a, "text"_a, "sets"_a, "objective"_a, "top"_a, "max_gpus"_a, "formats"_a, "specs"_a);
   m.def("plan_check", &plan_check, "objective"_a, "top"_a, "max_gpus"_a, "formats"_a);
-  m.def("roofline", &roofline, "gpu"_a, "gpus"_a, "path"_a, "text"_a, "sets"_a, "dtype"_a, "specs"_a);
-  m.def("breakeven", &breakeven, "path"_a, "text"_a, "sets"_a, "gpu"_a, "specs"_a);
+  m.def("roofline", &roofline, "gpu"_a, "gpus"_a, "path"_a, "text"_a, "sets"_a, "dtype"_a, "variant"_a, "specs"_a);
+  m.def("breakeven", &breakeven, "path"_a, "text"_a, "sets"_a, "gpu"_a, "variant"_a, "specs"_a);
   m.def("validate", &validate, "inputs"_a, "role"_a, "cross_validate"_a, "specs"_a);
   m.def("calibrate", &calibrate, "inputs"_a, "specs"_a);
   m.def("import_model", &import_model, "config"_a, "specs"_a);

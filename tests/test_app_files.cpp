@@ -102,7 +102,7 @@ TEST_CASE("calibrate refuses a request without measurements and fits nothing fro
 TEST_CASE("model import gives the spec text that loads back as the config's shape", "[app][model]") {
   const app::ModelImportAnswer a =
       app::import_model(test::catalog(), {test::source("tests/data/hf/Meta-Llama-3-8B.json"), ""});
-  CHECK(a.imported.shape.layers == 32);  // num_hidden_layers of the config
+  CHECK(a.imported.shape.layers == 32);   // num_hidden_layers of the config
   CHECK(a.imported.shape.kv_heads == 8);  // num_key_value_heads
   catalog::Catalog c = test::catalog();
   c.add_file(catalog::SpecKind::kModel, "imported", catalog::SpecFile{"imported.toml", a.text});

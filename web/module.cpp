@@ -52,12 +52,31 @@ std::string answered(Make&& make) {
   }
 }
 
+// A GPU what-if as JSON, {"memory_bandwidth": x, "clock": x, "pcie_gen": n} (each optional; "" or
+// {}: none).
+gpusim::app::GpuVariant variant_of(const nlohmann::json& j) {
+  gpusim::app::GpuVariant v;
+  if (j.is_object()) {
+    v.memory_bandwidth = j.value("memory_bandwidth", 1.0);
+    v.clock = j.value("clock", 1.0);
+    if (j.contains("pcie_gen") && !j.at("pcie_gen").is_null()) {
+      v.pcie_gen = j.at("pcie_gen").get<int>();
+    }
+  }
+  return v;
+}
+
+gpusim::app::GpuVariant variant_of(const std::string& json) {
+  return json.empty() ? gpusim::app::GpuVariant{} : variant_of(nlohmann::json::parse(json));
+}
+
 gpusim::app::EstimateRequest estimate_request(const std::string& name, const std::string& text, const std::string& sets,
-                                              const std::string& gpu) {
+                                              const std::string& gpu, const std::string& variant) {
   gpusim::app::EstimateRequest r;
   r.scenario = ScenarioSource{name, text};
   r.sets = lines_of(sets);
   r.gpu = gpu;
+  r.variant = variant_of(variant);
   return r;
 }
 
@@ -85,27 +104,37 @@ std::string catalog_json() {
   });
 }
 
-std::string estimate(const std::string& name, const std::string& text, const std::string& sets,
-                     const std::string& gpu) {
+// `variant`: a GPU what-if as variant_of reads it.
+std::string estimate(const std::string& name, const std::string& text, const std::string& sets, const std::string& gpu,
+                     const std::string& variant) {
   return answered([&] {
     return gpusim::report::estimate_json(
-        gpusim::app::estimate(catalog(), estimate_request(name, text, sets, gpu)).estimate);
+        gpusim::app::estimate(catalog(), estimate_request(name, text, sets, gpu, variant)).estimate);
   });
 }
 
 std::string breakeven_svg(const std::string& name, const std::string& text, const std::string& sets,
-                          const std::string& gpu) {
+                          const std::string& gpu, const std::string& variant) {
   return answered([&] {
-    return gpusim::report::breakeven_svg(gpusim::app::breakeven(catalog(), estimate_request(name, text, sets, gpu)));
+    return gpusim::report::breakeven_svg(
+        gpusim::app::breakeven(catalog(), estimate_request(name, text, sets, gpu, variant)));
   });
+}
+
+// The patch spec file of a GPU what-if: what `--specs DIR` needs as DIR/gpus/<gpu>.toml to give the
+// command line the same GPU.
+std::string variant_patch(const std::string& gpu, const std::string& variant) {
+  return answered(
+      [&] { return std::string(gpusim::app::gpu_variant_patch(catalog(), gpu, variant_of(variant)).text); });
 }
 
 // The scenario's step on its GPU's roofs (`gpusim roofline --scenario`).
 std::string roofline_svg(const std::string& name, const std::string& text, const std::string& sets,
-                         const std::string& gpu) {
+                         const std::string& gpu, const std::string& variant) {
   return answered([&] {
     gpusim::app::RooflineRequest r;
     r.gpu = gpu;
+    r.variant = variant_of(variant);
     r.scenario = ScenarioSource{name, text};
     r.sets = lines_of(sets);
     return gpusim::report::roofline_svg(gpusim::app::roofline(catalog(), r));
@@ -125,9 +154,9 @@ std::string compare_svg(const std::string& name, const std::string& text, const 
 }
 
 // A request as JSON: {"scenario": {"path", "text"}, "sets": [...], "gpu", "bands", "gpus": [...],
-// "dtype", "objective", "top", "max_gpus", "formats": [...]} (the fields its command takes), answered with
-// the command line's --format json output for estimate, breakeven, roofline, compare, plan and
-// sweep ("vary": ["KEY=V1,V2", ...], "shard", "shards").
+// "dtype", "objective", "top", "max_gpus", "formats": [...], "gpu_variant": {...}} (the fields its command takes),
+// answered with the command line's --format json output for estimate, breakeven, roofline, compare, plan and sweep
+// ("vary": ["KEY=V1,V2", ...], "shard", "shards").
 ScenarioSource source_of(const nlohmann::json& j) {
   const nlohmann::json& s = j.at("scenario");
   ScenarioSource out{s.at("path").get<std::string>(), std::nullopt};
@@ -151,6 +180,7 @@ std::string request(const std::string& command, const std::string& json) {
       r.sets = strings(j, "sets");
       r.gpu = gpu;
       r.bands = j.value("bands", true);
+      r.variant = variant_of(j.value("gpu_variant", nlohmann::json()));
       return command == "estimate" ? gpusim::report::estimate_json(gpusim::app::estimate(catalog(), r).estimate)
                                    : gpusim::report::breakeven_json(gpusim::app::breakeven(catalog(), r));
     }
@@ -165,6 +195,7 @@ std::string request(const std::string& command, const std::string& json) {
       if (j.contains("dtype")) {
         r.dtype = j.at("dtype").get<std::string>();
       }
+      r.variant = variant_of(j.value("gpu_variant", nlohmann::json()));
       return gpusim::report::roofline_json(gpusim::app::roofline(catalog(), r));
     }
     if (command == "compare") {
@@ -218,4 +249,5 @@ EMSCRIPTEN_BINDINGS(gpusim) {
   emscripten::function("breakevenSvg", &breakeven_svg);
   emscripten::function("rooflineSvg", &roofline_svg);
   emscripten::function("compareSvg", &compare_svg);
+  emscripten::function("variantPatch", &variant_patch);
 }

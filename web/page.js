@@ -76,6 +76,17 @@ function overrides() {
   return sets;
 }
 
+// The GPU what-ifs the user moved, as app::GpuVariant's JSON: factors of the spec's memory
+// bandwidth and SM clock, a PCIe generation. The command line gets the same GPU from a patch over
+// its spec file (variantPatch), loaded with --specs.
+function variant() {
+  const v = {};
+  if (touched.has("membw")) v.memory_bandwidth = $("membw").value / 100;
+  if (touched.has("clock")) v.clock = $("clock").value / 100;
+  if ($("pcie-gen").value) v.pcie_gen = Number($("pcie-gen").value);
+  return v;
+}
+
 function scenarioGpu() {
   const m = current.text.match(/^\s*gpu\s*=\s*"([^"]+)"/m);
   return m ? m[1] : "";
@@ -95,10 +106,13 @@ function showError(message) {
 function evaluate() {
   const sets = overrides().join("\n");
   const gpu = $("gpu").value;
+  const what = variant();
+  const varied = Object.keys(what).length > 0;
+  const w = JSON.stringify(what);
   $("overrides").textContent = "gpusim estimate " + current.name + (gpu ? " --gpu " + gpu : "") +
-    overrides().map((s) => ` --set "${s}"`).join("");
+    (varied ? " --specs what-if" : "") + overrides().map((s) => ` --set "${s}"`).join("");
   const t0 = performance.now();
-  const answer = gpusim.estimate(current.name, current.text, sets, gpu);
+  const answer = gpusim.estimate(current.name, current.text, sets, gpu, w);
   const t1 = performance.now();
   window.lastEstimate = answer;
   const e = JSON.parse(answer);
@@ -108,8 +122,14 @@ function evaluate() {
   }
   showError("");
   render(e);
-  setSvg("roofline", gpusim.rooflineSvg(current.name, current.text, sets, gpu));
-  setSvg("breakeven", gpusim.breakevenSvg(current.name, current.text, sets, gpu));
+  $("variant-details").hidden = !varied;
+  window.lastPatch = varied ? { gpu: gpu || e.system.gpu, text: gpusim.variantPatch(gpu || e.system.gpu, w) } : null;
+  if (varied) {
+    $("variant-gpu").textContent = window.lastPatch.gpu;
+    $("variant-patch").textContent = window.lastPatch.text;
+  }
+  setSvg("roofline", gpusim.rooflineSvg(current.name, current.text, sets, gpu, w));
+  setSvg("breakeven", gpusim.breakevenSvg(current.name, current.text, sets, gpu, w));
   const others = [...$("compare").selectedOptions].map((o) => o.value);
   if (others.length) {
     const ids = [gpu || e.system.gpu, ...others.filter((g) => g !== (gpu || e.system.gpu))];
@@ -117,7 +137,7 @@ function evaluate() {
   } else {
     $("compare-chart").innerHTML = '<p class="hint">Choose GPUs to compare.</p>';
   }
-  scheduleLoadCurve(e, sets, gpu);
+  scheduleLoadCurve(e, sets, gpu, what);
   const t2 = performance.now();
   $("timing").textContent = `estimate ${(t1 - t0).toFixed(1)} ms, with the charts ${(t2 - t0).toFixed(1)} ms`;
   return { ms: t1 - t0, total_ms: t2 - t0 };
@@ -127,19 +147,19 @@ function evaluate() {
 // saturation, each a simulation of the scenario under a Poisson load (without the bands), drawn
 // once the inputs rest.
 let loadTimer = 0;
-function scheduleLoadCurve(e, sets, gpu) {
+function scheduleLoadCurve(e, sets, gpu, what) {
   clearTimeout(loadTimer);
   const saturation = e.inference && e.inference.saturation_requests_per_s;
   $("load-figure").hidden = !saturation;
   if (!saturation) return;
-  loadTimer = setTimeout(() => drawLoadCurve(saturation, sets, gpu), 250);
+  loadTimer = setTimeout(() => drawLoadCurve(saturation, sets, gpu, what), 250);
 }
 
-function drawLoadCurve(saturation, sets, gpu) {
+function drawLoadCurve(saturation, sets, gpu, what) {
   const points = [];
   for (const f of [0.1, 0.25, 0.4, 0.55, 0.7, 0.8, 0.9, 0.95]) {
     const rate = saturation * f;
-    const request = { scenario: { path: current.name, text: current.text }, gpu, bands: false,
+    const request = { scenario: { path: current.name, text: current.text }, gpu, bands: false, gpu_variant: what,
       sets: [...sets.split("\n").filter((s) => s && !s.startsWith("serving.")), "serving.arrival=poisson",
         `serving.rate=${rate.toPrecision(6)} req/s`] };
     const r = JSON.parse(gpusim.request("estimate", JSON.stringify(request)));
@@ -256,11 +276,14 @@ function resetKnobs() {
   $("batch-name").textContent = jobOf(current.text) === "training" ? "Micro-batch" : "Batch";
   $("tensor").value = "";
   $("lanes").value = "";
+  $("pcie-gen").value = "";
+  $("membw").value = 100;
+  $("clock").value = 100;
   $("power").value = 100;
   $("utilization").value = 15;
   $("cloud-rate").value = "";
   $("electricity").value = "";
-  for (const id of ["batch", "power", "utilization"]) $(id + "-out").textContent = $(id).value;
+  for (const id of ["batch", "power", "utilization", "membw", "clock"]) $(id + "-out").textContent = $(id).value;
 }
 
 let pending = false;
@@ -277,7 +300,7 @@ function bind() {
     resetKnobs();
     schedule();
   });
-  for (const id of ["gpus", "batch", "power", "utilization"]) {
+  for (const id of ["gpus", "batch", "power", "utilization", "membw", "clock"]) {
     $(id).addEventListener("input", () => {
       touched.add(id);
       const out = $(id + "-out");
@@ -285,7 +308,7 @@ function bind() {
       schedule();
     });
   }
-  for (const id of ["gpu", "model", "runtime", "precision", "tensor", "lanes", "cloud-rate", "electricity", "purchase", "compare"]) {
+  for (const id of ["gpu", "model", "runtime", "precision", "tensor", "lanes", "pcie-gen", "cloud-rate", "electricity", "purchase", "compare"]) {
     $(id).addEventListener("change", schedule);
   }
   $("reset").addEventListener("click", () => { resetKnobs(); schedule(); });
@@ -298,7 +321,7 @@ function selfTest() {
     $("scenario").value = s.id;
     $("scenario").dispatchEvent(new Event("change"));
     const t = evaluate();
-    runs.push({ scenario: s.id, sets: [], gpu: "", estimate: window.lastEstimate, ms: t.ms,
+    runs.push({ scenario: s.id, sets: [], gpu: "", patch: null, estimate: window.lastEstimate, ms: t.ms,
       shown: [...document.querySelectorAll("#figures td[data-key]")].map((td) => [td.dataset.key, td.dataset.value]) });
   }
   // A drag of sliders: the batch, the power limit and the utilization, then another GPU.
@@ -311,9 +334,29 @@ function selfTest() {
   drag("utilization", 50);
   $("gpu").value = "h100-sxm5-80gb";
   $("gpu").dispatchEvent(new Event("change"));
-  const t = evaluate();
-  runs.push({ scenario: first.id, sets: overrides(), gpu: "h100-sxm5-80gb", estimate: window.lastEstimate,
+  let t = evaluate();
+  runs.push({ scenario: first.id, sets: overrides(), gpu: "h100-sxm5-80gb", patch: null, estimate: window.lastEstimate,
     ms: t.ms, shown: [] });
+  // The GPU's what-ifs: memory bandwidth, SM clock and PCIe generation (the command line gets them
+  // from the patch the page shows, through --specs).
+  drag("membw", 150);
+  drag("clock", 90);
+  $("pcie-gen").value = "4";
+  $("pcie-gen").dispatchEvent(new Event("change"));
+  t = evaluate();
+  runs.push({ scenario: first.id, sets: overrides(), gpu: "h100-sxm5-80gb", patch: window.lastPatch,
+    estimate: window.lastEstimate, ms: t.ms, shown: [] });
+  // A drag on the slowest shipped scenario, a serving simulation: the batch limit and the utilization.
+  const serving = window.GPUSIM_SCENARIOS.find((s) => s.id === "llama3-70b-fp8-4xh100-serve");
+  if (serving) {
+    $("scenario").value = serving.id;
+    $("scenario").dispatchEvent(new Event("change"));
+    drag("batch", 64);
+    drag("utilization", 40);
+    t = evaluate();
+    runs.push({ scenario: serving.id, sets: overrides(), gpu: "", patch: null, estimate: window.lastEstimate,
+      ms: t.ms, shown: [] });
+  }
   // A scenario pasted with a value out of range: the page shows the command line's message.
   const bad = first.text.replace(/^(\s*gpus\s*=\s*)\d+/m, "$10");
   $("toml").value = bad;

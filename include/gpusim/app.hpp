@@ -48,6 +48,27 @@ struct ScenarioSource {
 // The scenario's file read and parsed, or its text parsed (InputError for either).
 scenario::ParsedScenario parse(const ScenarioSource& source);
 
+// ---------------------------------------------------------------- GPU what-ifs (app/gpu_variant.cpp)
+// A GPU as it would be with other silicon: "what if its memory were twice as fast". It is a patch
+// over the GPU's spec file (`base = "<id>"`, as calibration overlays are), so the command line gets
+// the same GPU from `--specs DIR` with the patch saved as DIR/gpus/<id>.toml.
+struct GpuVariant {
+  double memory_bandwidth = 1;  // x the spec's DRAM bandwidth
+  // x the SM clock: the compute peaks (SMs x operations per clock x clock), the rated and the highest
+  // clock, and the latencies counted in cycles (L1, L2) with it; the DRAM's latency stays in
+  // seconds, and the board's power limit stays, so a faster clock may be throttled by it.
+  double clock = 1;
+  std::optional<int> pcie_gen;  // the host link's generation, 3 to 6
+  [[nodiscard]] bool identity() const { return memory_bandwidth == 1 && clock == 1 && !pcie_gen; }
+};
+// RequestError ("gpu_variant") for a factor outside kVariantFactorRange or a generation outside 3 to 6.
+inline constexpr double kVariantFactorRange[2] = {0.1, 10.0};
+void check(const GpuVariant& variant);
+// The patch file that makes `gpu` so (InputError for an unknown GPU).
+catalog::SpecFile gpu_variant_patch(const catalog::Catalog& catalog, const std::string& gpu, const GpuVariant& variant);
+// `catalog` with that patch over the GPU's file.
+catalog::Catalog with_gpu_variant(const catalog::Catalog& catalog, const std::string& gpu, const GpuVariant& variant);
+
 // ---------------------------------------------------------------- estimate (app/estimate.cpp)
 // The whole answer for one scenario: step, throughput, memory, time to train, power, cost, the
 // bottleneck and advice, with the band of every figure that has one unless `bands` is false (a
@@ -57,6 +78,7 @@ struct EstimateRequest {
   std::vector<std::string> sets;  // key=value overrides
   std::string gpu;                // replaces system.gpu; empty: the scenario's
   bool bands = true;              // the band of every figure that has one (the command line's)
+  GpuVariant variant;             // applied to the GPU the scenario resolves to
 };
 struct EstimateAnswer {
   scenario::Scenario scenario;
@@ -115,6 +137,7 @@ struct RooflineRequest {
   std::vector<std::string> sets;  // the scenario's key=value overrides
   // The dtype whose roof and ridge point are highlighted; none: bf16, or fp16 on a GPU without it.
   std::optional<std::string> dtype;
+  GpuVariant variant;  // applied to `gpu`, or the scenario's GPU (not to several `gpus`)
 };
 // One roofline per GPU of the request, in its order. RequestError for a request it cannot take (no
 // GPU and no scenario, several GPUs with a scenario, an unknown dtype, a dtype the GPU lacks);
@@ -196,9 +219,9 @@ struct CalibrateRequest {
 };
 struct CalibrateAnswer {
   validation::CalibrationResult fit;
-  std::vector<validation::OverlayFile> files;  // paths relative to the overlay's folder
-  validation::ValidationReport before;         // under the catalog given
-  validation::ValidationReport after;          // under it with the overlay
+  std::vector<validation::OverlayFile> files;                        // paths relative to the overlay's folder
+  validation::ValidationReport before;                               // under the catalog given
+  validation::ValidationReport after;                                // under it with the overlay
   std::shared_ptr<const std::vector<validation::Measurement>> rows;  // the rows the reports point into
 };
 // RequestError for no inputs; InputError for unreadable measurements.

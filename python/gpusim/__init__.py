@@ -239,17 +239,36 @@ def _int(value, what):
 # ---------------------------------------------------------------- the questions
 
 
-def estimate(scenario, *, gpu=None, overrides=None, specs=None, **kw):
+def _variant(gpu_variant):
+    """A GPU what-if dict as the module takes it: (bandwidth factor, clock factor, PCIe generation or 0)."""
+    if gpu_variant is None:
+        return (1.0, 1.0, 0)
+    if not isinstance(gpu_variant, Mapping):
+        raise TypeError(f"gpu_variant must be a dict, got {type(gpu_variant).__name__}")
+    unknown = set(gpu_variant) - {"memory_bandwidth", "clock", "pcie_gen"}
+    if unknown:
+        raise ValueError(f"gpu_variant has no key {sorted(unknown)[0]!r}: it takes memory_bandwidth, clock and pcie_gen")
+    gen = gpu_variant.get("pcie_gen")
+    if gen is not None and (isinstance(gen, bool) or not isinstance(gen, int)):
+        raise TypeError(f"gpu_variant pcie_gen must be an integer, got {gen!r}")
+    return (float(gpu_variant.get("memory_bandwidth", 1.0)), float(gpu_variant.get("clock", 1.0)),
+            0 if gen is None else gen)
+
+
+def estimate(scenario, *, gpu=None, gpu_variant=None, overrides=None, specs=None, **kw):
     """The whole answer for one scenario: ``gpusim estimate SCENARIO --format json``.
 
     ``scenario``: a path or a dict of tables. ``gpu``: run on this GPU id instead of
-    ``system.gpu`` (``--gpu``). ``overrides`` and ``**kw``: scenario keys to override
+    ``system.gpu`` (``--gpu``). ``gpu_variant``: a what-if of the GPU, ``{"memory_bandwidth": 2,
+    "clock": 1.1, "pcie_gen": 5}`` (factors of its DRAM bandwidth and SM clock, a PCIe
+    generation; docs/python.md). ``overrides`` and ``**kw``: scenario keys to override
     (``--set``). ``specs``: extra spec directories (``--specs``). Returns the report as a dict of
     sections (``report["step"]["time_s"]``); keys in docs/report.md.
     """
     path, text = _scenario(scenario)
     sets = _sets(overrides, kw)
-    return json.loads(_gpusim.estimate(path, text, sets, _optional_str(gpu, "gpu"), _specs(specs)))
+    return json.loads(_gpusim.estimate(path, text, sets, _optional_str(gpu, "gpu"), _variant(gpu_variant),
+                                       _specs(specs)))
 
 
 def compare(scenario, gpus, *, overrides=None, specs=None, **kw):
@@ -412,7 +431,7 @@ def plan_many(scenarios, *, client=None, **common):
     return client.gather(client.map(_plan_job, jobs, pure=False))
 
 
-def roofline(gpu=None, scenario=None, *, gpus=None, dtype=None, overrides=None, specs=None, **kw):
+def roofline(gpu=None, scenario=None, *, gpus=None, dtype=None, gpu_variant=None, overrides=None, specs=None, **kw):
     """The roofline of a GPU: ``gpusim roofline --gpu ID [SCENARIO] --format json``.
 
     The GPU's DRAM and L2 roofs and compute roof per dtype, the ridge point, and, with a scenario,
@@ -420,6 +439,7 @@ def roofline(gpu=None, scenario=None, *, gpus=None, dtype=None, overrides=None, 
     when a scenario is given (its GPU is used); given with one, it replaces ``system.gpu``.
     ``gpus``: several GPU ids, their roofs only, as a list of rooflines (``--gpus``).
     ``dtype``: the roof highlighted (default ``"bf16"``, or ``"fp16"`` on a GPU without bf16).
+    ``gpu_variant``: a what-if of the one GPU, as for ``estimate``.
     The checks and defaults are the command line's (one function serves both).
     """
     gpu = _optional_str(gpu, "gpu")
@@ -433,10 +453,11 @@ def roofline(gpu=None, scenario=None, *, gpus=None, dtype=None, overrides=None, 
     else:
         path, text = _scenario(scenario)
     sets = _sets(overrides, kw)
-    return json.loads(_gpusim.roofline(gpu, list(gpus), path, text, sets, dtype, _specs(specs)))
+    return json.loads(_gpusim.roofline(gpu, list(gpus), path, text, sets, dtype, _variant(gpu_variant),
+                                       _specs(specs)))
 
 
-def breakeven(scenario, *, gpu=None, overrides=None, specs=None, **kw):
+def breakeven(scenario, *, gpu=None, gpu_variant=None, overrides=None, specs=None, **kw):
     """Owning against renting across utilization: ``gpusim breakeven SCENARIO --format json``.
 
     The cost of a busy hour owned (hardware share over the lifetime plus electricity) against
@@ -445,7 +466,8 @@ def breakeven(scenario, *, gpu=None, overrides=None, specs=None, **kw):
     """
     path, text = _scenario(scenario)
     sets = _sets(overrides, kw)
-    return json.loads(_gpusim.breakeven(path, text, sets, _optional_str(gpu, "gpu"), _specs(specs)))
+    return json.loads(_gpusim.breakeven(path, text, sets, _optional_str(gpu, "gpu"), _variant(gpu_variant),
+                                        _specs(specs)))
 
 
 def _paths(value, what):

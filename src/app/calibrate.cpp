@@ -9,8 +9,8 @@ CalibrateAnswer calibrate(const catalog::Catalog& catalog, const CalibrateReques
     throw RequestError("inputs", "must name measurement files or directories (e.g. measurements/)");
   }
   CalibrateAnswer a;
-  auto rows =
-      std::make_shared<const std::vector<validation::Measurement>>(validation::load_measurements(catalog, request.inputs));
+  auto rows = std::make_shared<const std::vector<validation::Measurement>>(
+      validation::load_measurements(catalog, request.inputs));
   a.rows = rows;
   a.fit = validation::calibrate(*rows, catalog);
   a.files = validation::overlay_files(a.fit.params);

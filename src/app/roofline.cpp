@@ -21,6 +21,10 @@ std::vector<explain::Roofline> roofline(const catalog::Catalog& catalog, const R
   if (!r.sets.empty() && !r.scenario) {
     throw RequestError("sets", "apply to a scenario; none was given");
   }
+  if (!r.variant.identity() && !r.gpus.empty()) {
+    throw RequestError("gpu_variant", "applies to one GPU; several were given");
+  }
+  check(r.variant);
   const std::vector<DType> roofs = {DType::kFp64, DType::kFp32, DType::kTf32, DType::kFp16,
                                     DType::kBf16, DType::kFp8,  DType::kFp4};
   const std::string asked = r.dtype.value_or("bf16");
@@ -47,12 +51,17 @@ std::vector<explain::Roofline> roofline(const catalog::Catalog& catalog, const R
     return out;
   }
   if (!r.scenario) {
-    const hardware::GpuSpec g = catalog.gpu(r.gpu);
+    const hardware::GpuSpec g =
+        r.variant.identity() ? catalog.gpu(r.gpu) : with_gpu_variant(catalog, r.gpu, r.variant).gpu(r.gpu);
     out.push_back(explain::make_roofline(g, nullptr, highlight_for(g)));
     return out;
   }
   const scenario::ParsedScenario parsed = parse(*r.scenario);
-  const scenario::Scenario sc = scenario::resolve(catalog, parsed, scenario::parse_overrides(r.sets), r.gpu);
+  const std::vector<scenario::Override> sets = scenario::parse_overrides(r.sets);
+  scenario::Scenario sc = scenario::resolve(catalog, parsed, sets, r.gpu);
+  if (!r.variant.identity()) {
+    sc = scenario::resolve(with_gpu_variant(catalog, sc.system.gpu.id, r.variant), parsed, sets, r.gpu);
+  }
   const step::Evaluation eval = step::evaluate(sc, step::Options{true});
   out.push_back(explain::make_roofline(sc.system.gpu, &eval, highlight_for(sc.system.gpu)));
   return out;

@@ -43,8 +43,8 @@ void check(const ValidateRequest& request) {
 ValidateAnswer validate(const catalog::Catalog& catalog, const ValidateRequest& request) {
   check(request);
   using Breach = validation::ThresholdBreach;
-  auto rows = std::make_shared<std::vector<validation::Measurement>>(
-      validation::load_measurements(catalog, request.inputs));
+  auto rows =
+      std::make_shared<std::vector<validation::Measurement>>(validation::load_measurements(catalog, request.inputs));
   if (const auto wanted = base::value_in(validation::kRoleNames, request.role)) {
     std::erase_if(*rows, [&](const validation::Measurement& m) { return m.role != *wanted; });
     if (rows->empty()) {
@@ -64,9 +64,8 @@ ValidateAnswer validate(const catalog::Catalog& catalog, const ValidateRequest& 
     r = &*a.report;
   }
   if (request.fail_above && (r->all.count == 0 || 100.0 * r->all.median > *request.fail_above)) {
-    a.breaches.push_back(
-        Breach{Breach::What::kMedian, request.cross_validate, request.role, r->all.median, r->all.count,
-               *request.fail_above});
+    a.breaches.push_back(Breach{Breach::What::kMedian, request.cross_validate, request.role, r->all.median,
+                                r->all.count, *request.fail_above});
   }
   if (request.cross_validate) {
     for (const auto& s : r->by_kind) {

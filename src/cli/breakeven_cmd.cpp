@@ -8,16 +8,19 @@ int run_breakeven(const std::vector<std::string>& args) {
   std::string scenario;
   std::string svg;
   std::vector<std::string> sets;
+  std::string variant;
   po::options_description d("options");
   add_common(d, c, true);
   d.add_options()("scenario", po::value<std::string>(&scenario), "scenario TOML file")(
       "svg", po::value<std::string>(&svg), "also write the picture to FILE (SVG)")(
-      "set", po::value<std::vector<std::string>>(&sets)->composing(), "override a scenario key (repeatable)");
+      "set", po::value<std::vector<std::string>>(&sets)->composing(), "override a scenario key (repeatable)")(
+      "gpu-variant", po::value<std::string>(&variant), kGpuVariantHelp);
   po::positional_options_description pos;
   pos.add("scenario", 1);
   po::variables_map vm;
   if (!parse(args, d, pos, vm,
-             "usage: gpusim breakeven SCENARIO [--svg FILE] [--format text|json]\n"
+             "usage: gpusim breakeven SCENARIO [--set KEY=VALUE]... [--gpu-variant KEY=VALUE,...] [--svg FILE] "
+             "[--format text|json]\n"
              "Cost of a busy hour owned (hardware share over the lifetime + electricity) against renting the\n"
              "same work in the cloud, across utilization, and the break-even days at each.")) {
     return 0;
@@ -29,6 +32,9 @@ int run_breakeven(const std::vector<std::string>& args) {
   app::EstimateRequest request;
   request.scenario.path = scenario;
   request.sets = sets;
+  if (vm.count("gpu-variant") != 0U) {
+    request.variant = gpu_variant_option(variant);
+  }
   const report::Breakeven b = app::breakeven(load_catalog_with_env(c.specs), request);
   std::vector<std::pair<std::string, std::string>> outputs{
       {c.out, c.format == "json" ? report::breakeven_json(b) : report::breakeven_text(b)}};

@@ -10,17 +10,20 @@ int run_estimate(const std::vector<std::string>& args) {
   std::string scenario;
   std::string gpu;
   std::vector<std::string> sets;
+  std::string variant;
   po::options_description d("options");
   add_common(d, c, true);
   d.add_options()("scenario", po::value<std::string>(&scenario), "scenario TOML file (format: docs/scenarios.md)")(
       "gpu", po::value<std::string>(&gpu), "run on this GPU id instead of system.gpu")(
       "set", po::value<std::vector<std::string>>(&sets)->composing(),
-      "override a scenario key, e.g. --set training.micro_batch=4 (repeatable)");
+      "override a scenario key, e.g. --set training.micro_batch=4 (repeatable)")(
+      "gpu-variant", po::value<std::string>(&variant), kGpuVariantHelp);
   po::positional_options_description pos;
   pos.add("scenario", 1);
   po::variables_map vm;
   std::ostringstream usage;
-  usage << "usage: gpusim estimate SCENARIO [--gpu ID] [--set KEY=VALUE]... [--format text|json|csv|html] [-o FILE]\n"
+  usage << "usage: gpusim estimate SCENARIO [--gpu ID] [--set KEY=VALUE]... [--gpu-variant KEY=VALUE,...]\n"
+        << "                       [--format text|json|csv|html] [-o FILE]\n"
         << "Step time, throughput, MFU, memory, time to train, power, energy, cost, the bottleneck and advice.\n"
         << "Defaults of [cost]: electricity " << cost::kElectricityUsdPerKwh << " USD/kWh, utilization "
         << cost::kUtilization << ", pue " << cost::kPue << ", lifetime " << cost::kLifetimeYears << " years, carbon "
@@ -40,6 +43,9 @@ int run_estimate(const std::vector<std::string>& args) {
   request.scenario.path = scenario;
   request.sets = sets;
   request.gpu = gpu;
+  if (vm.count("gpu-variant") != 0U) {
+    request.variant = gpu_variant_option(variant);
+  }
   const app::EstimateAnswer a = app::estimate(load_catalog_with_env(c.specs), request);
   const Scenario& sc = a.scenario;
   const Estimate& e = a.estimate;

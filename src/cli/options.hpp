@@ -1,7 +1,9 @@
 // Private to src/cli/: option parsing shared by the subcommands (boost::program_options).
 #pragma once
 
+#include <algorithm>
 #include <boost/program_options.hpp>
+#include <cmath>
 #include <cstdlib>
 #include <sstream>
 #include <string>
@@ -95,6 +97,49 @@ inline void check_gpu_option(const po::variables_map& vm) {
   if (vm.count("gpu") != 0U && vm["gpu"].as<std::string>().empty()) {
     throw UsageError("--gpu needs a GPU id, got an empty string (gpusim specs list shows the ids)");
   }
+}
+
+// --gpu-variant memory_bandwidth=1.5,clock=0.9,pcie_gen=5: a GPU what-if (app::GpuVariant, whose
+// check gives the ranges); a key twice, an unknown key or a value that is not a number is refused.
+inline constexpr const char* kGpuVariantHelp =
+    "a what-if of the GPU: KEY=VALUE,... with memory_bandwidth and clock (factors of the spec's DRAM bandwidth and SM "
+    "clock) and pcie_gen (3 to 6)";
+inline app::GpuVariant gpu_variant_option(const std::string& list) {
+  app::GpuVariant v;
+  std::vector<std::string> seen;
+  for (std::size_t at = 0; at <= list.size();) {
+    const std::size_t end = std::min(list.find(',', at), list.size());
+    const std::string item = list.substr(at, end - at);
+    const std::size_t eq = item.find('=');
+    const std::string key = item.substr(0, std::min(eq, item.size()));
+    const std::string value = eq == std::string::npos ? "" : item.substr(eq + 1);
+    double number = 0;
+    std::size_t used = 0;
+    try {
+      number = std::stod(value, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    const bool known = key == "memory_bandwidth" || key == "clock" || key == "pcie_gen";
+    const bool twice = std::find(seen.begin(), seen.end(), key) != seen.end();
+    if (!known || twice || value.empty() || used != value.size() ||
+        (key == "pcie_gen" && !(std::fabs(number) < 1000 && number == std::trunc(number)))) {
+      throw UsageError(
+          "--gpu-variant takes memory_bandwidth=FACTOR, clock=FACTOR and pcie_gen=3..6, each once, "
+          "separated by commas; got \"" +
+          item + "\"");
+    }
+    seen.push_back(key);
+    if (key == "memory_bandwidth") {
+      v.memory_bandwidth = number;
+    } else if (key == "clock") {
+      v.clock = number;
+    } else {
+      v.pcie_gen = static_cast<int>(number);
+    }
+    at = end + 1;
+  }
+  return v;
 }
 
 // The ids of a comma-separated --gpus list, each one non-empty ("a,,b" and "a," are refused).

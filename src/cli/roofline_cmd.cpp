@@ -12,6 +12,7 @@ int run_roofline(const std::vector<std::string>& args) {
   std::string dtype = "bf16";
   std::string svg;
   std::vector<std::string> sets;
+  std::string variant;
   po::options_description d("options");
   add_common(d, c, true);
   d.add_options()("gpu", po::value<std::string>(&gpu), "GPU id (default: the scenario's GPU)")(
@@ -20,12 +21,14 @@ int run_roofline(const std::vector<std::string>& args) {
       "dtype", po::value<std::string>(&dtype)->default_value("bf16"),
       "dtype whose roof and ridge point are highlighted (default bf16; fp16 on a GPU without bf16)")(
       "svg", po::value<std::string>(&svg), "also write the picture to FILE (SVG)")(
-      "set", po::value<std::vector<std::string>>(&sets)->composing(), "override a scenario key (repeatable)");
+      "set", po::value<std::vector<std::string>>(&sets)->composing(), "override a scenario key (repeatable)")(
+      "gpu-variant", po::value<std::string>(&variant), kGpuVariantHelp);
   po::positional_options_description pos;
   pos.add("scenario", 1);
   po::variables_map vm;
   if (!parse(args, d, pos, vm,
-             "usage: gpusim roofline --gpu ID [SCENARIO] [--dtype D] [--svg FILE] [--format text|json]\n"
+             "usage: gpusim roofline --gpu ID [SCENARIO] [--dtype D] [--gpu-variant KEY=VALUE,...] [--svg FILE]\n"
+             "                       [--format text|json]\n"
              "       gpusim roofline --gpus ID,ID,... [--dtype D] [--svg FILE] [--format text|json]\n"
              "The GPU's DRAM and L2 roofs and its compute roof per dtype (paper and achievable), the ridge\n"
              "point, and, with a scenario, each op of its step at its arithmetic intensity and attained rate.")) {
@@ -42,6 +45,9 @@ int run_roofline(const std::vector<std::string>& args) {
   request.sets = sets;
   if (!vm["dtype"].defaulted()) {
     request.dtype = dtype;
+  }
+  if (vm.count("gpu-variant") != 0U) {
+    request.variant = gpu_variant_option(variant);
   }
   const std::vector<explain::Roofline> rs = app::roofline(load_catalog_with_env(c.specs), request);
   std::vector<std::pair<std::string, std::string>> outputs{

@@ -70,9 +70,10 @@ int run_validate(const std::vector<std::string>& args) {
       bound = -1;
     }
     if (eq == std::string::npos || !(bound >= 0)) {
-      throw UsageError("--fail-above-kind takes KIND=PCT,... with KIND one of microbenchmark, training, serving and "
-                       "PCT >= 0, got \"" +
-                       item + "\"");
+      throw UsageError(
+          "--fail-above-kind takes KIND=PCT,... with KIND one of microbenchmark, training, serving and "
+          "PCT >= 0, got \"" +
+          item + "\"");
     }
     request.fail_above_kind.emplace_back(item.substr(0, eq), bound);
     at = end + 1;

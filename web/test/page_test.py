@@ -3,7 +3,8 @@
 
 Loads build-web/page/index.html#selftest in headless Chromium from file:// (the page runs every
 shipped scenario through its own inputs, then drags the batch, power-limit and utilization
-sliders and picks another GPU, and writes the estimate it showed for each into #selftest-result),
+sliders and picks another GPU, then moves the GPU's memory bandwidth, clock and PCIe generation
+(compared with the command line given the patch the page shows, under --specs), and writes the estimate it showed for each into #selftest-result),
 and pastes a scenario with a value out of range, then runs `gpusim estimate` on the same scenario
 with the same --gpu and --set options and asserts
 that the JSON reports are equal: the same keys and strings, and numbers within 1e-9 of each other
@@ -93,6 +94,12 @@ def main():
             cmd += ["--gpu", r["gpu"]]
         for s in r["sets"]:
             cmd += ["--set", s]
+        if r.get("patch"):  # a GPU what-if: the patch the page shows, under --specs
+            folder = os.path.join(os.path.abspath(a.out), "what-if")
+            os.makedirs(os.path.join(folder, "gpus"), exist_ok=True)
+            with open(os.path.join(folder, "gpus", r["patch"]["gpu"] + ".toml"), "w", encoding="utf-8") as f:
+                f.write(r["patch"]["text"])
+            cmd += ["--specs", folder]
         cli = subprocess.run(cmd, capture_output=True, text=True, check=False)
         label = " ".join(cmd[1:])
         page = json.loads(r["estimate"])

@@ -31,7 +31,15 @@ ROWS = [
     ("plan", {"scenario": "scenarios/llama3-70b-fp8-4xh100-serve.toml", "max_gpus": 4}),
     ("sweep", {"scenario": "scenarios/scaling-llama2-7b.toml",
                "vary": ["training.micro_batch=1,2", "parallelism.zero=0,3", "system.gpus=8,64"]}),
-    # Refused requests: a dtype the GPU lacks, an unknown GPU.
+    # GPU what-ifs: the DRAM bandwidth, the SM clock and the PCIe generation.
+    ("estimate", {"scenario": "scenarios/llama2-7b-decode-rtx4090.toml",
+                  "gpu_variant": {"memory_bandwidth": 2, "clock": 1.1, "pcie_gen": 5}}),
+    ("estimate", {"scenario": "scenarios/llama2-7b-full-bf16-4x4090-fsdp.toml", "gpu_variant": {"pcie_gen": 5}}),
+    ("breakeven", {"scenario": "scenarios/breakeven-desktop.toml", "gpu_variant": {"clock": 0.8}}),
+    ("roofline", {"gpu": "rtx4090", "gpu_variant": {"memory_bandwidth": 1.5}}),
+    ("roofline", {"scenario": "scenarios/gpt2-124m-rtx4090.toml", "gpu_variant": {"clock": 1.2}}),
+    # Refused requests: a dtype the GPU lacks, an unknown GPU, a what-if out of range.
+    ("estimate", {"scenario": "scenarios/gpt2-124m-rtx4090.toml", "gpu_variant": {"memory_bandwidth": 20}}),
     ("roofline", {"gpu": "v100-sxm2-32gb", "dtype": "bf16"}),
     ("estimate", {"scenario": "scenarios/gpt2-124m-rtx4090.toml", "gpu": "no-such-gpu"}),
 ]
@@ -56,6 +64,8 @@ def cli_argv(gpusim, command, r):
         argv += ["--set", s]
     for v in r.get("vary", []):
         argv += ["--vary", v]
+    if "gpu_variant" in r:
+        argv += ["--gpu-variant", ",".join(f"{k}={v}" for k, v in r["gpu_variant"].items())]
     for key in ("objective", "top", "max_gpus"):
         if key in r:
             argv += ["--" + key.replace("_", "-"), str(r[key])]
@@ -76,11 +86,12 @@ def python_answer(gpusim, command, r):
         kw["overrides"] = {k: typed(v) for k, v in (x.split("=", 1) for x in r["sets"])}
     try:
         if command == "estimate":
-            return gpusim.estimate(r["scenario"], gpu=r.get("gpu"), **kw)
+            return gpusim.estimate(r["scenario"], gpu=r.get("gpu"), gpu_variant=r.get("gpu_variant"), **kw)
         if command == "breakeven":
-            return gpusim.breakeven(r["scenario"], gpu=r.get("gpu"), **kw)
+            return gpusim.breakeven(r["scenario"], gpu=r.get("gpu"), gpu_variant=r.get("gpu_variant"), **kw)
         if command == "roofline":
-            return gpusim.roofline(r.get("gpu"), r.get("scenario"), gpus=r.get("gpus"), dtype=r.get("dtype"), **kw)
+            return gpusim.roofline(r.get("gpu"), r.get("scenario"), gpus=r.get("gpus"), dtype=r.get("dtype"),
+                                   gpu_variant=r.get("gpu_variant"), **kw)
         if command == "compare":
             return gpusim.compare(r["scenario"], r["gpus"], **kw)
         if command == "plan":
