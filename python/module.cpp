@@ -91,6 +91,9 @@ py::object field_value(const gpusim::answer::FieldValue& v) {
   if (const auto* s = std::get_if<std::string>(&v)) {
     return py::str(*s);
   }
+  if (const auto* p = std::get_if<gpusim::physics::IntraPath>(&v)) {
+    return py::str(gpusim::report::intra_path_text(*p));
+  }
   return py::none();
 }
 

@@ -130,7 +130,7 @@ TEST_CASE("a GPU variant's patch saved under --specs gives the command line the 
 }
 
 TEST_CASE(
-    "--gpu-variant refuses an unknown key, a key twice, a value that is not a number and a fractional "
+    "the command line's GPU variant refuses an unknown key, a key twice, a value that is not a number and a fractional "
     "generation, with exit 2 and nothing written",
     "[app][variant][cli][errors]") {
   const std::string scenario = test::source("scenarios/gpt2-124m-rtx4090.toml");

@@ -157,7 +157,7 @@ struct Estimate {
   std::string gpu_name;
   int gpus = 1;
   int nodes = 1;
-  std::string fabric;  // the intra-node path, in words
+  physics::IntraPath fabric;  // the intra-node path (report::intra_path_text words it)
   // Between nodes (when nodes > 1): the inter-node link's name and its bandwidth per direction.
   std::string inter_link;
   double inter_link_gb_per_s = 0;
@@ -226,7 +226,9 @@ Estimate estimate(const scenario::Scenario& sc, const Options& options = {});
 
 // --- Report fields (keys and units in docs/report.md) ---
 struct Null {};
-using FieldValue = std::variant<double, bool, std::string, Null>;
+// A value is a number, a flag, a name, null, or the intra-node path (words only the report stage
+// writes).
+using FieldValue = std::variant<double, bool, std::string, Null, physics::IntraPath>;
 struct Field {
   const char* section;  // "" for top-level keys
   const char* key;

@@ -191,9 +191,23 @@ struct Fabric {
 };
 // Throws InputError when the GPUs of a node have no usable link.
 Fabric make_fabric(const hardware::System& sys);
-// The link between the GPUs of a node as make_fabric sees it, e.g. "NVLink 4 (450 GB/s per
-// direction)" or "PCIe 4.0 x16, no P2P: staged through host memory (12.4 GB/s achievable)".
-std::string fabric_description(const hardware::System& sys);
+// How the GPUs of a node reach each other as make_fabric sees it: the facts a report states
+// ("NVLink 4 (450 GB/s per direction)", "PCIe 4.0 x16, no P2P: staged through host memory (12.4
+// GB/s achievable)"; report/words.cpp).
+struct IntraPath {
+  enum class Kind : std::uint8_t {
+    kMesh,        // a full mesh of point-to-point links (xGMI)
+    kNvlink,      // NVLink through a switch or a bridge
+    kPcieP2p,     // PCIe, peer to peer
+    kPcieStaged,  // PCIe without peer access: every byte staged through host memory
+  };
+  Kind kind = Kind::kNvlink;
+  std::string link;          // the link's name, as its spec file gives it
+  BytesPerSecond bandwidth;  // per direction (a mesh: per link); staged: the achievable bus bandwidth
+  int links = 0;             // a mesh's links per GPU
+  bool operator==(const IntraPath&) const = default;
+};
+IntraPath intra_path(const hardware::System& sys);
 
 enum class Collective { kAllReduce, kReduceScatter, kAllGather };
 // A ring collective over n ranks costs bytes_factor · S / B + steps · α:

@@ -142,6 +142,10 @@ std::string scenario_template(workload::JobKind kind);
 // `source`, every key commented with the JSON field it came from.
 std::string model_spec_toml(const std::string& source, const scenario::ImportedModel& imported);
 
+// The link between the GPUs of a node in words: "NVLink 4 (450 GB/s per direction)", "PCIe 4.0
+// x16, no P2P: staged through host memory (12.4 GB/s achievable)" (the report's system.intra_node).
+std::string intra_path_text(const physics::IntraPath& p);
+
 // ---------------------------------------------------------------- numbers for people
 // Three significant digits and a prefix instead of an exponent: "8.03 USD", "16.5k USD",
 // "2.18M USD"; "850 Wh", "10.3 kWh", "421 MWh"; "4.1 kg", "168 t".

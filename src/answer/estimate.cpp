@@ -13,7 +13,7 @@ Estimate estimate(const scenario::Scenario& sc, const Options& options) {
   e.gpus = sc.system.gpus;
   e.nodes = sc.system.nodes();
   physics::make_fabric(sc.system);  // throws when the GPUs of a node have no usable link
-  e.fabric = physics::fabric_description(sc.system);
+  e.fabric = physics::intra_path(sc.system);
   if (e.nodes > 1) {
     e.inter_link = sc.system.inter_node.name;
     e.inter_link_gb_per_s = units::to_gigabytes_per_second(sc.system.inter_node.bandwidth);

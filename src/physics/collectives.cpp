@@ -22,7 +22,6 @@
 
 namespace gpusim::physics {
 
-using base::strfmt;
 using hardware::LinkKind;
 using hardware::LinkSpec;
 using hardware::Protocol;
@@ -80,8 +79,8 @@ Seconds protocol_time(const Fabric& f, const ProtocolCost& p, Collective c, Byte
   return p.base + in_node + across + in_node;
 }
 
-// The fabric of `sys`, and into `desc` (when given) the words for its intra-node link.
-Fabric build_fabric(const hardware::System& sys, std::string* desc) {
+// The fabric of `sys`, and into `path` (when given) the facts of its intra-node link.
+Fabric build_fabric(const hardware::System& sys, IntraPath* path) {
   Fabric f;
   f.gpus_per_node = sys.gpus_per_node;
   f.nodes = sys.nodes();
@@ -100,9 +99,8 @@ Fabric build_fabric(const hardware::System& sys, std::string* desc) {
     f.intra_bus = all * g.efficiency.peer_link;
     f.intra_p2p = all * (intra.efficiency / links);
     f.intra_alpha = intra.latency;
-    if (desc != nullptr) {
-      *desc = strfmt("%s full mesh (%d links, %.0f GB/s per direction each)", intra.name.c_str(), links,
-                     units::to_gigabytes_per_second(all) / links);
+    if (path != nullptr) {
+      *path = IntraPath{IntraPath::Kind::kMesh, intra.name, all / static_cast<double>(links), links};
     }
     f.nvlink = true;
   } else if (nvlink_ring) {
@@ -110,8 +108,8 @@ Fabric build_fabric(const hardware::System& sys, std::string* desc) {
     f.intra_bus = link * g.efficiency.peer_link;
     f.intra_p2p = link * intra.efficiency;
     f.intra_alpha = intra.latency;
-    if (desc != nullptr) {
-      *desc = strfmt("%s (%.0f GB/s per direction)", intra.name.c_str(), units::to_gigabytes_per_second(link));
+    if (path != nullptr) {
+      *path = IntraPath{IntraPath::Kind::kNvlink, intra.name, link, 0};
     }
     f.nvlink = true;
   } else {
@@ -123,9 +121,8 @@ Fabric build_fabric(const hardware::System& sys, std::string* desc) {
       f.intra_bus = link * g.efficiency.peer_link;
       f.intra_p2p = link * pcie.efficiency;
       f.intra_alpha = pcie.latency;
-      if (desc != nullptr) {
-        *desc = strfmt("%s peer-to-peer (%.1f GB/s per direction)", pcie.name.c_str(),
-                       units::to_gigabytes_per_second(link));
+      if (path != nullptr) {
+        *path = IntraPath{IntraPath::Kind::kPcieP2p, pcie.name, link, 0};
       }
     } else {
       f.host_staged = true;
@@ -134,9 +131,8 @@ Fabric build_fabric(const hardware::System& sys, std::string* desc) {
       f.intra_bus = link * pcie.staged_efficiency;
       f.intra_p2p = f.intra_bus;
       f.intra_alpha = pcie.staged_latency;
-      if (desc != nullptr) {
-        *desc = strfmt("%s, no P2P: staged through host memory (%.1f GB/s achievable)", pcie.name.c_str(),
-                       units::to_gigabytes_per_second(f.intra_bus));
+      if (path != nullptr) {
+        *path = IntraPath{IntraPath::Kind::kPcieStaged, pcie.name, f.intra_bus, 0};
       }
     }
   }
@@ -166,16 +162,17 @@ Fabric build_fabric(const hardware::System& sys, std::string* desc) {
 Fabric make_fabric(const hardware::System& sys) {
   Fabric f = build_fabric(sys, nullptr);
   if (sys.gpus_per_node > 1 && f.intra_bus.value() <= 0) {
-    throw InputError({Diagnostic{SourcePos{}, "system.intra_node",
-                                 "no usable link between the GPUs of a node: " + fabric_description(sys)}});
+    throw InputError({Diagnostic{
+        SourcePos{}, "system.intra_node",
+        "no usable link between the GPUs of a node: " + intra_path(sys).link + " gives them no bandwidth"}});
   }
   return f;
 }
 
-std::string fabric_description(const hardware::System& sys) {
-  std::string desc;
-  build_fabric(sys, &desc);
-  return desc;
+IntraPath intra_path(const hardware::System& sys) {
+  IntraPath path;
+  build_fabric(sys, &path);
+  return path;
 }
 
 BytesPerSecond host_copy_bandwidth(const hardware::System& sys, bool pinned) {

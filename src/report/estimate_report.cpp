@@ -22,6 +22,8 @@ void write_value(JsonWriter& w, const char* key, const answer::FieldValue& v) {
         using T = std::decay_t<decltype(x)>;
         if constexpr (std::is_same_v<T, answer::Null>) {
           w.null(key);
+        } else if constexpr (std::is_same_v<T, physics::IntraPath>) {
+          w.value(key, intra_path_text(x));
         } else {
           w.value(key, x);
         }
@@ -333,6 +335,9 @@ std::string csv_value(const answer::FieldValue& v) {
   }
   if (const std::string* s = std::get_if<std::string>(&v)) {
     return csv_field(*s);
+  }
+  if (const auto* p = std::get_if<physics::IntraPath>(&v)) {
+    return csv_field(intra_path_text(*p));
   }
   return "";
 }

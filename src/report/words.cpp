@@ -29,13 +29,13 @@ std::string step_change(const explain::Advice& a) {
 // The paths the job's collectives take: the node's own link, the network between nodes, or both.
 std::string paths(const answer::Estimate& e) {
   if (e.nodes <= 1) {
-    return e.fabric;
+    return intra_path_text(e.fabric);
   }
   const std::string network = strfmt("%s (%.0f GB/s per direction)", e.inter_link.c_str(), e.inter_link_gb_per_s);
   if (e.gpus <= e.nodes) {  // one GPU per node: every peer is across the network
     return network + " between nodes";
   }
-  return e.fabric + " within a node and " + network + " between nodes";
+  return intra_path_text(e.fabric) + " within a node and " + network + " between nodes";
 }
 
 // Serving variants change the replicas and their batches: their effect is on output tokens/s.
@@ -288,6 +288,22 @@ std::string unknown_text(const answer::Contribution& c) {
       break;
   }
   return answer::to_string(c.unknown);
+}
+
+std::string intra_path_text(const physics::IntraPath& p) {
+  using K = physics::IntraPath::Kind;
+  const double gbs = units::to_gigabytes_per_second(p.bandwidth);
+  switch (p.kind) {
+    case K::kMesh:
+      return strfmt("%s full mesh (%d links, %.0f GB/s per direction each)", p.link.c_str(), p.links, gbs);
+    case K::kNvlink:
+      return strfmt("%s (%.0f GB/s per direction)", p.link.c_str(), gbs);
+    case K::kPcieP2p:
+      return strfmt("%s peer-to-peer (%.1f GB/s per direction)", p.link.c_str(), gbs);
+    case K::kPcieStaged:
+      break;
+  }
+  return strfmt("%s, no P2P: staged through host memory (%.1f GB/s achievable)", p.link.c_str(), gbs);
 }
 
 }  // namespace gpusim::report
