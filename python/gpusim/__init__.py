@@ -20,13 +20,11 @@ raises ``TypeError``, a bad argument value ``ValueError``.
 """
 
 import json
-import math
 import numbers
 import os
-import re
 from collections.abc import Iterable, Mapping
 
-from . import _gpusim
+from . import _gpusim, _toml
 
 __version__ = _gpusim.__version__
 
@@ -78,100 +76,13 @@ class InputError(ValueError):
 _gpusim._set_input_error(InputError)
 
 
-# ---------------------------------------------------------------- Python values as TOML
-
-_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+\Z")
-_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
-
-
-def _toml_string(s):
-    out = []
-    for ch in s:
-        if ch in _ESCAPES:
-            out.append(_ESCAPES[ch])
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append(f"\\u{ord(ch):04x}")
-        else:
-            out.append(ch)
-    return '"' + "".join(out) + '"'
-
-
-def _toml_key(key, where):
-    if not isinstance(key, str) or not key:
-        raise TypeError(f"{where}: keys must be non-empty strings, got {key!r}")
-    return key if _BARE_KEY.match(key) else _toml_string(key)
-
-
-def _toml_value(value, where):
-    """A value as TOML text (what ``--set KEY=VALUE`` takes after the ``=``)."""
-    if type(value).__module__ == "numpy" and hasattr(value, "tolist"):
-        value = value.tolist()  # numpy scalars and arrays, e.g. from a DataFrame column
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, numbers.Integral):
-        return str(int(value))
-    if isinstance(value, numbers.Real):
-        f = float(value)
-        if math.isnan(f):
-            return "nan"
-        if math.isinf(f):
-            return "inf" if f > 0 else "-inf"
-        return repr(f)  # always has "." or "e": TOML reads it as a float
-    if isinstance(value, str):
-        return _toml_string(value)
-    if isinstance(value, Mapping):
-        items = ", ".join(f"{_toml_key(k, where)} = {_toml_value(v, f'{where}.{k}')}" for k, v in value.items())
-        return "{ " + items + " }" if items else "{}"
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_toml_value(v, where) for v in value) + "]"
-    raise TypeError(f"{where}: a {type(value).__name__} has no TOML form (use str, int, float, bool, list or dict)")
-
-
-def _is_table_array(value):
-    return isinstance(value, (list, tuple)) and len(value) > 0 and all(isinstance(v, Mapping) for v in value)
-
-
-def _toml_document(tables):
-    """A scenario dict (tables as nested dicts, arrays of tables as lists of dicts) as TOML text."""
-    lines = []
-
-    def emit(table, path, header):
-        plain, subtables, arrays = [], [], []
-        for key, value in table.items():
-            where = ".".join(path + [str(key)])
-            _toml_key(key, where)
-            if isinstance(value, Mapping):
-                subtables.append((key, value))
-            elif _is_table_array(value):
-                arrays.append((key, value))
-            elif value is None:
-                raise TypeError(f"{where}: None has no TOML form (leave the key out)")
-            else:
-                plain.append((key, value))
-        # A table with only sub-tables needs no header of its own; an empty one does, to exist.
-        if header is not None and (plain or not (subtables or arrays) or header.startswith("[[")):
-            lines.append(header)
-        for key, value in plain:
-            lines.append(f"{_toml_key(key, '')} = {_toml_value(value, '.'.join(path + [key]))}")
-        for key, value in subtables:
-            sub = path + [key]
-            emit(value, sub, "[" + ".".join(_toml_key(k, "") for k in sub) + "]")
-        for key, values in arrays:
-            sub = path + [key]
-            for value in values:
-                emit(value, sub, "[[" + ".".join(_toml_key(k, "") for k in sub) + "]]")
-
-    emit(tables, [], None)
-    return "\n".join(lines) + "\n"
-
-
 # ---------------------------------------------------------------- arguments in the CLI's form
 
 
 def _scenario(scenario):
     """(path, TOML text or None): a file is read by the library, a dict is written as TOML here."""
     if isinstance(scenario, Mapping):
-        return "<dict>", _toml_document(scenario)
+        return "<dict>", _toml.toml_document(scenario)
     if isinstance(scenario, (str, os.PathLike)):
         path = os.fspath(scenario)
         if isinstance(path, str):
@@ -193,7 +104,7 @@ def _sets(overrides, kw):
             raise TypeError(f"override keys must be dotted key strings such as 'system.gpus', got {key!r}")
         if value is None:
             raise TypeError(f"override {key}: None has no TOML form (leave the key out)")
-        sets.append(f"{key}={_toml_value(value, key)}")
+        sets.append(f"{key}={_toml.toml_value(value, key)}")
     return sets
 
 
@@ -321,7 +232,7 @@ def sweep(scenario, vary, *, overrides=None, specs=None, shard=None, client=None
         values = list(values)
         if not values:
             raise ValueError(f"vary {key}: no values")
-        texts = [_toml_value(v, key) for v in values]
+        texts = [_toml.toml_value(v, key) for v in values]
         axes.append((key, texts))
         given.append(dict(reversed(list(zip(texts, values)))))  # TOML text -> the value as given
     job = (*_portable(scenario), _sets(overrides, kw), axes, given, _portable_dirs(_specs(specs)))
