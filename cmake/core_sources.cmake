@@ -3,6 +3,7 @@
 # WebAssembly build (web/CMakeLists.txt) compile the same.
 set(GPUSIM_CORE_SOURCES
   src/base/diagnostics.cpp
+  src/base/names.cpp
   src/base/parallel.cpp
   src/units/parse.cpp
   src/workload/model.cpp
@@ -19,6 +20,7 @@ set(GPUSIM_CORE_SOURCES
   src/parse/declared_ranges.cpp
   src/parse/model_error.cpp
   src/parse/hf_config.cpp
+  src/parse/hf_hub.cpp
   src/parse/json_scan.cpp
   src/parse/hf_moe.cpp
   src/parse/recipe.cpp

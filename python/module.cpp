@@ -67,6 +67,22 @@ gpusim::app::EstimateRequest estimate_request(const std::string& path, const std
   return r;
 }
 
+// A problem's place as Python names it: an override the library calls "--set KEY=VALUE" (the
+// command line's flag) is the package's overrides["KEY"] = VALUE (the value as TOML, the form the
+// package gave it in).
+std::string python_words(const std::string& where) {
+  const std::string flag = "--set ";
+  if (where.rfind(flag, 0) != 0) {
+    return where;
+  }
+  const std::string set = where.substr(flag.size());
+  const std::size_t eq = set.find('=');
+  if (eq == std::string::npos) {
+    return "overrides " + set;
+  }
+  return "overrides[\"" + set.substr(0, eq) + "\"] = " + set.substr(eq + 1);
+}
+
 // A request's field as the Python function names its keyword.
 [[noreturn]] void raise_request(const gpusim::app::RequestError& e) {
   const std::string& field = e.option();
@@ -336,7 +352,8 @@ PYBIND11_MODULE(_gpusim, m) {
     } catch (const gpusim::InputError& e) {
       std::string message;
       py::list diagnostics;
-      for (const auto& d : e.diagnostics()) {
+      for (gpusim::Diagnostic d : e.diagnostics()) {
+        d.pos.file = python_words(d.pos.file);
         message += (message.empty() ? "" : "\n") + d.format();
         diagnostics.append(py::dict("file"_a = d.pos.file, "line"_a = d.pos.line, "column"_a = d.pos.column,
                                     "key"_a = d.key, "message"_a = d.message));

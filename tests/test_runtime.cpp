@@ -105,7 +105,8 @@ name = "megatron-te"
   ds = errors_of(std::string(test::kSmallTraining) + "[runtime]\nname = \"pytorch\"\n");
   REQUIRE(ds.size() == 1);
   CHECK(ds[0].key == "runtime.name");
-  CHECK_THAT(ds[0].message, Catch::StartsWith("unknown runtime \"pytorch\" (known: axolotl, deepspeed, "));
+  CHECK_THAT(ds[0].message, Catch::StartsWith("unknown runtime \"pytorch\" (did you mean \"pytorch-ddp\", ") &&
+                                Catch::Contains("known: axolotl, deepspeed, "));
   const std::string small = test::kSmallTraining;
   ds = errors_of(small + "[runtime]\nname = \"pytorch-ddp\"\nlaunch = \"graphs\"\n");
   REQUIRE(ds.size() == 1);

@@ -242,5 +242,7 @@ std::vector<Field> report_fields(const Estimate& e);
 std::optional<double> report_metric(const Estimate& e, std::string_view key);
 // Whether `key` names a numeric key of the report (for validating measurement files).
 bool is_report_metric(std::string_view key);
+// Every such key, in report order (for suggestions).
+std::vector<std::string> report_metric_keys();
 
 }  // namespace gpusim::answer

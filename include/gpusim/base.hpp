@@ -134,6 +134,14 @@ strfmt(const char* f, ...) {
 // index starts after it.
 void parallel_for(std::size_t n, unsigned threads, const std::function<void(std::size_t)>& work);
 
+// Misspelt names (src/base/names.cpp). The edit distance with adjacent transpositions; the known
+// names closest to `asked` (at most `most`, closest first, compared without case: a few edits, or
+// containing a short name); and " did you mean ..." words for a message ("" when none is close).
+std::size_t edit_distance(std::string_view a, std::string_view b);
+std::vector<std::string> closest_names(std::string_view asked, const std::vector<std::string>& known,
+                                       std::size_t most = 3);
+std::string did_you_mean(std::string_view asked, const std::vector<std::string>& known);
+
 }  // namespace gpusim::base
 
 // Ranges of the counts and totals read from files and --set (docs/scenarios.md#ranges). Each bound

@@ -79,6 +79,9 @@ class Catalog {
   [[nodiscard]] const SpecFile& file_layer(SpecKind kind, const std::string& id, std::size_t layer) const;
   // "a100-pcie-40gb, a100-pcie-80gb, ...": for messages about unknown ids.
   [[nodiscard]] std::string known_ids(SpecKind kind) const;
+  // For a message about `asked`, an id the catalog lacks: "did you mean "rtx4090"? known: a100-..., ..."
+  // (the suggestion only when an id is close: base::did_you_mean), or "known: ...".
+  [[nodiscard]] std::string known_ids_near(SpecKind kind, std::string_view asked) const;
 
   [[nodiscard]] hardware::GpuSpec gpu(const std::string& id) const;
   [[nodiscard]] hardware::LinkSpec link(const std::string& id) const;

@@ -1,12 +1,13 @@
 """The Python module's commands that read files (validate, calibrate, import_model, init) against
-the CLI they mirror. Run by CTest as test_gpusim.py is (python/CMakeLists.txt)."""
+the CLI they mirror, and its errors in Python's words. Run by CTest as test_gpusim.py is
+(python/CMakeLists.txt)."""
 
 import os
 import tempfile
 import unittest
 
 import gpusim
-from test_gpusim import SOURCE, cli, read
+from test_gpusim import SOURCE, TRAINING, cli, read
 
 
 class Files(unittest.TestCase):
@@ -50,6 +51,19 @@ class Files(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "^kind must be training or serving"):
             gpusim.init("inference")
         self.assertEqual(cli("init", "inference", ok=False).returncode, 2)
+
+
+
+class Words(unittest.TestCase):
+    def test_an_override_in_an_error_is_named_as_python_passes_it(self):
+        with self.assertRaises(gpusim.InputError) as caught:
+            gpusim.estimate(TRAINING, overrides={"system.gpus": 0})
+        self.assertEqual(caught.exception.file, 'overrides["system.gpus"] = 0')
+        self.assertTrue(str(caught.exception).startswith('overrides["system.gpus"] = 0: system.gpus: must be between'))
+        self.assertNotIn("--set", str(caught.exception))
+        with self.assertRaises(gpusim.InputError) as caught:
+            gpusim.estimate(TRAINING, gpu="rtx4900")
+        self.assertIn('did you mean "rtx4090"', str(caught.exception))
 
 
 if __name__ == "__main__":

@@ -157,16 +157,22 @@ std::optional<double> report_metric(const Estimate& e, std::string_view key) {
   return std::nullopt;
 }
 
-bool is_report_metric(std::string_view key) {
+std::vector<std::string> report_metric_keys() {
   static const Estimate probe{};
+  std::vector<std::string> out;
   for (const Field& f : report_fields(probe)) {
-    // A band end is not a figure a benchmark measures.
-    if (full_key(f) == key && !std::holds_alternative<std::string>(f.value) &&
+    // Names and words are no figure; a band end is not a figure a benchmark measures.
+    if (!std::holds_alternative<std::string>(f.value) && !std::holds_alternative<physics::IntraPath>(f.value) &&
         std::string_view(f.section).substr(0, 12) != "uncertainty.") {
-      return true;
+      out.push_back(full_key(f));
     }
   }
-  return false;
+  return out;
+}
+
+bool is_report_metric(std::string_view key) {
+  static const std::vector<std::string> keys = report_metric_keys();
+  return std::find(keys.begin(), keys.end(), key) != keys.end();
 }
 
 }  // namespace gpusim::answer

@@ -126,7 +126,7 @@ constexpr int kMaxBaseDepth = 8;
 [[noreturn]] void unknown_id(const Catalog& c, SpecKind kind, const std::string& id) {
   throw InputError({Diagnostic{
       SourcePos{}, "",
-      "unknown id \"" + id + "\" in " + base::name_in(kSpecFolders, kind) + "/ (known: " + c.known_ids(kind) + ")"}});
+      "unknown id \"" + id + "\" in " + base::name_in(kSpecFolders, kind) + "/ (" + c.known_ids_near(kind, id) + ")"}});
 }
 
 // Parses layer `layer` of a file and resolves `base =` chains into one merged table. A file whose
@@ -294,6 +294,11 @@ std::vector<std::string> Catalog::ids(SpecKind kind) const {
     }
   }
   return out;
+}
+
+std::string Catalog::known_ids_near(SpecKind kind, std::string_view asked) const {
+  const std::string hint = base::did_you_mean(asked, ids(kind));
+  return (hint.empty() ? "" : hint + " ") + "known: " + known_ids(kind);
 }
 
 std::string Catalog::known_ids(SpecKind kind) const {

@@ -92,7 +92,13 @@ int run_command(const std::string& cmd, const std::vector<std::string>& args) {
         return command(args);
       }
     }
-    std::cerr << "gpusim: unknown command \"" << cmd << "\"\n\n" << kUsage;
+    std::vector<std::string> names;
+    for (const auto& [name, command] : kCommands) {
+      names.emplace_back(name);
+    }
+    const std::string hint = gpusim::base::did_you_mean(cmd, names);
+    std::cerr << "gpusim: unknown command \"" << cmd << "\"" << (hint.empty() ? "" : " (" + hint + ")") << "\n\n"
+              << kUsage;
     return kBadInput;
   } catch (const gpusim::InputError& e) {
     for (const auto& d : e.diagnostics()) {

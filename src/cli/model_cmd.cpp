@@ -15,13 +15,15 @@ int run_model(const std::vector<std::string>& args) {
   pos.add("args", -1);
   po::variables_map vm;
   if (!parse(args, d, pos, vm,
-             "usage: gpusim model import CONFIG.json [-o FILE]\n"
+             "usage: gpusim model import CONFIG.json|ORG/NAME [-o FILE]\n"
              "  import CONFIG.json  a Hugging Face transformers config.json (llama, mistral, qwen2, gemma,\n"
              "                      phi3, gpt2; mixtures of experts: mixtral, qwen2_moe, deepseek_v2/v3)\n"
              "                      as a model spec file with every\n"
              "                      key specs/README.md requires; save it as DIR/models/ID.toml and\n"
              "                      --specs DIR loads it as preset ID. Scenarios can also name the\n"
              "                      file directly: [model] hf_config = \"config.json\".\n"
+             "  import ORG/NAME     a Hugging Face hub id, read from the local hub cache ($HF_HUB_CACHE,\n"
+             "                      $HF_HOME/hub or ~/.cache/huggingface/hub); nothing is downloaded.\n"
              "                      The spec is read back as `specs check` reads it before it is written:\n"
              "                      a config it cannot hold (dense layers covering every layer, say) is\n"
              "                      refused with exit 2, naming the config.json fields, and nothing is written.")) {

@@ -67,7 +67,17 @@ enum class OutputIs { kFile, kDirectory };
 inline bool parse(const std::vector<std::string>& args, const po::options_description& d,
                   const po::positional_options_description& pos, po::variables_map& vm, const char* usage,
                   OutputIs output = OutputIs::kFile) {
-  po::store(po::command_line_parser(args).options(d).positional(pos).run(), vm);
+  try {
+    po::store(po::command_line_parser(args).options(d).positional(pos).run(), vm);
+  } catch (const po::unknown_option& e) {
+    // The command's options closest to the one given ("--gpuu" -> "--gpu").
+    std::vector<std::string> names;
+    for (const auto& o : d.options()) {
+      names.push_back("--" + o->long_name());
+    }
+    const std::string hint = base::did_you_mean(e.get_option_name(), names);
+    throw UsageError(std::string(e.what()) + (hint.empty() ? "" : " (" + hint + ")"));
+  }
   if (vm.count("help") != 0U) {
     std::ostringstream help;
     help << usage << "\n" << d;

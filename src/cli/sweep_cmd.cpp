@@ -71,7 +71,9 @@ int run_sweep(const std::vector<std::string>& args) {
   }
   request.max_points = std::stoull(max_points);
   if (!answer::is_report_metric(metric)) {
-    throw UsageError("--metric \"" + metric + "\" is not a numeric report key (docs/report.md lists them)");
+    const std::string hint = base::did_you_mean(metric, answer::report_metric_keys());
+    throw UsageError("--metric \"" + metric + "\" is not a numeric report key (" + (hint.empty() ? "" : hint + " ") +
+                     "docs/report.md lists them)");
   }
   for (const auto& v : varies) {
     request.axes.push_back(search::parse_axis(v));

@@ -220,4 +220,13 @@ struct HfFields {
 // The [moe] (and for DeepSeek the [mla]) table of a mixture-of-experts config of `type`.
 void read_hf_moe(const HfFields& in, const std::string& type, HfConfig& out);
 
+// --- Hugging Face hub ids (hf_hub.cpp) ---
+// "org/name" with the hub's characters, and not a path ("./x", "dir/config.json").
+bool looks_like_hub_id(std::string_view s);
+// The hub cache folder this environment names ($HF_HUB_CACHE, $HF_HOME/hub, ...).
+std::string hub_cache();
+// The config.json of hub id `id` in the local cache (its main revision's snapshot, else the first
+// snapshot holding one), or nullopt.
+std::optional<std::string> find_hub_config(std::string_view id);
+
 }  // namespace gpusim::parse

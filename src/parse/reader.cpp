@@ -1,8 +1,11 @@
 // TOML reading with positions (contract in parse.hpp).
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <system_error>
 #include <vector>
 
 #include "parse/internal.hpp"
@@ -53,9 +56,17 @@ std::optional<toml::table> parse_toml(std::string_view text, const std::string& 
 constexpr std::streamsize kMaxFileBytes = 16 * 1024 * 1024;
 
 std::string read_file(const std::string& path, const char* what) {
+  errno = 0;
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    throw InputError({Diagnostic{SourcePos{path}, "", std::string("cannot read ") + what}});
+    // The operating system's reason ("No such file or directory", "Permission denied"), when the
+    // open failed in it; a folder opens but cannot be read.
+    const int why = errno;
+    std::error_code ec;
+    const std::string reason = std::filesystem::is_directory(path, ec) ? "it is a directory"
+                               : why != 0                              ? std::generic_category().message(why)
+                                                                       : "it cannot be opened";
+    throw InputError({Diagnostic{SourcePos{path}, "", std::string("cannot read ") + what + ": " + reason}});
   }
   // Read in blocks until the end, at most one byte past the limit: a file costs its own size,
   // not the limit's, and a pipe or a device is read the same way.
@@ -69,7 +80,11 @@ std::string read_file(const std::string& path, const char* what) {
     text.resize(at + static_cast<std::size_t>(in.gcount()));
   }
   if (in.bad()) {
-    throw InputError({Diagnostic{SourcePos{path}, "", std::string("cannot read ") + what}});
+    std::error_code ec;
+    throw InputError(
+        {Diagnostic{SourcePos{path}, "",
+                    std::string("cannot read ") + what +
+                        (std::filesystem::is_directory(path, ec) ? ": it is a directory" : ": reading it failed")}});
   }
   if (text.size() > static_cast<std::size_t>(kMaxFileBytes)) {
     throw InputError({Diagnostic{
@@ -395,25 +410,6 @@ void Reader::allow(std::initializer_list<std::string_view> keys) {
   }
 }
 
-namespace {
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) {
-    row[j] = j;
-  }
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diag = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
-}  // namespace
-
 std::vector<std::string_view> Reader::known_keys() const {
   std::vector<std::string_view> out;
   for (std::size_t at = 0; at < known_.size();) {
@@ -440,7 +436,7 @@ void Reader::finish() {
     std::string message = "unknown key";
     std::size_t best = 3;  // suggest only close spellings
     for (const std::string_view cand : names) {
-      const std::size_t d = edit_distance(k.str(), cand);
+      const std::size_t d = base::edit_distance(k.str(), cand);
       if (d < best) {
         best = d;
         message = "unknown key (did you mean \"" + std::string(cand) + "\"?)";

@@ -3,6 +3,7 @@
 // file holds the parsed tree, the --set overrides and resolve_tree, which reads the tables in order
 // and checks the rules across them; each table's reader lives in its own file (internal.hpp).
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -407,7 +408,21 @@ Scenario load_scenario_file(const catalog::Catalog& catalog, const std::string& 
 }
 
 ImportedModel import_hf_config(const std::string& path) {
-  parse::HfConfig c = parse::read_hf_config(parse::read_file(path, "Hugging Face config.json"), path);
+  std::error_code ec;
+  std::string file = path;
+  if (!std::filesystem::exists(file, ec) && parse::looks_like_hub_id(path)) {
+    // Not a file: a Hugging Face hub id, read from the local hub cache when it holds it.
+    const std::optional<std::string> cached = parse::find_hub_config(path);
+    if (!cached) {
+      throw InputError({Diagnostic{SourcePos{path}, "",
+                                   "no such file, and as a Hugging Face hub id no snapshot of it with a config.json "
+                                   "in " +
+                                       parse::hub_cache() + ": download it (huggingface-cli download " + path +
+                                       " config.json) or give the path of a local config.json"}});
+    }
+    file = *cached;
+  }
+  parse::HfConfig c = parse::read_hf_config(parse::read_file(file, "Hugging Face config.json"), file);
   return ImportedModel{std::move(c.shape), std::move(c.model_type), std::move(c.fields), std::move(c.notes)};
 }
 

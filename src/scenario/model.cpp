@@ -43,8 +43,9 @@ void read_model(Reader& r, const catalog::Catalog& cat, workload::ModelShape& m)
   bool have_base = false;
   if (preset) {
     if (!cat.has(catalog::SpecKind::kModel, *preset)) {
-      r.error("preset",
-              "unknown model preset \"" + *preset + "\" (known: " + cat.known_ids(catalog::SpecKind::kModel) + ")");
+      r.error("preset", "unknown model preset \"" + *preset + "\" (" +
+                            cat.known_ids_near(catalog::SpecKind::kModel, *preset) + ")");
+      have_base = true;  // the one problem: the shape keys a preset would give are not missing too
     } else {
       m = cat.model(*preset);
       have_base = true;
@@ -62,10 +63,19 @@ void read_model(Reader& r, const catalog::Catalog& cat, workload::ModelShape& m)
     have_base = true;  // a bad params value was reported already; missing shape keys would only add noise
   } else if (hf_config) {
     have_base = true;
-    const std::string file = hf_config_path(r, *hf_config);
+    std::string file = hf_config_path(r, *hf_config);
     std::error_code ec;
+    if (!std::filesystem::is_regular_file(file, ec) && parse::looks_like_hub_id(*hf_config)) {
+      // Not a file: a Hugging Face hub id, read from the local hub cache when it holds it.
+      file = parse::find_hub_config(*hf_config).value_or(file);
+    }
     if (!std::filesystem::is_regular_file(file, ec)) {
-      r.error("hf_config", "no file \"" + *hf_config + "\" (looked for " + file + ")");
+      r.error("hf_config", parse::looks_like_hub_id(*hf_config)
+                               ? "no file \"" + *hf_config + "\" (looked for " + file +
+                                     "), and as a Hugging Face hub id no snapshot of it with a config.json in " +
+                                     parse::hub_cache() + ": download it (huggingface-cli download " + *hf_config +
+                                     " config.json) or give the path of a local config.json"
+                               : "no file \"" + *hf_config + "\" (looked for " + file + ")");
     } else {
       try {
         m = parse::read_hf_config(parse::read_file(file, "Hugging Face config.json"), file).shape;

@@ -35,7 +35,7 @@ void read_runtime(Reader* r, Diagnostics& diags, const catalog::Catalog& cat, Sc
     }
   };
   if (!cat.has(catalog::SpecKind::kRuntime, id)) {
-    error("name", "unknown runtime \"" + id + "\" (known: " + cat.known_ids(catalog::SpecKind::kRuntime) + ")");
+    error("name", "unknown runtime \"" + id + "\" (" + cat.known_ids_near(catalog::SpecKind::kRuntime, id) + ")");
     return;
   }
   try {

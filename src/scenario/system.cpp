@@ -17,7 +17,7 @@ using units::Dim;
 void read_system(Reader& r, const catalog::Catalog& cat, System& s) {
   if (auto id = r.string("gpu", Need::kRequired)) {
     if (!cat.has(catalog::SpecKind::kGpu, *id)) {
-      r.error("gpu", "unknown GPU id \"" + *id + "\" (known: " + cat.known_ids(catalog::SpecKind::kGpu) + ")");
+      r.error("gpu", "unknown GPU id \"" + *id + "\" (" + cat.known_ids_near(catalog::SpecKind::kGpu, *id) + ")");
     } else {
       try {
         s.gpu = cat.gpu(*id);
@@ -49,7 +49,7 @@ void read_system(Reader& r, const catalog::Catalog& cat, System& s) {
   auto load_link = [&](std::string_view key, const std::string& fallback, LinkSpec& out) {
     const std::string id = r.string(key, Need::kOptional).value_or(fallback);
     if (!cat.has(catalog::SpecKind::kLink, id)) {
-      r.error(key, "unknown link id \"" + id + "\" (known: " + cat.known_ids(catalog::SpecKind::kLink) + ")");
+      r.error(key, "unknown link id \"" + id + "\" (" + cat.known_ids_near(catalog::SpecKind::kLink, id) + ")");
       return;
     }
     try {
@@ -91,7 +91,7 @@ void read_system(Reader& r, const catalog::Catalog& cat, System& s) {
       r.string("collectives", Need::kOptional).value_or(hardware::is_amd(s.gpu.arch) ? "rccl" : "nccl");
   if (!cat.has(catalog::SpecKind::kComm, comm)) {
     r.error("collectives",
-            "unknown collective library \"" + comm + "\" (known: " + cat.known_ids(catalog::SpecKind::kComm) + ")");
+            "unknown collective library \"" + comm + "\" (" + cat.known_ids_near(catalog::SpecKind::kComm, comm) + ")");
   } else {
     try {
       s.comm = cat.comm(comm);
@@ -102,7 +102,7 @@ void read_system(Reader& r, const catalog::Catalog& cat, System& s) {
   const std::string host = r.string("host", Need::kOptional).value_or(s.gpu.host);
   if (!cat.has(catalog::SpecKind::kHost, host)) {
     r.error(r.has("host") ? "host" : "gpu",
-            "unknown host \"" + host + "\" (known: " + cat.known_ids(catalog::SpecKind::kHost) + ")");
+            "unknown host \"" + host + "\" (" + cat.known_ids_near(catalog::SpecKind::kHost, host) + ")");
   } else {
     try {
       s.host = cat.host(host);
@@ -151,8 +151,8 @@ void read_cost(Reader* r, const catalog::Catalog& cat, Scenario& sc, bool gpu_ch
   double cloud_default = s.gpu.cloud_rate.value();
   if (c.cloud_gpu != s.gpu.id && !s.gpu.id.empty()) {
     if (!cat.has(catalog::SpecKind::kGpu, c.cloud_gpu)) {
-      r->error("cloud_gpu",
-               "unknown GPU id \"" + c.cloud_gpu + "\" (known: " + cat.known_ids(catalog::SpecKind::kGpu) + ")");
+      r->error("cloud_gpu", "unknown GPU id \"" + c.cloud_gpu + "\" (" +
+                                cat.known_ids_near(catalog::SpecKind::kGpu, c.cloud_gpu) + ")");
     } else {
       // Equal work on the rented GPU: the same GPU count and node shape, at its TDP.
       System cloud = make_system(cat, c.cloud_gpu, s.gpus, s.gpus_per_node);

@@ -164,7 +164,7 @@ void read_row(Reader& r, const catalog::Catalog& cat, const std::string& file, c
                                                           : file);
   if (auto g = r.string("gpu", Need::kRequired)) {
     if (!cat.has(catalog::SpecKind::kGpu, *g)) {
-      r.error("gpu", "unknown GPU id \"" + *g + "\" (known: " + cat.known_ids(catalog::SpecKind::kGpu) + ")");
+      r.error("gpu", "unknown GPU id \"" + *g + "\" (" + cat.known_ids_near(catalog::SpecKind::kGpu, *g) + ")");
     }
     m.gpu = *g;
   }

@@ -9,6 +9,7 @@ a request every front end refuses must be refused by all three, naming the same 
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -101,7 +102,9 @@ def python_answer(gpusim, command, r):
                                 {k: [typed(x) for x in v.split(",")] for k, v in (x.split("=", 1) for x in r["vary"])},
                                 **kw)
     except (ValueError, gpusim.InputError) as e:
-        return {"error": str(e)}
+        # Python names an override as the package takes it, overrides["KEY"] = VALUE; the command
+        # line and the page, as the flag: --set KEY=VALUE.
+        return {"error": re.sub(r'^overrides\["([^"]*)"\] = ', r"--set \1=", str(e), flags=re.M)}
     raise AssertionError(command)
 
 
