@@ -235,10 +235,17 @@ struct Field {
   FieldValue value;
 };
 // Every data field of the report, in report order (the text fields bottleneck_reason and advice
-// are words: the report stage adds them).
+// are words: the report stage adds them). For a job that cannot run (step::runs), every figure it
+// would have only if it ran (time, rates, use, power, cost, SLO, bands) is null; memory.fits is
+// false and the shortfall keys say by how much.
 std::vector<Field> report_fields(const Estimate& e);
+// The same fields with every figure as the evaluation gives it, whether the job runs or not (what
+// bands and validation read).
+std::vector<Field> all_fields(const Estimate& e);
 // The numeric value of a report key ("throughput.tokens_per_s_per_gpu"); nullopt when the key is
-// absent, not numeric, or null for this estimate (inference keys of a training run).
+// absent, not numeric, or null for this estimate (inference keys of a training run). A job that
+// cannot run as modelled still gives its figures here: a measured job ran, and its prediction is
+// scored (validation).
 std::optional<double> report_metric(const Estimate& e, std::string_view key);
 // Whether `key` names a numeric key of the report (for validating measurement files).
 bool is_report_metric(std::string_view key);

@@ -57,7 +57,8 @@ enum class AdviceKind {
   kFitsWith,              // change fits: before/after (memory, activations, optimizer, time per token)
   kNeedsMoreGpus,         // nothing tried fits: after = the tightest variant; gpus_needed, states
   kActivationsTooLarge,   // activations and runtime alone exceed the GPU: after = the tightest variant
-  kQuantizeWeights,       // inference does not fit: after = 4-bit weights
+  kServesWith,            // serving does not run; this change (format, tensor parallelism, GPUs) does: before/after
+  kServesOnNothing,       // no format or tensor-parallel layout up to kMaxAdvisedGpus runs: before, gpus_needed = 0
   kMicroBatch,            // micro_batch doubled: from/to, before/after (MFU, time per token, memory)
   kFp8,                   // precision fp8: before/after time per token
   kFlashAttention,        // flash attention on: before/after time per token
@@ -87,6 +88,9 @@ enum class AdviceKind {
   kFillPipeline,          // global batch doubled, twice the micro-batches per step: from/to, before/after
 };
 
+// The most GPUs serving advice tries for a replica (one NVL72 rack holds 72).
+inline constexpr int kMaxAdvisedGpus = 64;
+
 // One side of a variant, as the evaluator gives it.
 struct Effect {
   Seconds step_time;       // one step (training) or one decode step (inference)
@@ -94,6 +98,7 @@ struct Effect {
   double tokens_per_s = 0;
   double mfu = 0;
   physics::MemoryBreakdown memory;
+  bool runs = false;  // step::runs of the evaluation
 };
 
 struct Advice {

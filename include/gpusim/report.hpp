@@ -31,6 +31,9 @@ std::string estimate_csv_row(const answer::Estimate& e);
 // The bottleneck in a sentence, and each piece of advice in one.
 std::string bottleneck_reason(const answer::Estimate& e);
 std::string advice_text(const answer::Estimate& e, const explain::Advice& a);
+// Why a job cannot run (step::runs false), in numbers: "needs 54.6 GiB per GPU of the 24.0 GiB it
+// may use (30.6 GiB short)", the host's shortfall, the KV cache short of one request.
+std::string shortfall_words(const answer::Estimate& e);
 // One input the band varied, in words with its range ("runtime remainder of llm.c ±0.16").
 std::string unknown_text(const answer::Contribution& c);
 

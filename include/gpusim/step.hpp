@@ -349,6 +349,15 @@ struct Evaluation {
   std::optional<InferenceResult> inference;
 };
 
+// Whether the job can run as given: its memory fits the GPU (or the engine's share of it) and the
+// host, and a continuous-batching engine's KV pool holds one request's longest context (else the
+// engine refuses to start: vLLM's worker raises "The model's max seq len ... is larger than the
+// maximum number of tokens that can be stored in KV cache" [vllm-source]).
+// The figures of a job that cannot run are what it would do if it could.
+[[nodiscard]] inline bool runs(const Evaluation& e) {
+  return e.memory.fits() && !(e.inference && e.inference->kv_request_tokens > e.inference->kv_capacity_tokens);
+}
+
 struct Options {
   bool op_shares = false;  // aggregate per-op times (for reports and the roofline)
   // A Poisson load's capacity run (inference.saturation_requests_per_s and saturated): the band of

@@ -13,7 +13,7 @@ FieldValue opt(bool present, double v) { return present ? FieldValue(v) : FieldV
 
 }  // namespace
 
-std::vector<Field> report_fields(const Estimate& e) {
+std::vector<Field> all_fields(const Estimate& e) {
   const step::Evaluation& ev = e.eval;
   const step::StepBreakdown& s = ev.step;
   const physics::MemoryBreakdown& m = ev.memory;
@@ -58,7 +58,11 @@ std::vector<Field> report_fields(const Estimate& e) {
       {"memory", "per_gpu_bytes", units::to_bytes(m.total())},
       {"memory", "allocated_bytes", units::to_bytes(m.allocated())},
       {"memory", "capacity_bytes", units::to_bytes(m.capacity)},
-      {"memory", "fits", m.fits()},
+      {"memory", "fits", step::runs(ev)},
+      {"memory", "shortfall_bytes",
+       units::to_bytes(std::max(Bytes(0), m.total() - (m.budget.value() > 0 ? m.budget : m.capacity)))},
+      {"memory", "host_shortfall_bytes",
+       units::to_bytes(m.host_capacity.value() > 0 ? std::max(Bytes(0), m.host - m.host_capacity) : Bytes(0))},
       {"memory", "gpu_fits", m.gpu_fits()},
       {"memory", "host_fits", m.host_fits()},
       {"memory", "weights_bytes", units::to_bytes(m.weights)},
@@ -86,6 +90,7 @@ std::vector<Field> report_fields(const Estimate& e) {
       {"inference", "batch", opt(inf, r.batch)},
       {"inference", "kv_cache_utilization", opt(inf, r.kv_utilization)},
       {"inference", "kv_capacity_tokens", opt(inf, r.kv_capacity_tokens)},
+      {"inference", "kv_shortfall_tokens", opt(inf, std::max(0.0, r.kv_request_tokens - r.kv_capacity_tokens))},
       {"inference", "preemptions", opt(inf, r.preemptions)},
       {"inference", "requests", opt(inf, r.requests)},
       {"inference", "replicas", opt(inf, static_cast<double>(r.replicas))},
@@ -137,13 +142,50 @@ std::vector<Field> report_fields(const Estimate& e) {
 }
 
 namespace {
+
+// A figure of a job that ran: its time, rates, use, power, cost, SLO and their bands. Not the
+// GPU's own figures (utilization.dtype, peak_tflops_per_gpu), the memory, the model, the tokens
+// to train, nor what a serving engine holds (batch, KV capacity and shortfall, replicas, requests).
+bool as_if_run(const Field& f) {
+  const std::string_view section = f.section;
+  const std::string_view key = f.key;
+  const std::string_view top = section.substr(0, section.find('.'));
+  if (top == "utilization") {
+    return key != "dtype" && key != "peak_tflops_per_gpu";
+  }
+  if (top == "step" || top == "throughput" || top == "power" || top == "cost" || top == "slo" || top == "uncertainty") {
+    return true;
+  }
+  if (section == "training") {
+    return key == "time_s" || key == "gpu_hours";
+  }
+  if (top == "inference") {
+    return section != "inference" || !(key == "batch" || key == "kv_capacity_tokens" || key == "kv_shortfall_tokens" ||
+                                       key == "replicas" || key == "requests");
+  }
+  return false;
+}
+
 std::string full_key(const Field& f) {
   return *f.section == '\0' ? std::string(f.key) : std::string(f.section) + "." + f.key;
 }
+
 }  // namespace
 
+std::vector<Field> report_fields(const Estimate& e) {
+  std::vector<Field> out = all_fields(e);
+  if (!step::runs(e.eval)) {
+    for (Field& f : out) {
+      if (as_if_run(f) && !std::holds_alternative<std::string>(f.value)) {
+        f.value = Null{};
+      }
+    }
+  }
+  return out;
+}
+
 std::optional<double> report_metric(const Estimate& e, std::string_view key) {
-  for (const Field& f : report_fields(e)) {
+  for (const Field& f : all_fields(e)) {
     if (full_key(f) == key) {
       if (const double* d = std::get_if<double>(&f.value)) {
         return *d;
@@ -160,7 +202,7 @@ std::optional<double> report_metric(const Estimate& e, std::string_view key) {
 std::vector<std::string> report_metric_keys() {
   static const Estimate probe{};
   std::vector<std::string> out;
-  for (const Field& f : report_fields(probe)) {
+  for (const Field& f : all_fields(probe)) {
     // Names and words are no figure; a band end is not a figure a benchmark measures.
     if (!std::holds_alternative<std::string>(f.value) && !std::holds_alternative<physics::IntraPath>(f.value) &&
         std::string_view(f.section).substr(0, 12) != "uncertainty.") {

@@ -54,7 +54,7 @@ Values values_of(const step::Evaluation& ev, int gpus) {
   probe.eval = ev;
   probe.gpus = gpus;
   Values out;
-  for (const Field& f : report_fields(probe)) {
+  for (const Field& f : all_fields(probe)) {
     const double* d = std::get_if<double>(&f.value);
     if (d == nullptr || !std::isfinite(*d)) {
       continue;

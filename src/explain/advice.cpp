@@ -24,7 +24,7 @@ Advice advised(AdviceKind kind, const Variant& v, const Effect& before, const Ef
 }
 
 Effect effect_of(const step::Evaluation& e) {
-  return Effect{e.step.time, e.step.time / e.tokens_per_step, e.tokens_per_s, e.mfu, e.memory};
+  return Effect{e.step.time, e.step.time / e.tokens_per_step, e.tokens_per_s, e.mfu, e.memory, step::runs(e)};
 }
 
 Effect Advising::run(const scenario::Scenario& v) const {
@@ -45,16 +45,102 @@ using workload::Recompute;
 // A scenario value as a user writes it: "full".
 std::string quoted(Recompute r) { return base::strfmt("\"%s\"", workload::to_string(r)); }
 
+// A serving job that cannot run (its weights or one request's KV cache do not fit): the changes
+// that make it run, each run through the evaluator, smallest first: a smaller weight format, the
+// replica's tensor parallelism over the GPUs it has, then more GPUs for one replica (tensor
+// parallelism up to kMaxAdvisedGpus, in the format given, then in the smallest); at most three.
+void serving_capacity_advice(const Scenario& sc, const Evaluation& e, Advising& out) {
+  const Effect before = effect_of(e);
+  const workload::Inference& inf = *sc.job.inference;
+  auto runs = [&](const Scenario& v) -> std::optional<Effect> {
+    try {
+      const Effect after = out.run(v);
+      return after.runs ? std::optional<Effect>(after) : std::nullopt;
+    } catch (const InputError&) {
+      return std::nullopt;  // a variant the job cannot take (heads not divisible, a dtype the GPU lacks)
+    }
+  };
+  auto advise = [&](std::vector<Override> change, const Effect& after) {
+    Advice a = of(AdviceKind::kServesWith);
+    a.change = std::move(change);
+    a.before = before;
+    a.after = after;
+    out.list.push_back(a);
+  };
+  // Formats smaller than the one given, 8 then 4 bits (fp8 where the GPU computes in it).
+  std::vector<std::string> formats;
+  const bool fp8 = sc.system.gpu.supports(DType::kFp8);
+  if (inf.weight_bytes > 1.0) {
+    formats.emplace_back(fp8 ? "fp8" : "int8");
+  }
+  if (inf.weight_bytes > 0.5) {
+    formats.emplace_back("int4");
+  }
+  auto with_format = [&](const std::string& f) {
+    try {
+      return std::optional<Scenario>(scenario::with_weight_format(sc, f));
+    } catch (const InputError&) {
+      return std::optional<Scenario>();
+    }
+  };
+  auto format_change = [](const std::string& f) { return Override{"inference.weight_precision", "\"" + f + "\""}; };
+  bool format_runs = false;
+  for (const std::string& f : formats) {
+    if (const auto v = with_format(f)) {
+      if (const auto after = runs(*v)) {
+        advise({format_change(f)}, *after);
+        format_runs = true;
+        break;  // the larger format that runs is the smaller change
+      }
+    }
+  }
+  const workload::Layout& l = sc.layout;
+  auto layout_change = [](const workload::Layout& w, int gpus) {
+    return std::vector<Override>{{"system.gpus", std::to_string(gpus)},
+                                 {"parallelism.tensor", std::to_string(w.tensor)},
+                                 {"parallelism.data", std::to_string(w.data)}};
+  };
+  // One replica over every GPU it has: fewer replicas, each with less to hold.
+  if (l.data > 1 && out.list.size() < 3) {
+    workload::Layout w = l;
+    w.tensor = l.tensor * l.data;
+    w.data = 1;
+    if (const auto after = runs(scenario::with_layout(sc, w, sc.system.gpus))) {
+      advise(layout_change(w, sc.system.gpus), *after);
+    }
+  }
+  // More GPUs for one replica: the fewest that run it, in the format given, then (when no format
+  // runs it on the GPUs it has) in the smallest.
+  const std::optional<Scenario> smallest = formats.empty() || format_runs ? std::nullopt : with_format(formats.back());
+  for (const Scenario* base : {&sc, smallest ? &*smallest : nullptr}) {
+    if (base == nullptr || out.list.size() >= 3) {
+      continue;
+    }
+    for (int t = l.tensor * l.data * 2; t * l.pipeline <= kMaxAdvisedGpus; t *= 2) {
+      workload::Layout w = l;
+      w.tensor = t;
+      w.data = 1;
+      if (const auto after = runs(scenario::with_layout(*base, w, t * l.pipeline))) {
+        std::vector<Override> change = layout_change(w, t * l.pipeline);
+        if (base != &sc) {
+          change.insert(change.begin(), format_change(formats.back()));
+        }
+        advise(std::move(change), *after);
+        break;
+      }
+    }
+  }
+  if (out.list.empty()) {
+    Advice a = of(AdviceKind::kServesOnNothing);
+    a.before = before;
+    out.list.push_back(a);
+  }
+}
+
 void capacity_advice(const Scenario& sc, const Evaluation& e, Advising& out) {
   const Effect before = effect_of(e);
   if (!sc.job.training) {
-    Scenario v = sc;
-    v.job.inference->weight_bytes = units::bytes_per_element(DType::kInt4);
-    Advice a = of(AdviceKind::kQuantizeWeights);
-    a.change = {{"inference.weight_precision", "\"int4\""}};
-    a.before = before;
-    a.after = out.run(v);
-    out.list.push_back(a);
+    serving_capacity_advice(sc, e, out);
     return;
   }
   std::vector<Variant> variants;
@@ -98,7 +184,9 @@ void capacity_advice(const Scenario& sc, const Evaluation& e, Advising& out) {
     v.job.training->paged_optimizer = false;
     variants.push_back({{{"training.offload_optimizer", "\"cpu\""}}, v});
   }
-  if (!t.adapters()) {
+  // LoRA and QLoRA are modelled on dense transformers (the loader refuses them on a mixture of
+  // experts or latent attention).
+  if (!t.adapters() && !sc.job.model.moe && !sc.job.model.mla) {
     for (const workload::Method method : {workload::Method::kLora, workload::Method::kQlora}) {
       if (method == workload::Method::kQlora && t.precision != DType::kBf16 && t.precision != DType::kFp16) {
         continue;
@@ -127,7 +215,7 @@ void capacity_advice(const Scenario& sc, const Evaluation& e, Advising& out) {
   bool any = false;
   for (const auto& var : variants) {
     const Effect after = out.run(var.sc);
-    if (after.memory.fits()) {
+    if (after.runs) {
       out.list.push_back(advised(AdviceKind::kFitsWith, var, before, after));
       any = true;
       if (out.list.size() >= 3) {

@@ -1,8 +1,8 @@
-// What bounds a step: capacity when the job does not fit in the GPU's memory, host memory when what
-// it offloads does not fit in the host's; otherwise the largest share of step time among
-// compute-bound kernels, bandwidth-bound kernels, exposed communication, exposed offload traffic
-// (and the host's optimizer step), the pipeline bubble, input stall and overhead (kernel gaps,
-// framework time, launch stall). On a tie the earlier part wins.
+// What bounds a step: capacity when the job does not fit in the GPU's memory (or a serving engine's
+// KV pool cannot hold one request), host memory when what it offloads does not fit in the host's; otherwise the largest
+// share of step time among compute-bound kernels, bandwidth-bound kernels, exposed communication, exposed offload
+// traffic (and the host's optimizer step), the pipeline bubble, input stall and overhead (kernel gaps, framework time,
+// launch stall). On a tie the earlier part wins.
 #include <algorithm>
 #include <iterator>
 
@@ -23,6 +23,10 @@ Diagnosis diagnose(const step::Evaluation& e) {
   }
   if (!m.host_fits()) {
     d.bottleneck = Bottleneck::kHostMemory;
+    return d;
+  }
+  if (!step::runs(e)) {  // the KV pool cannot hold one request: the engine would not start
+    d.bottleneck = Bottleneck::kCapacity;
     return d;
   }
   const std::pair<Bottleneck, Seconds> parts[] = {

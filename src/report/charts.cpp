@@ -122,7 +122,7 @@ std::string compare_svg(const std::vector<search::CompareRow>& rows, const std::
 
 SweepSample sweep_sample(const search::SweepPoint& p, const std::string& metric) {
   SweepSample s{p.values, std::nullopt};
-  if (p.estimate) {
+  if (p.estimate && step::runs(p.estimate->eval)) {  // a point that does not fit has no figure
     s.y = answer::report_metric(*p.estimate, metric);
   }
   return s;

@@ -106,6 +106,39 @@ std::string serving_words(const answer::Estimate::Serving& sv) {
                 l.tensor, l.pipeline, l.data);
 }
 
+// Power, energy, carbon and cost: the lines of a job that runs.
+void power_and_cost_lines(std::string& out, const answer::Estimate& e) {
+  const step::Evaluation& ev = e.eval;
+  line(out, "power",
+       strfmt("%.0f W per GPU avg at %.0f MHz SM clock (%.0f %% of the rated boost)   %s · %s CO2e%s",
+              units::to_watts(ev.gpu_avg_power), e.sm_clock_mhz, pct(ev.clock), energy(e.energy.energy).c_str(),
+              mass_kg(units::to_kilograms(e.energy.carbon)).c_str(), ev.training ? "" : " for the simulated requests"));
+  const std::string breakeven =
+      strfmt("break-even %s at %.0f %% use", breakeven_words(e.cost.breakeven, e.cost_inputs.lifetime).c_str(),
+             pct(e.utilization));
+  line(out, "cost",
+       strfmt("cloud %s at %.2f USD/GPU-h (%s) · owned %s (electricity %s + hardware %s) · %s",
+              money(units::to_usd(e.cost.cloud)).c_str(), units::to_usd_per_hour(e.cloud_rate), e.cloud_gpu.c_str(),
+              money(units::to_usd(e.cost.owned())).c_str(), money(units::to_usd(e.cost.owned_electricity)).c_str(),
+              money(units::to_usd(e.cost.owned_hardware)).c_str(), breakeven.c_str()));
+  if (ev.inference && ev.tokens > 0 && !e.images) {
+    line(out, "", money(answer::usd_per_million_tokens(e)) + " per million output tokens in the cloud");
+  }
+}
+
+// The kernels that take the step's time, largest first.
+void kernels_line(std::string& out, const answer::Estimate& e) {
+  const step::Evaluation& ev = e.eval;
+  const step::StepBreakdown& s = ev.step;
+  std::string kernels;
+  for (std::size_t i = 0; i < ev.ops.size() && i < 5; ++i) {
+    const step::OpShare& op = ev.ops[i];
+    kernels += strfmt("%s%s %s %.0f %%", i == 0 ? "" : " · ", op.name.c_str(), lowering::to_string(op.phase),
+                      s.compute.value() > 0 ? pct(op.time / s.compute) : 0.0);
+  }
+  line(out, "kernels", kernels + "  (share of kernel time)");
+}
+
 }  // namespace
 
 std::string estimate_text(const answer::Estimate& e) {
@@ -118,7 +151,16 @@ std::string estimate_text(const answer::Estimate& e) {
        strfmt("%s (%s): %s", e.runtime_name.c_str(), e.runtime_id.c_str(), stack_words(e.stack).c_str()));
   const step::StepBreakdown& s = ev.step;
   const char* unit = e.images ? "images" : "tokens";
-  if (ev.training) {
+  // A job that cannot run says so first, and gives no figure it would have only if it ran.
+  const bool ran = step::runs(ev);
+  if (!ran) {
+    if (ev.inference && !e.images) {
+      line(out, "serving", e.serving ? serving_words(*e.serving) : std::string());
+    }
+    line(out, "fit",
+         "DOES NOT FIT: " + shortfall_words(e) +
+             "; no time, throughput, power or cost is given for a job that cannot run");
+  } else if (ev.training) {
     std::string parts = strfmt("compute %s + exposed comm %s + overhead %s", duration(s.compute).c_str(),
                                duration(s.communication).c_str(), duration(s.overhead).c_str());
     if (s.bubble.value() > 0) {
@@ -206,7 +248,7 @@ std::string estimate_text(const answer::Estimate& e) {
     const step::InferenceResult& r = *ev.inference;
     line(out, "",
          strfmt("KV cache holds %s tokens per replica, short of the %s one request needs: the engine would "
-                "refuse to start; the latency and throughput above serve one request at a time as if it fit",
+                "refuse to start",
                 human(r.kv_capacity_tokens).c_str(), human(r.kv_request_tokens).c_str()));
   } else if (ev.inference && ev.inference->kv_capacity_tokens > 0) {
     const step::InferenceResult& r = *ev.inference;
@@ -214,7 +256,7 @@ std::string estimate_text(const answer::Estimate& e) {
          strfmt("KV cache holds %s tokens per replica; %.0f %% in use on average; %.0f preemptions",
                 human(r.kv_capacity_tokens).c_str(), pct(r.kv_utilization), r.preemptions));
   }
-  if (ev.training) {
+  if (ev.training && ran) {
     line(
         out, "time",
         strfmt(
@@ -222,32 +264,16 @@ std::string estimate_text(const answer::Estimate& e) {
             human(e.images && ev.tokens_per_s > 0 ? ev.tokens * ev.samples_per_s / ev.tokens_per_s : ev.tokens).c_str(),
             unit, human(units::to_hours(ev.gpu_time)).c_str()));
   }
-  line(out, "power",
-       strfmt("%.0f W per GPU avg at %.0f MHz SM clock (%.0f %% of the rated boost)   %s · %s CO2e%s",
-              units::to_watts(ev.gpu_avg_power), e.sm_clock_mhz, pct(ev.clock), energy(e.energy.energy).c_str(),
-              mass_kg(units::to_kilograms(e.energy.carbon)).c_str(), ev.training ? "" : " for the simulated requests"));
-  const std::string breakeven =
-      strfmt("break-even %s at %.0f %% use", breakeven_words(e.cost.breakeven, e.cost_inputs.lifetime).c_str(),
-             pct(e.utilization));
-  line(out, "cost",
-       strfmt("cloud %s at %.2f USD/GPU-h (%s) · owned %s (electricity %s + hardware %s) · %s",
-              money(units::to_usd(e.cost.cloud)).c_str(), units::to_usd_per_hour(e.cloud_rate), e.cloud_gpu.c_str(),
-              money(units::to_usd(e.cost.owned())).c_str(), money(units::to_usd(e.cost.owned_electricity)).c_str(),
-              money(units::to_usd(e.cost.owned_hardware)).c_str(), breakeven.c_str()));
-  if (ev.inference && ev.tokens > 0 && !e.images) {
-    line(out, "", money(answer::usd_per_million_tokens(e)) + " per million output tokens in the cloud");
+  if (ran) {
+    power_and_cost_lines(out, e);
   }
   line(out, "bottleneck", strfmt("%s — %s", explain::to_string(e.diagnosis.bottleneck), bottleneck_reason(e).c_str()));
   for (std::size_t i = 0; i < e.advice.size(); ++i) {
     line(out, i == 0 ? "advice" : "", advice_text(e, e.advice[i]));
   }
-  std::string kernels;
-  for (std::size_t i = 0; i < ev.ops.size() && i < 5; ++i) {
-    const step::OpShare& op = ev.ops[i];
-    kernels += strfmt("%s%s %s %.0f %%", i == 0 ? "" : " · ", op.name.c_str(), lowering::to_string(op.phase),
-                      s.compute.value() > 0 ? pct(op.time / s.compute) : 0.0);
+  if (ran) {
+    kernels_line(out, e);
   }
-  line(out, "kernels", kernels + "  (share of kernel time)");
   return out;
 }
 

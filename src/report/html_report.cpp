@@ -53,9 +53,13 @@ std::string estimate_html(const answer::Estimate& e, const explain::Roofline& ro
       "<p class=\"note\">gpusim estimate: every figure below comes from the formulas and sources named in "
       "gpusim's documentation (docs/report.md lists each key).</p>\n";
   page += "<h2>Report</h2>\n<pre>" + xml_escape(estimate_text(e)) + "</pre>\n";
-  page += "<h2>Roofline</h2>\n" + roofline_svg(roofline);
-  page += "<h2>Kernels of one step</h2>\n" + kernel_table(e);
-  page += "<h2>Owning against renting</h2>\n" + breakeven_svg(breakeven);
+  // A job that cannot run has no step to place on the roofs, no kernels and no cost: the report
+  // above says why.
+  if (step::runs(e.eval)) {
+    page += "<h2>Roofline</h2>\n" + roofline_svg(roofline);
+    page += "<h2>Kernels of one step</h2>\n" + kernel_table(e);
+    page += "<h2>Owning against renting</h2>\n" + breakeven_svg(breakeven);
+  }
   page += "</body>\n</html>\n";
   return page;
 }

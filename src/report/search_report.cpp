@@ -222,6 +222,11 @@ std::string cannot_run(const search::CompareRow& r) {
   return strfmt("  %-4s %-16s cannot run: %s\n", "-", r.gpu.c_str(), r.problem.c_str());
 }
 
+// A GPU on which the job does not fit: said so, with no figure it would have only if it ran.
+std::string does_not_fit(const search::CompareRow& r) {
+  return strfmt("  %-4s %-16s DOES NOT FIT: %s\n", "-", r.gpu.c_str(), shortfall_words(*r.estimate).c_str());
+}
+
 // Serving scenarios compare what a user of the service sees and what it costs.
 std::string compare_serving_text(const std::string& title, const std::vector<search::CompareRow>& rows) {
   std::string out = "Compare: " + title + "\n";
@@ -231,6 +236,10 @@ std::string compare_serving_text(const std::string& title, const std::vector<sea
   for (const auto& r : rows) {
     if (!r.estimate) {
       out += cannot_run(r);
+      continue;
+    }
+    if (!step::runs(r.estimate->eval)) {
+      out += does_not_fit(r);
       continue;
     }
     const answer::Estimate& e = *r.estimate;
@@ -263,6 +272,10 @@ std::string compare_text(const std::string& title, const std::vector<search::Com
       out += cannot_run(r);
       continue;
     }
+    if (!step::runs(r.estimate->eval)) {
+      out += does_not_fit(r);
+      continue;
+    }
     const answer::Estimate& e = *r.estimate;
     out += strfmt("  %-4d %-16s %5d %10s %12s %10s %12s %12s %10s %5.0f%% %-5s %s\n", ++rank, r.gpu.c_str(), e.gpus,
                   duration(e.eval.step.time).c_str(), duration(e.eval.job_time).c_str(),
@@ -285,19 +298,22 @@ std::string compare_json(const std::vector<search::CompareRow>& rows) {
       w.value("problem", r.problem);
     } else {
       const answer::Estimate& e = *r.estimate;
+      // A job that does not fit has no figure it would have only if it ran: those are null.
+      const bool ran = step::runs(e.eval);
+      auto figure = [&](const char* key, double v) { ran ? w.value(key, v) : w.null(key); };
       w.value("runs", true);
       w.value("gpus", e.gpus);
-      w.value("step_time_s", units::to_seconds(e.eval.step.time));
-      w.value("time_s", units::to_seconds(e.eval.job_time));
-      w.value("gpu_hours", units::to_hours(e.eval.gpu_time));
-      w.value("cloud_usd", units::to_usd(e.cost.cloud));
-      w.value("owned_usd", units::to_usd(e.cost.owned()));
-      w.value("usd_per_million_tokens", usd_per_million_tokens(e));
+      figure("step_time_s", units::to_seconds(e.eval.step.time));
+      figure("time_s", units::to_seconds(e.eval.job_time));
+      figure("gpu_hours", units::to_hours(e.eval.gpu_time));
+      figure("cloud_usd", units::to_usd(e.cost.cloud));
+      figure("owned_usd", units::to_usd(e.cost.owned()));
+      figure("usd_per_million_tokens", usd_per_million_tokens(e));
       if (e.slo) {
-        w.value("slo_met", e.slo->met());
+        ran ? w.value("slo_met", e.slo->met()) : w.null("slo_met");
       }
-      w.value("mfu", e.eval.mfu);
-      w.value("fits", e.eval.memory.fits());
+      figure("mfu", e.eval.mfu);
+      w.value("fits", ran);
       w.value("memory_per_gpu_bytes", units::to_bytes(e.eval.memory.total()));
       w.value("bottleneck", explain::to_string(e.diagnosis.bottleneck));
     }
@@ -359,13 +375,16 @@ std::string sweep_record(SweepFormat f, const std::vector<search::Axis>& axes, c
   w.value("status", p.estimate ? std::string("ok") : p.problem);
   if (p.estimate) {
     const answer::Estimate& e = *p.estimate;
-    w.value("step_time_s", units::to_seconds(e.eval.step.time));
-    w.value("tokens_per_s", e.eval.tokens_per_s);
-    w.value("mfu", e.eval.mfu);
+    // A point that does not fit has no figure it would have only if it ran: those are null.
+    const bool ran = step::runs(e.eval);
+    auto figure = [&](const char* key, double v) { ran ? w.value(key, v) : w.null(key); };
+    figure("step_time_s", units::to_seconds(e.eval.step.time));
+    figure("tokens_per_s", e.eval.tokens_per_s);
+    figure("mfu", e.eval.mfu);
     w.value("memory_per_gpu_bytes", units::to_bytes(e.eval.memory.total()));
-    w.value("fits", e.eval.memory.fits());
-    w.value("train_time_s", units::to_seconds(e.eval.job_time));
-    w.value("cloud_usd", units::to_usd(e.cost.cloud));
+    w.value("fits", ran);
+    figure("train_time_s", units::to_seconds(e.eval.job_time));
+    figure("cloud_usd", units::to_usd(e.cost.cloud));
     w.value("bottleneck", explain::to_string(e.diagnosis.bottleneck));
   }
   w.end_object();

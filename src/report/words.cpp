@@ -109,10 +109,19 @@ std::string bottleneck_reason(const answer::Estimate& e) {
 
 std::string advice_text(const answer::Estimate& e, const explain::Advice& a) {
   switch (a.kind) {
-    case AdviceKind::kQuantizeWeights:
-      return strfmt("weights need %.1f GiB; 4-bit weights (%s) bring the total to %.1f of %.1f GiB",
-                    gib(a.before->memory.weights), label(a.change).c_str(), gib(a.after->memory.total()),
-                    gib(a.after->memory.budget.value() > 0 ? a.after->memory.budget : a.after->memory.capacity));
+    case AdviceKind::kServesWith:
+      return strfmt(
+          "runs with %s: %.1f of %.1f GiB per GPU (weights %.1f -> %.1f GiB, KV cache %.1f GiB), %s output "
+          "tokens/s in decode",
+          label(a.change).c_str(), gib(a.after->memory.total()),
+          gib(a.after->memory.budget.value() > 0 ? a.after->memory.budget : a.after->memory.capacity),
+          gib(a.before->memory.weights), gib(a.after->memory.weights), gib(a.after->memory.kv_cache),
+          human(a.after->tokens_per_s).c_str());
+    case AdviceKind::kServesOnNothing:
+      return strfmt(
+          "no smaller weight format and no tensor-parallel replica of up to %d GPUs runs it: a GPU with "
+          "more memory, or a shorter context",
+          explain::kMaxAdvisedGpus);
     case AdviceKind::kFitsWith:
       return strfmt("%s: %.1f of %.1f GiB per GPU (activations %.1f -> %.1f GiB, optimizer %.1f -> %.1f GiB), %s",
                     label(a.change).c_str(), gib(a.after->memory.total()), gib(a.after->memory.capacity),
@@ -304,6 +313,32 @@ std::string intra_path_text(const physics::IntraPath& p) {
       break;
   }
   return strfmt("%s, no P2P: staged through host memory (%.1f GB/s achievable)", p.link.c_str(), gbs);
+}
+
+// Why a job cannot run, in numbers: the GPU memory it needs beyond what it may use, what it
+// offloads beyond the host's memory, the KV cache short of one request.
+std::string shortfall_words(const answer::Estimate& e) {
+  const physics::MemoryBreakdown& m = e.eval.memory;
+  std::vector<std::string> parts;
+  const Bytes room = m.budget.value() > 0 ? m.budget : m.capacity;
+  if (m.total() > room) {
+    parts.push_back(strfmt("needs %.1f GiB per GPU of the %.1f GiB it may use (%.1f GiB short)", gib(m.total()),
+                           gib(room), gib(m.total() - room)));
+  }
+  if (!m.host_fits()) {
+    parts.push_back(strfmt("offloads %.1f GiB per GPU to a host memory of %.1f GiB per GPU (%.1f GiB short)",
+                           gib(m.host), gib(m.host_capacity), gib(m.host - m.host_capacity)));
+  }
+  if (e.eval.inference && e.eval.inference->kv_request_tokens > e.eval.inference->kv_capacity_tokens) {
+    const step::InferenceResult& r = *e.eval.inference;
+    parts.push_back(strfmt("its KV cache holds %s tokens per replica, short of the %s one request needs",
+                           human(r.kv_capacity_tokens).c_str(), human(r.kv_request_tokens).c_str()));
+  }
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    out += (i == 0 ? "" : "; ") + parts[i];
+  }
+  return out;
 }
 
 }  // namespace gpusim::report
