@@ -198,10 +198,12 @@ void plan_check(const std::string& objective, int top, int max_gpus, const Strin
 }
 
 std::string plan(const std::string& path, const std::optional<std::string>& text, const Strings& sets,
-                 const std::string& objective, int top, int max_gpus, const Strings& formats, const Strings& specs) {
+                 const std::string& gpu, const std::string& objective, int top, int max_gpus, const Strings& formats,
+                 const Strings& specs) {
   gpusim::app::PlanRequest request = plan_request(objective, top, max_gpus, formats);
   request.scenario = gpusim::app::ScenarioSource{path, text};
   request.sets = sets;
+  request.gpu = gpu;
   const auto catalog = catalog_of(specs);
   const py::gil_scoped_release release;
   try {
@@ -367,7 +369,8 @@ PYBIND11_MODULE(_gpusim, m) {
   m.def("estimate", &estimate, "path"_a, "text"_a, "sets"_a, "gpu"_a, "variant"_a, "specs"_a);
   m.def("compare", &compare, "path"_a, "text"_a, "sets"_a, "gpus"_a, "specs"_a);
   m.def("sweep", &sweep, "path"_a, "text"_a, "sets"_a, "axes"_a, "specs"_a, "shard"_a = 0, "shards"_a = 1);
-  m.def("plan", &plan, "path"_a, "text"_a, "sets"_a, "objective"_a, "top"_a, "max_gpus"_a, "formats"_a, "specs"_a);
+  m.def("plan", &plan, "path"_a, "text"_a, "sets"_a, "gpu"_a, "objective"_a, "top"_a, "max_gpus"_a, "formats"_a,
+        "specs"_a);
   m.def("plan_check", &plan_check, "objective"_a, "top"_a, "max_gpus"_a, "formats"_a);
   m.def("roofline", &roofline, "gpu"_a, "gpus"_a, "path"_a, "text"_a, "sets"_a, "dtype"_a, "variant"_a, "specs"_a);
   m.def("breakeven", &breakeven, "path"_a, "text"_a, "sets"_a, "gpu"_a, "variant"_a, "specs"_a);

@@ -173,3 +173,15 @@ TEST_CASE("checking the specs counts every file of the catalog, and a bad file i
   CHECK_THROWS_AS(app::check_specs(test::catalog(), {bad}), InputError);
   CHECK_THROWS_WITH(app::check_specs(test::catalog(), {bad}), Catch::Contains("broken.toml:"));
 }
+
+TEST_CASE("a plan request's gpu replaces the scenario's, and an unknown one is refused as input", "[app][plan]") {
+  app::PlanRequest r;
+  r.scenario = app::ScenarioSource{test::source("scenarios/gpt2-124m-8xa100.toml"), std::nullopt};
+  r.top = 1;
+  r.gpu = "h100-sxm5-80gb";
+  const app::PlanAnswer a = app::plan(test::catalog(), r);
+  CHECK(a.scenario.system.gpu.id == "h100-sxm5-80gb");
+  REQUIRE(a.training.has_value());
+  r.gpu = "h100";
+  CHECK_THROWS_WITH(app::plan(test::catalog(), r), Catch::Contains("did you mean \"h100-nvl\""));
+}

@@ -209,6 +209,7 @@ std::string request(const std::string& command, const std::string& json) {
       gpusim::app::PlanRequest r;
       r.scenario = source_of(j);
       r.sets = strings(j, "sets");
+      r.gpu = gpu;
       r.objective = j.value("objective", r.objective);
       r.top = j.value("top", r.top);
       r.max_gpus = j.value("max_gpus", r.max_gpus);

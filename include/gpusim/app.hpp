@@ -149,6 +149,7 @@ std::vector<explain::Roofline> roofline(const catalog::Catalog& catalog, const R
 struct PlanRequest {
   ScenarioSource scenario;
   std::vector<std::string> sets;
+  std::string gpu;                   // replaces system.gpu; empty: the scenario's
   std::string objective = "time";    // search::kObjectiveNames
   int top = 10;                      // rows kept: 1 to search::kMaxPlanTop
   int max_gpus = 0;                  // also search GPU counts up to this: 0 to search::kMaxPlanGpus

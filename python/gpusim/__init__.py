@@ -286,7 +286,8 @@ def _sweep_rows(job, index, count):
     return rows
 
 
-def plan(scenario, *, objective="time", top=10, max_gpus=0, formats=None, overrides=None, specs=None, **kw):
+def plan(scenario, *, gpu=None, objective="time", top=10, max_gpus=0, formats=None, overrides=None, specs=None,
+         **kw):
     """The best layouts for a job: ``gpusim plan SCENARIO --format json``.
 
     Training scenarios: every valid parallel layout ranked by time to train (``objective="time"``)
@@ -294,9 +295,10 @@ def plan(scenario, *, objective="time", top=10, max_gpus=0, formats=None, overri
     deployments (GPU count, layout, weight format, batch limit) that meet the scenario's SLO,
     ranked by output tokens/s per GPU or cost per million output tokens, with the frontier.
     ``top``: rows to keep. ``max_gpus``: also search GPU counts up to this. ``formats`` (serving
-    only): weight formats to try, a list or a comma-separated string.
+    only): weight formats to try, a list or a comma-separated string. ``gpu``: plan on this GPU id
+    instead of ``system.gpu`` (``--gpu``).
     """
-    return _plan_job(_plan_resolved(scenario, objective, top, max_gpus, formats, overrides, specs, **kw))
+    return _plan_job(_plan_resolved(scenario, gpu, objective, top, max_gpus, formats, overrides, specs, **kw))
 
 
 def _plan_job(job):
@@ -304,7 +306,8 @@ def _plan_job(job):
     return json.loads(_gpusim.plan(*job))
 
 
-def _plan_resolved(scenario, objective="time", top=10, max_gpus=0, formats=None, overrides=None, specs=None, **kw):
+def _plan_resolved(scenario, gpu=None, objective="time", top=10, max_gpus=0, formats=None, overrides=None, specs=None,
+                   **kw):
     """plan()'s checks (the command line's: one function makes them), then the question as a job
     any process can answer."""
     if not isinstance(objective, str):
@@ -313,7 +316,7 @@ def _plan_resolved(scenario, objective="time", top=10, max_gpus=0, formats=None,
     max_gpus = _int(max_gpus, "max_gpus")
     names = [] if formats is None else _names(formats, "formats")
     _gpusim.plan_check(objective, top, max_gpus, names)
-    return (*_portable(scenario), _sets(overrides, kw), objective, top, max_gpus, names,
+    return (*_portable(scenario), _sets(overrides, kw), _optional_str(gpu, "gpu"), objective, top, max_gpus, names,
             _portable_dirs(_specs(specs)))
 
 

@@ -22,6 +22,7 @@ double peak_rss_mb() {
 int run_plan(const std::vector<std::string>& args) {
   Common c;
   std::string scenario;
+  std::string gpu;
   std::string objective = "time";
   int top = 10;
   int max_gpus = 0;
@@ -33,6 +34,7 @@ int run_plan(const std::vector<std::string>& args) {
   po::options_description d("options");
   add_common(d, c, true);
   d.add_options()("scenario", po::value<std::string>(&scenario), "training scenario")(
+      "gpu", po::value<std::string>(&gpu), "plan on this GPU id instead of system.gpu")(
       "top", po::value<int>(&top)->default_value(10), "layouts to show")(
       "objective", po::value<std::string>(&objective)->default_value("time"),
       "time | cost: training, time to train or cloud USD; serving, output tokens/s per GPU or cloud USD per "
@@ -52,8 +54,8 @@ int run_plan(const std::vector<std::string>& args) {
   pos.add("scenario", 1);
   po::variables_map vm;
   if (!parse(args, d, pos, vm,
-             "usage: gpusim plan SCENARIO [--top N] [--objective time|cost] [--max-gpus N] [--format text|json]\n"
-             "                            [--formats F1,F2,...] [--svg FILE] [--timing]\n"
+             "usage: gpusim plan SCENARIO [--gpu ID] [--top N] [--objective time|cost] [--max-gpus N]\n"
+             "                            [--format text|json] [--formats F1,F2,...] [--svg FILE] [--timing]\n"
              "Training: searches every valid tensor x pipeline x data layout with ZeRO stage, micro-batch,\n"
              "recompute, sequence parallelism and virtual stages (and GPU counts with --max-gpus); sizes each\n"
              "with the memory model, times those that fit with the same evaluator as `estimate`, and ranks\n"
@@ -70,9 +72,11 @@ int run_plan(const std::vector<std::string>& args) {
   if (scenario.empty()) {
     throw UsageError("missing SCENARIO (see gpusim plan --help)");
   }
+  check_gpu_option(vm);
   app::PlanRequest request;
   request.scenario = app::ScenarioSource{scenario, std::nullopt};
   request.sets = sets;
+  request.gpu = gpu;
   request.objective = objective;
   request.top = top;
   request.max_gpus = max_gpus;

@@ -30,6 +30,7 @@ ROWS = [
     ("compare", {"scenario": "scenarios/gpt2-124m-rtx4090.toml", "gpus": ["rtx4090", "a100-sxm4-80gb", "l40s"]}),
     ("plan", {"scenario": "scenarios/llama2-7b-pretrain-a100.toml", "top": 3, "max_gpus": 512}),
     ("plan", {"scenario": "scenarios/llama3-70b-fp8-4xh100-serve.toml", "max_gpus": 4}),
+    ("plan", {"scenario": "scenarios/gpt2-124m-8xa100.toml", "gpu": "h100-sxm5-80gb", "top": 3}),
     ("sweep", {"scenario": "scenarios/scaling-llama2-7b.toml",
                "vary": ["training.micro_batch=1,2", "parallelism.zero=0,3", "system.gpus=8,64"]}),
     # GPU what-ifs: the DRAM bandwidth, the SM clock and the PCIe generation.
@@ -96,7 +97,8 @@ def python_answer(gpusim, command, r):
         if command == "compare":
             return gpusim.compare(r["scenario"], r["gpus"], **kw)
         if command == "plan":
-            return gpusim.plan(r["scenario"], top=r.get("top", 10), max_gpus=r.get("max_gpus", 0), **kw)
+            return gpusim.plan(r["scenario"], gpu=r.get("gpu"), top=r.get("top", 10), max_gpus=r.get("max_gpus", 0),
+                               **kw)
         if command == "sweep":  # flat rows: compared with the command line's on their fields below
             return gpusim.sweep(r["scenario"],
                                 {k: [typed(x) for x in v.split(",")] for k, v in (x.split("=", 1) for x in r["vary"])},
