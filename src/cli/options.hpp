@@ -5,6 +5,7 @@
 #include <boost/program_options.hpp>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -114,30 +115,51 @@ inline void check_gpu_option(const po::variables_map& vm) {
 inline constexpr const char* kGpuVariantHelp =
     "a what-if of the GPU: KEY=VALUE,... with memory_bandwidth and clock (factors of the spec's DRAM bandwidth and SM "
     "clock) and pcie_gen (3 to 6)";
-inline app::GpuVariant gpu_variant_option(const std::string& list) {
-  app::GpuVariant v;
-  std::vector<std::string> seen;
+// A comma-separated KEY=NUMBER list ("training=13,serving=22"), in order; nullopt when an item has
+// no "=" or its value is not a number (`bad_item` is that item).
+inline std::optional<std::vector<std::pair<std::string, double>>> key_numbers(const std::string& list,
+                                                                              std::string& bad_item) {
+  std::vector<std::pair<std::string, double>> out;
   for (std::size_t at = 0; at <= list.size();) {
     const std::size_t end = std::min(list.find(',', at), list.size());
     const std::string item = list.substr(at, end - at);
     const std::size_t eq = item.find('=');
-    const std::string key = item.substr(0, std::min(eq, item.size()));
-    const std::string value = eq == std::string::npos ? "" : item.substr(eq + 1);
-    double number = 0;
     std::size_t used = 0;
+    double number = 0;
     try {
-      number = std::stod(value, &used);
+      number = eq == std::string::npos ? 0 : std::stod(item.substr(eq + 1), &used);
     } catch (const std::exception&) {
       used = 0;
     }
+    if (eq == std::string::npos || used == 0 || used != item.size() - eq - 1) {
+      bad_item = item;
+      return std::nullopt;
+    }
+    out.emplace_back(item.substr(0, eq), number);
+    at = end + 1;
+  }
+  return out;
+}
+
+inline app::GpuVariant gpu_variant_option(const std::string& list) {
+  std::string bad;
+  const auto items = key_numbers(list, bad);
+  auto refuse = [](const std::string& item) {
+    return UsageError(
+        "--gpu-variant takes memory_bandwidth=FACTOR, clock=FACTOR and pcie_gen=3..6, each once, separated by "
+        "commas; got \"" +
+        item + "\"");
+  };
+  if (!items) {
+    throw refuse(bad);
+  }
+  app::GpuVariant v;
+  std::vector<std::string> seen;
+  for (const auto& [key, number] : *items) {
     const bool known = key == "memory_bandwidth" || key == "clock" || key == "pcie_gen";
     const bool twice = std::find(seen.begin(), seen.end(), key) != seen.end();
-    if (!known || twice || value.empty() || used != value.size() ||
-        (key == "pcie_gen" && !(std::fabs(number) < 1000 && number == std::trunc(number)))) {
-      throw UsageError(
-          "--gpu-variant takes memory_bandwidth=FACTOR, clock=FACTOR and pcie_gen=3..6, each once, "
-          "separated by commas; got \"" +
-          item + "\"");
+    if (!known || twice || (key == "pcie_gen" && !(std::fabs(number) < 1000 && number == std::trunc(number)))) {
+      throw refuse(key + "=" + base::strfmt("%g", number));
     }
     seen.push_back(key);
     if (key == "memory_bandwidth") {
@@ -147,7 +169,6 @@ inline app::GpuVariant gpu_variant_option(const std::string& list) {
     } else {
       v.pcie_gen = static_cast<int>(number);
     }
-    at = end + 1;
   }
   return v;
 }

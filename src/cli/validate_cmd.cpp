@@ -55,28 +55,16 @@ int run_validate(const std::vector<std::string>& args) {
     request.fail_bias = fail_bias;
   }
   // --fail-above-kind training=13,serving=22: a bound per kind of row (app::check checks each).
-  for (std::size_t at = 0; !fail_kind.empty() && at <= fail_kind.size();) {
-    const std::size_t end = std::min(fail_kind.find(',', at), fail_kind.size());
-    const std::string item = fail_kind.substr(at, end - at);
-    const std::size_t eq = item.find('=');
-    double bound = -1;
-    try {
-      std::size_t used = 0;
-      bound = eq == std::string::npos ? -1 : std::stod(item.substr(eq + 1), &used);
-      if (used != item.size() - eq - 1) {
-        bound = -1;
-      }
-    } catch (const std::exception&) {
-      bound = -1;
-    }
-    if (eq == std::string::npos || !(bound >= 0)) {
+  if (!fail_kind.empty()) {
+    std::string bad;
+    const auto bounds = key_numbers(fail_kind, bad);
+    if (!bounds) {
       throw UsageError(
-          "--fail-above-kind takes KIND=PCT,... with KIND one of microbenchmark, training, serving and "
-          "PCT >= 0, got \"" +
-          item + "\"");
+          "--fail-above-kind takes KIND=PCT,... with KIND one of microbenchmark, training, serving and PCT >= 0, "
+          "got \"" +
+          bad + "\"");
     }
-    request.fail_above_kind.emplace_back(item.substr(0, eq), bound);
-    at = end + 1;
+    request.fail_above_kind = *bounds;
   }
   app::check(request);
   const app::ValidateAnswer a = app::validate(load_catalog_with_env(c.specs), request);
