@@ -1,8 +1,10 @@
-// What bounds a step: capacity when the job does not fit in the GPU's memory (or a serving engine's
-// KV pool cannot hold one request), host memory when what it offloads does not fit in the host's; otherwise the largest
-// share of step time among compute-bound kernels, bandwidth-bound kernels, exposed communication, exposed offload
-// traffic (and the host's optimizer step), the pipeline bubble, input stall and overhead (kernel gaps, framework time,
-// launch stall). On a tie the earlier part wins.
+// What bounds a step: capacity when the job does not fit in the GPU's memory (or a serving
+// engine's KV pool cannot hold one request), host memory when what it offloads does not fit in the
+// host's; input when the step stalls on its input pipeline (the pipeline is then the critical path,
+// whatever the GPU's largest part); otherwise the largest share of step time among compute-bound
+// kernels, bandwidth-bound kernels, exposed communication, exposed offload traffic (and the host's
+// optimizer step), the pipeline bubble and overhead (kernel gaps, framework time, launch stall). On
+// a tie the earlier part wins.
 #include <algorithm>
 #include <iterator>
 
@@ -27,6 +29,14 @@ Diagnosis diagnose(const step::Evaluation& e) {
   }
   if (!step::runs(e)) {  // the KV pool cannot hold one request: the engine would not start
     d.bottleneck = Bottleneck::kCapacity;
+    return d;
+  }
+  // A step that waits on its input is as long as the input pipeline takes (step/evaluator.cpp:
+  // the stall is input time beyond the GPU's step): the pipeline is the critical path, whatever the
+  // GPU's largest part, and no faster GPU part shortens the step.
+  if (s.input_stall.value() > 0) {
+    d.bottleneck = Bottleneck::kInput;
+    d.share = s.input_stall / s.time;
     return d;
   }
   const std::pair<Bottleneck, Seconds> parts[] = {
