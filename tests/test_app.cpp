@@ -185,3 +185,27 @@ TEST_CASE("a plan request's gpu replaces the scenario's, and an unknown one is r
   r.gpu = "h100";
   CHECK_THROWS_WITH(app::plan(test::catalog(), r), Catch::Contains("did you mean \"h100-nvl\""));
 }
+
+TEST_CASE("a serving plan that meets nothing names the smallest --max-gpus that would, checked by planning with it",
+          "[app][plan][serving]") {
+  app::PlanRequest r;
+  r.scenario = app::ScenarioSource{test::source("scenarios/llama3-70b-fp8-4xh100-serve.toml"), std::nullopt};
+  r.sets = {"slo.tpot=\"12 ms\""};  // below what 4 H100s give this load
+  const app::PlanAnswer a = app::plan(test::catalog(), r);
+  REQUIRE(a.serving.has_value());
+  REQUIRE(a.serving->meeting == 0);
+  const int g = a.serving->meets_with_max_gpus;
+  REQUIRE(g > 0);
+  r.max_gpus = g;
+  CHECK(app::plan(test::catalog(), r).serving->meeting > 0);
+  if (g / 2 > a.scenario.system.gpus) {
+    r.max_gpus = g / 2;  // the smallest: half of it meets nothing
+    CHECK(app::plan(test::catalog(), r).serving->meeting == 0);
+  }
+  // A limit no deployment reaches: tried up to the most, none named.
+  r.max_gpus = 0;
+  r.sets = {"slo.tpot=\"1 ms\""};
+  const app::PlanAnswer none = app::plan(test::catalog(), r);
+  CHECK(none.serving->meets_with_max_gpus == 0);
+  CHECK(none.serving->more_gpus_tried);
+}

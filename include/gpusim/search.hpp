@@ -129,7 +129,14 @@ struct ServingPlanResult {
   std::uint64_t meeting = 0;  // meeting the SLO
   Bytes smallest_no_fit;      // the least memory a candidate that does not fit needs
   double seconds = 0;
+  // When nothing meets the SLO (app::plan searches on): the smallest --max-gpus, doubling up to
+  // kMaxSuggestedServingGpus, with which a deployment would; 0 when none does or none was tried.
+  int meets_with_max_gpus = 0;
+  bool more_gpus_tried = false;
 };
+// The most GPUs a serving plan that meets nothing searches on to for its suggestion (one NVL72 rack
+// holds 72).
+inline constexpr int kMaxSuggestedServingGpus = 64;
 
 // Throws InputError for a format the GPU cannot compute in or that does not exist.
 ServingPlanResult plan_serving(const scenario::Scenario& sc, const PlanOptions& options);

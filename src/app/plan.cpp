@@ -1,5 +1,7 @@
 // The plan command (include/gpusim/app.hpp): a training scenario's layouts (search::plan) or a
 // serving scenario's deployments (search::plan_serving), after the request's checks.
+#include <algorithm>
+
 #include "gpusim/app.hpp"
 
 namespace gpusim::app {
@@ -35,6 +37,21 @@ PlanAnswer plan(const catalog::Catalog& catalog, const PlanRequest& r) {
     o.formats = r.formats;
     o.progress = r.progress;
     a.serving = search::plan_serving(a.scenario, o);
+    // Nothing meets the SLO: the smallest larger GPU budget that would (each search a few tenths of
+    // a second), so that the answer names the change that helps.
+    if (a.serving->meeting == 0 && a.scenario.slo) {
+      int searched = std::max(a.scenario.system.gpus, o.max_gpus);
+      search::PlanOptions more = o;
+      more.progress = nullptr;
+      for (int g = 2 * searched; g <= search::kMaxSuggestedServingGpus; g *= 2) {
+        a.serving->more_gpus_tried = true;
+        more.max_gpus = g;
+        if (search::plan_serving(a.scenario, more).meeting > 0) {
+          a.serving->meets_with_max_gpus = g;
+          break;
+        }
+      }
+    }
     return a;
   }
   if (!r.formats.empty()) {

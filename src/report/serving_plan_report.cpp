@@ -94,6 +94,14 @@ std::string plan_serving_text(const scenario::Scenario& sc, const search::PlanOp
         "smaller weight format (--formats)\n",
         gib(r.smallest_no_fit), gib(sc.system.gpu.memory_capacity));
   }
+  if (r.meets_with_max_gpus > 0) {
+    out += strfmt("  with --max-gpus %d a deployment meets the SLO\n", r.meets_with_max_gpus);
+  } else if (r.more_gpus_tried) {
+    out += strfmt(
+        "  no deployment of up to %d GPUs meets the SLO in these formats: a looser SLO, a smaller weight "
+        "format (--formats) or a faster GPU (--gpu)\n",
+        search::kMaxSuggestedServingGpus);
+  }
   if (!r.frontier.empty()) {
     out += "frontier (no other deployment gives both more tokens/s per user and more per GPU):\n";
     out += header(p);
@@ -115,6 +123,11 @@ std::string plan_serving_json(const scenario::Scenario& sc, const search::Servin
   w.value("simulated", static_cast<double>(r.timed));
   w.value("ruled_out", static_cast<double>(r.ruled_out));
   w.value("meeting_slo", static_cast<double>(r.meeting));
+  if (r.meets_with_max_gpus > 0) {
+    w.value("meets_with_max_gpus", static_cast<double>(r.meets_with_max_gpus));
+  } else {
+    w.null("meets_with_max_gpus");
+  }
   if (timing) {
     w.value("seconds", r.seconds);
   }
