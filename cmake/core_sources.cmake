@@ -75,6 +75,7 @@ set(GPUSIM_CORE_SOURCES
   src/search/plan_serving.cpp
   src/search/sweep.cpp
   src/search/compare.cpp
+  src/search/systems.cpp
   src/validation/measurement.cpp
   src/validation/predict.cpp
   src/validation/summary.cpp
@@ -94,6 +95,8 @@ set(GPUSIM_CORE_SOURCES
   src/report/breakeven_report.cpp
   src/report/plot.cpp
   src/report/charts.cpp
+  src/report/systems_report.cpp
+  src/report/systems_chart.cpp
   src/report/html_report.cpp
   src/report/search_report.cpp
   src/report/serving_plan_report.cpp

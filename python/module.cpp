@@ -125,6 +125,23 @@ std::string estimate(const std::string& path, const std::optional<std::string>& 
   }
 }
 
+std::string compare_systems(const std::string& path, const std::optional<std::string>& text, const Strings& sets,
+                            const Strings& systems, const std::string& objective, const Strings& specs) {
+  gpusim::app::CompareRequest request;
+  request.scenario = gpusim::app::ScenarioSource{path, text};
+  request.sets = sets;
+  request.systems = systems;
+  request.objective = objective;
+  const auto catalog = catalog_of(specs);
+  const py::gil_scoped_release release;
+  try {
+    const gpusim::app::CompareAnswer a = gpusim::app::compare(*catalog, request);
+    return gpusim::report::systems_json(gpusim::report::job_words(a.base), a.systems, a.objective);
+  } catch (const gpusim::app::RequestError& e) {
+    raise_request(e);
+  }
+}
+
 std::string compare(const std::string& path, const std::optional<std::string>& text, const Strings& sets,
                     const Strings& gpus, const Strings& specs) {
   gpusim::app::CompareRequest request;
@@ -368,6 +385,7 @@ PYBIND11_MODULE(_gpusim, m) {
   m.def("_set_input_error", &set_input_error, "type"_a);
   m.def("estimate", &estimate, "path"_a, "text"_a, "sets"_a, "gpu"_a, "variant"_a, "specs"_a);
   m.def("compare", &compare, "path"_a, "text"_a, "sets"_a, "gpus"_a, "specs"_a);
+  m.def("compare_systems", &compare_systems, "path"_a, "text"_a, "sets"_a, "systems"_a, "objective"_a, "specs"_a);
   m.def("sweep", &sweep, "path"_a, "text"_a, "sets"_a, "axes"_a, "specs"_a, "shard"_a = 0, "shards"_a = 1);
   m.def("plan", &plan, "path"_a, "text"_a, "sets"_a, "gpu"_a, "objective"_a, "top"_a, "max_gpus"_a, "formats"_a,
         "specs"_a);

@@ -172,19 +172,26 @@ void check(const PlanRequest& request);
 PlanAnswer plan(const catalog::Catalog& catalog, const PlanRequest& request);
 
 // ---------------------------------------------------------------- compare (app/compare.cpp)
-// One job on several GPUs, each keeping the scenario's GPU count and layout, ranked.
+// One job on several GPUs, each keeping the scenario's GPU count and layout, ranked; or on several
+// whole systems ("2xrtx3090"), each at its own best layout (search::compare_systems).
 struct CompareRequest {
   ScenarioSource scenario;
   std::vector<std::string> sets;
-  std::vector<std::string> gpus;  // at least one id, none empty
+  std::vector<std::string> gpus;     // GPU ids; or
+  std::vector<std::string> systems;  // systems, "[NODES x] GPUS x ID" (search::parse_system)
+  std::string objective = "time";    // systems: search::kObjectiveNames
 };
 struct CompareAnswer {
-  scenario::Scenario base;               // the scenario as given (its name titles the report)
-  std::vector<search::CompareRow> rows;  // search::compare's order
+  scenario::Scenario base;                 // the scenario as given (its name titles the report)
+  std::vector<search::CompareRow> rows;    // gpus: search::compare's order
+  std::vector<search::SystemRow> systems;  // systems: search::compare_systems's order
+  search::Objective objective = search::Objective::kTime;
 };
-// RequestError for no GPU or an empty id; InputError for the scenario (it must itself be valid), an
-// unknown GPU, and a job that runs on none of the GPUs (each GPU's reason: no comparison is an
-// answer).
+// The request's own checks (RequestError): exactly one of gpus and systems, none empty, each
+// system of the form search::parse_system reads, the objective with systems only.
+void check(const CompareRequest& request);
+// check(), then InputError for the scenario (it must itself be valid), an unknown GPU, and a job
+// that runs on none of the GPUs or systems (each one's reason: no comparison is an answer).
 CompareAnswer compare(const catalog::Catalog& catalog, const CompareRequest& request);
 
 // ---------------------------------------------------------------- validate (app/validate.cpp)

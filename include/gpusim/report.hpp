@@ -34,6 +34,10 @@ std::string advice_text(const answer::Estimate& e, const explain::Advice& a);
 // Why a job cannot run (step::runs false), in numbers: "needs 54.6 GiB per GPU of the 24.0 GiB it
 // may use (30.6 GiB short)", the host's shortfall, the KV cache short of one request.
 std::string shortfall_words(const answer::Estimate& e);
+// The job of a scenario without the hardware it names: "Llama-2-13B LoRA fine-tune, 50G tokens of
+// 4096" or "Llama-3-8B serving, Poisson 2 requests/s, prompt 512 and output 256 tokens" (titles of
+// answers that run it on other hardware).
+std::string job_words(const scenario::Scenario& sc);
 // One input the band varied, in words with its range ("runtime remainder of llm.c ±0.16").
 std::string unknown_text(const answer::Contribution& c);
 
@@ -92,6 +96,14 @@ std::string plan_serving_svg(const scenario::Scenario& sc, const search::Serving
 std::string compare_text(const std::string& title, const std::vector<search::CompareRow>& rows);
 std::string compare_json(const std::vector<search::CompareRow>& rows);
 std::string compare_csv(const std::vector<search::CompareRow>& rows);
+// compare --systems (systems_report.cpp): each system at its best layout, titled by the scenario's
+// name, with the ranking the objective gave; and its bars (systems_chart.cpp).
+std::string systems_text(const std::string& title, const std::vector<search::SystemRow>& rows,
+                         search::Objective objective);
+std::string systems_json(const std::string& title, const std::vector<search::SystemRow>& rows,
+                         search::Objective objective);
+std::string systems_csv(const std::vector<search::SystemRow>& rows);
+std::string systems_svg(const std::string& title, const std::vector<search::SystemRow>& rows);
 // Pictures (charts.cpp): compare as bars relative to `baseline` (speed, speed per purchase USD,
 // tokens per cloud USD); sweep as `metric` (a report key) against the first axis, one line per
 // combination of the others; plan as time against cost of every layout that fits, with the

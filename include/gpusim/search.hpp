@@ -14,6 +14,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gpusim/answer.hpp"
@@ -200,5 +201,44 @@ struct CompareRow {
 // id.
 std::vector<CompareRow> compare(const catalog::Catalog& catalog, const scenario::ParsedScenario& parsed,
                                 const std::vector<scenario::Override>& overrides, const std::vector<std::string>& gpus);
+
+// ---------------------------------------------------------------- compare systems (systems.cpp)
+//   One job on whole systems to buy or rent, each at its own best layout: a training job's best
+//   layout on all of the system's GPUs (plan), a serving job's best deployment on all of them
+//   (plan_serving; a box with GPUs left idle is no box anyone buys for it), then estimated as
+//   `gpusim estimate` would with that layout. Ranked: systems that run first; serving, those
+//   meeting the [slo] next; then by the objective (time: time to train, or output tokens/s per
+//   user; cost: cloud USD for the job, or per million output tokens).
+
+// A system: `nodes` machines of `gpus_per_node` GPUs of one kind ("2xrtx3090": one machine of
+// two RTX 3090s; "2x8xh100-sxm5-80gb": two machines of eight).
+struct SystemChoice {
+  int nodes = 1;
+  int gpus_per_node = 1;
+  std::string gpu;
+  [[nodiscard]] int gpus() const { return nodes * gpus_per_node; }
+};
+// "[NODES x] GPUS x ID"; nullopt when the text is not of that form or the system's GPUs are not
+// 1 to kMaxPlanGpus.
+std::optional<SystemChoice> parse_system(std::string_view text);
+
+struct SystemRow {
+  SystemChoice system;
+  std::string text;                          // as the user wrote it
+  std::optional<answer::Estimate> estimate;  // at the best layout; nullopt when none runs
+  workload::Layout layout;                   // the best layout (deployment)
+  std::string format;                        // serving: the weight format of the deployment
+  std::int64_t batch_limit = 0;              // serving: sequences in flight per replica
+  std::uint64_t layouts = 0;                 // layouts (deployments) sized for this system
+  std::string problem;                       // why nothing runs on it, when nothing does
+  Bytes needs;                               // nothing fits: the least memory per GPU a layout needs
+  [[nodiscard]] bool runs() const { return estimate.has_value() && step::runs(estimate->eval); }
+  [[nodiscard]] bool meets() const { return runs() && (!estimate->slo || estimate->slo->met()); }
+};
+// Throws InputError for an unknown GPU id (before any search).
+std::vector<SystemRow> compare_systems(const catalog::Catalog& catalog, const scenario::ParsedScenario& parsed,
+                                       const std::vector<scenario::Override>& overrides,
+                                       const std::vector<std::pair<std::string, SystemChoice>>& systems,
+                                       Objective objective);
 
 }  // namespace gpusim::search

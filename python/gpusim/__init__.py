@@ -33,6 +33,7 @@ __all__ = [
     "breakeven",
     "calibrate",
     "compare",
+    "compare_systems",
     "estimate",
     "gpu",
     "import_model",
@@ -195,6 +196,24 @@ def compare(scenario, gpus, *, overrides=None, specs=None, **kw):
     path, text = _scenario(scenario)
     sets = _sets(overrides, kw)
     return json.loads(_gpusim.compare(path, text, sets, ids, _specs(specs)))
+
+
+def compare_systems(scenario, systems, *, objective="time", overrides=None, specs=None, **kw):
+    """One job on whole systems, each at its best layout:
+    ``gpusim compare SCENARIO --systems ... --objective ... --format json``.
+
+    ``systems``: a list or a comma-separated string of ``[NODES x] GPUS x ID`` ("2xrtx3090": one
+    machine of two RTX 3090s). ``objective``: "time" or "cost". Returns a dict with the job's
+    ``scenario`` words, the ``objective`` and ``systems``, one dict per system, best first, with
+    its layout, purchase price, power, time, owned and cloud cost and break-even; a system the
+    job cannot run on has a ``problem`` instead. Raises ``InputError`` when it runs on none.
+    """
+    names = _names(systems, "systems")
+    if not isinstance(objective, str):
+        raise TypeError(f"objective must be a string, got {objective!r}")
+    path, text = _scenario(scenario)
+    sets = _sets(overrides, kw)
+    return json.loads(_gpusim.compare_systems(path, text, sets, names, objective, _specs(specs)))
 
 
 def sweep(scenario, vary, *, overrides=None, specs=None, shard=None, client=None, shards=None, **kw):

@@ -122,6 +122,7 @@ std::vector<Field> all_fields(const Estimate& e) {
       {"cost", "owned_usd", units::to_usd(e.cost.owned())},
       {"cost", "owned_electricity_usd", units::to_usd(e.cost.owned_electricity)},
       {"cost", "owned_hardware_usd", units::to_usd(e.cost.owned_hardware)},
+      {"cost", "purchase_usd", units::to_usd(e.cost_inputs.purchase)},
       {"cost", "usd_per_million_output_tokens", opt(inf && ev.tokens > 0, usd_per_million_tokens(e))},
       {"cost", "breakeven_days",
        opt(e.cost.breakeven.has_value(), units::to_days(e.cost.breakeven.value_or(Seconds(0))))},
@@ -144,7 +145,7 @@ std::vector<Field> all_fields(const Estimate& e) {
 namespace {
 
 // A figure of a job that ran: its time, rates, use, power, cost, SLO and their bands. Not the
-// GPU's own figures (utilization.dtype, peak_tflops_per_gpu), the memory, the model, the tokens
+// system's price, the GPU's own figures (utilization.dtype, peak_tflops_per_gpu), the memory, the model, the tokens
 // to train, nor what a serving engine holds (batch, KV capacity and shortfall, replicas, requests).
 bool as_if_run(const Field& f) {
   const std::string_view section = f.section;
@@ -153,7 +154,10 @@ bool as_if_run(const Field& f) {
   if (top == "utilization") {
     return key != "dtype" && key != "peak_tflops_per_gpu";
   }
-  if (top == "step" || top == "throughput" || top == "power" || top == "cost" || top == "slo" || top == "uncertainty") {
+  if (top == "cost") {
+    return key != "purchase_usd";  // the price of the system, whether or not the job runs on it
+  }
+  if (top == "step" || top == "throughput" || top == "power" || top == "slo" || top == "uncertainty") {
     return true;
   }
   if (section == "training") {

@@ -47,6 +47,7 @@ constexpr const char* kUsage =
     "  gpusim init     training|serving [-o FILE]\n"
     "  gpusim estimate SCENARIO [--gpu ID] [--set KEY=VALUE]... [--format text|json|csv|html] [-o FILE]\n"
     "  gpusim compare  SCENARIO --gpus ID,ID,... [--format text|json|csv] [-o FILE] [--svg FILE]\n"
+    "  gpusim compare  SCENARIO --systems [NODESx]GPUSxID,... [--objective time|cost] [--format text|json|csv]\n"
     "  gpusim sweep    SCENARIO --vary KEY=V1,V2,... [--format csv|json] [--shard I/N] [--svg FILE]\n"
     "  gpusim plan     SCENARIO [--top N] [--objective time|cost] [--max-gpus N] [--svg FILE]\n"
     "  gpusim breakeven SCENARIO [--svg FILE] [--format text|json]\n"

@@ -174,15 +174,16 @@ inline app::GpuVariant gpu_variant_option(const std::string& list) {
 }
 
 // The ids of a comma-separated --gpus list, each one non-empty ("a,,b" and "a," are refused).
-inline std::vector<std::string> gpu_list(const std::string& list) {
+inline std::vector<std::string> gpu_list(const std::string& list, const char* option = "--gpus",
+                                         const char* entry = "GPU id") {
   std::vector<std::string> ids;
   std::size_t start = 0;
   while (true) {
     const std::size_t comma = list.find(',', start);
     const std::string id = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     if (id.empty()) {
-      throw UsageError("--gpus \"" + list + "\": GPU id " + std::to_string(ids.size() + 1) +
-                       " is empty (expected ID,ID,... without empty entries)");
+      throw UsageError(std::string(option) + " \"" + list + "\": " + entry + " " + std::to_string(ids.size() + 1) +
+                       " is empty (expected a comma-separated list without empty entries)");
     }
     ids.push_back(id);
     if (comma == std::string::npos) {

@@ -117,10 +117,11 @@ void power_and_cost_lines(std::string& out, const answer::Estimate& e) {
       strfmt("break-even %s at %.0f %% use", breakeven_words(e.cost.breakeven, e.cost_inputs.lifetime).c_str(),
              pct(e.utilization));
   line(out, "cost",
-       strfmt("cloud %s at %.2f USD/GPU-h (%s) · owned %s (electricity %s + hardware %s) · %s",
+       strfmt("cloud %s at %.2f USD/GPU-h (%s) · owned %s (electricity %s + hardware %s of a %s system) · %s",
               money(units::to_usd(e.cost.cloud)).c_str(), units::to_usd_per_hour(e.cloud_rate), e.cloud_gpu.c_str(),
               money(units::to_usd(e.cost.owned())).c_str(), money(units::to_usd(e.cost.owned_electricity)).c_str(),
-              money(units::to_usd(e.cost.owned_hardware)).c_str(), breakeven.c_str()));
+              money(units::to_usd(e.cost.owned_hardware)).c_str(), money(units::to_usd(e.cost_inputs.purchase)).c_str(),
+              breakeven.c_str()));
   if (ev.inference && ev.tokens > 0 && !e.images) {
     line(out, "", money(answer::usd_per_million_tokens(e)) + " per million output tokens in the cloud");
   }

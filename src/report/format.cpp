@@ -63,6 +63,7 @@ std::string three_digits(double v) {
 }  // namespace
 
 std::string money(double usd) { return three_digits(usd) + " USD"; }
+std::string amount(double v) { return three_digits(v); }
 
 std::string energy(Joules e) {
   const double kwh = units::to_kwh(e);
@@ -118,6 +119,85 @@ std::string duration(Seconds t) {
     return strfmt("%.1f h", units::to_hours(t));
   }
   return strfmt("%.1f days", units::to_days(t));
+}
+
+TimeUnit time_unit(const std::vector<Seconds>& column) {
+  double most = 0;
+  for (const Seconds t : column) {
+    most = std::max(most, t.value());
+  }
+  // The thresholds of duration(), so that a column's largest value reads as it would alone.
+  if (most < 1e-3) {
+    return {1e-6, "us"};
+  }
+  if (most < 1.0) {
+    return {1e-3, "ms"};
+  }
+  if (most < 120.0) {
+    return {1, "s"};
+  }
+  if (most < 2.0 * units::kSecondsPerHour) {
+    return {60, "min"};
+  }
+  if (most < 72.0 * units::kSecondsPerHour) {
+    return {units::kSecondsPerHour, "h"};
+  }
+  return {24 * units::kSecondsPerHour, "days"};
+}
+
+std::string in_unit(Seconds t, TimeUnit u) {
+  const double v = t.value() / u.seconds;
+  return strfmt(v >= 100 ? "%.0f" : v >= 10 ? "%.1f" : "%.2f", v);
+}
+
+namespace {
+std::size_t code_points(const std::string& s) {
+  return static_cast<std::size_t>(
+      std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+}  // namespace
+
+std::string render(const Table& t, const std::string& indent) {
+  std::vector<std::size_t> width(t.header.size(), 0);
+  auto widen = [&](const std::vector<std::string>& cells, bool full) {
+    for (std::size_t i = 0; i < cells.size() && i < width.size(); ++i) {
+      if (full || i + 1 < cells.size()) {  // a short row's last cell runs on
+        width[i] = std::max(width[i], code_points(cells[i]));
+      }
+    }
+  };
+  widen(t.header, true);
+  for (const auto& r : t.rows) {
+    widen(r, r.size() == t.header.size());
+  }
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string out = indent;
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      const bool last = i + 1 == cells.size();
+      const std::size_t pad =
+          i < width.size() && width[i] > code_points(cells[i]) ? width[i] - code_points(cells[i]) : 0;
+      const bool right = i < t.right.size() && t.right[i] && cells.size() == t.header.size();
+      if (right) {
+        out.append(pad, ' ');
+      }
+      out += cells[i];
+      if (!right && !last) {
+        out.append(pad, ' ');
+      }
+      if (!last) {
+        out += "  ";
+      }
+    }
+    while (!out.empty() && out.back() == ' ') {
+      out.pop_back();
+    }
+    return out + "\n";
+  };
+  std::string out = line(t.header);
+  for (const auto& r : t.rows) {
+    out += line(r);
+  }
+  return out;
 }
 
 std::string csv_field(const std::string& s) {

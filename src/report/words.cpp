@@ -341,4 +341,34 @@ std::string shortfall_words(const answer::Estimate& e) {
   return out;
 }
 
+std::string job_words(const scenario::Scenario& sc) {
+  const workload::Job& j = sc.job;
+  if (j.training) {
+    const workload::Training& t = *j.training;
+    const char* method = t.method == workload::Method::kFull   ? "training"
+                         : t.method == workload::Method::kLora ? "LoRA fine-tune"
+                                                               : "QLoRA fine-tune";
+    const char* unit = j.model.images() ? "images" : "tokens";
+    return j.model.images() ? strfmt("%s %s, %s %s", j.model.name.c_str(), method, human(t.tokens).c_str(), unit)
+                            : strfmt("%s %s, %s %s of %lld", j.model.name.c_str(), method, human(t.tokens).c_str(),
+                                     unit, static_cast<long long>(t.seq_len));
+  }
+  const workload::Inference& i = *j.inference;
+  std::string load;
+  switch (i.load.arrival) {
+    case workload::Arrival::kPoisson:
+      load = strfmt("Poisson %.3g requests/s", i.load.rate);
+      break;
+    case workload::Arrival::kConcurrency:
+      load = strfmt("%lld requests in flight", static_cast<long long>(i.load.concurrency));
+      break;
+    case workload::Arrival::kOffline:
+      load = i.batch_max ? std::string("batches as large as memory holds")
+                         : strfmt("batches of %lld", static_cast<long long>(i.batch));
+      break;
+  }
+  return strfmt("%s serving, %s, prompt %lld and output %lld tokens", j.model.name.c_str(), load.c_str(),
+                static_cast<long long>(i.prompt_tokens), static_cast<long long>(i.output_tokens));
+}
+
 }  // namespace gpusim::report

@@ -43,7 +43,7 @@ void read_runtime(parse::Reader* r, Diagnostics& diags, const catalog::Catalog& 
 // [input] (runtime.cpp): the host input pipeline.
 void read_input(parse::Reader& r, Scenario& sc);
 // [cost] (system.cpp); `r` is null when the table is absent.
-void read_cost(parse::Reader* r, const catalog::Catalog& cat, Scenario& sc, bool gpu_changed);
+void read_cost(parse::Reader* r, const catalog::Catalog& cat, Scenario& sc, bool gpu_changed, bool count_changed);
 // [training] (training.cpp).
 void read_training(parse::Reader& r, Scenario& sc, RuntimeOverrides& overrides);
 // Once the runtime is known: the keys the scenario left out take the runtime's recipe defaults

@@ -275,6 +275,8 @@ std::optional<Scenario> resolve_tree(const catalog::Catalog& catalog, const std:
   } reverter{undo};
   Diagnostics diags;
   const std::string file_gpu = root["system"]["gpu"].value_or(std::string());
+  const std::int64_t file_gpus = root["system"]["gpus"].value_or(std::int64_t{0});
+  const std::int64_t file_per_node = root["system"]["gpus_per_node"].value_or(std::int64_t{0});
   for (const auto& o : overrides) {
     apply_override(tree, o, diags, undo);
   }
@@ -348,7 +350,9 @@ std::optional<Scenario> resolve_tree(const catalog::Catalog& catalog, const std:
   }
   {
     auto c = r.table("cost", Need::kOptional);
-    read_cost(c ? &*c : nullptr, catalog, sc, !file_gpu.empty() && file_gpu != sc.system.gpu.id);
+    const bool count_changed = root["system"]["gpus"].value_or(std::int64_t{0}) != file_gpus ||
+                               root["system"]["gpus_per_node"].value_or(std::int64_t{0}) != file_per_node;
+    read_cost(c ? &*c : nullptr, catalog, sc, !file_gpu.empty() && file_gpu != sc.system.gpu.id, count_changed);
   }
   r.finish();
   // The model's held-out error, which the band adds to the assumption ranges (a bad file is bad input).

@@ -134,8 +134,9 @@ void read_system(Reader& r, const catalog::Catalog& cat, System& s) {
 
 // `gpu_changed`: --gpu or --set replaced the file's GPU, so prices the file states for its own
 // hardware (purchase, and a cloud rate for the same GPU) no longer apply: the new GPU's catalog
-// prices are used instead.
-void read_cost(Reader* r, const catalog::Catalog& cat, Scenario& sc, bool gpu_changed) {
+// prices are used instead. `count_changed`: --set changed how many GPUs or nodes there are, so
+// the file's purchase price, which is for its own count, no longer applies either.
+void read_cost(Reader* r, const catalog::Catalog& cat, Scenario& sc, bool gpu_changed, bool count_changed) {
   cost::CostConfig& c = sc.cost;
   const System& s = sc.system;
   auto q = [r](std::string_view key, Dim dim, double fallback, Range range = Range::kPositive) {
@@ -175,7 +176,7 @@ void read_cost(Reader* r, const catalog::Catalog& cat, Scenario& sc, bool gpu_ch
   const double host_total =
       server ? gpu_total * cost::kServerHostFraction : cost::kDesktopHostUsd * static_cast<double>(s.nodes());
   c.purchase = Usd(q("purchase", Dim::kMoney, gpu_total + host_total));
-  if (gpu_changed) {
+  if (gpu_changed || count_changed) {
     c.purchase = Usd(gpu_total + host_total);
   }
   const bool hopper_or_later = s.gpu.arch == hardware::Arch::kHopper || s.gpu.arch == hardware::Arch::kBlackwell;
