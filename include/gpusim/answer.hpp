@@ -153,6 +153,11 @@ struct Uncertainty {
 
 struct Estimate {
   std::string scenario;
+  // The job apart from its hardware, for a title when the scenario's hardware was replaced
+  // (scenario::Scenario::hardware_replaced): report::job_words words it.
+  bool hardware_replaced = false;
+  std::string model_name;
+  std::optional<workload::Training> training;
   std::string gpu_id;
   std::string gpu_name;
   int gpus = 1;

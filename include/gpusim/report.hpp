@@ -38,6 +38,14 @@ std::string shortfall_words(const answer::Estimate& e);
 // 4096" or "Llama-3-8B serving, Poisson 2 requests/s, prompt 512 and output 256 tokens" (titles of
 // answers that run it on other hardware).
 std::string job_words(const scenario::Scenario& sc);
+// The title of an estimate: the scenario's name, or its job's words when the hardware the name
+// may describe was replaced (answer::Estimate::hardware_replaced); the report names the hardware
+// that ran beside it.
+std::string run_title(const answer::Estimate& e);
+// The same for a scenario: its name, or its job's words when its hardware was replaced.
+std::string scenario_title(const scenario::Scenario& sc);
+// compare --gpus's title: the job and how many of each GPU ran it.
+std::string compare_title(const scenario::Scenario& sc);
 // One input the band varied, in words with its range ("runtime remainder of llm.c ±0.16").
 std::string unknown_text(const answer::Contribution& c);
 

@@ -57,6 +57,10 @@ struct Unset {
 struct Scenario {
   std::string name;
   std::string origin;  // file path
+  // --gpu or --set replaced the file's GPU or changed its GPU or node count: the name, which
+  // often names the file's hardware, no longer describes what runs (the reports title such an
+  // answer by its job and the hardware that ran).
+  bool hardware_replaced = false;
   hardware::System system;
   workload::Job job;
   workload::Layout layout;

@@ -8,6 +8,9 @@ namespace gpusim::answer {
 Estimate estimate(const scenario::Scenario& sc, const Options& options) {
   Estimate e;
   e.scenario = sc.name;
+  e.hardware_replaced = sc.hardware_replaced;
+  e.model_name = sc.job.model.name;
+  e.training = sc.job.training;
   e.gpu_id = sc.system.gpu.id;
   e.gpu_name = sc.system.gpu.name;
   e.gpus = sc.system.gpus;

@@ -95,7 +95,7 @@ int run_compare(const std::vector<std::string>& args) {
   const Scenario& base = answer.base;
   const std::string text = c.format == "json"  ? report::compare_json(rows)
                            : c.format == "csv" ? report::compare_csv(rows)
-                                               : report::compare_text(base.name, rows);
+                                               : report::compare_text(report::compare_title(base), rows);
   std::vector<std::pair<std::string, std::string>> outputs{{c.out, text}};
   if (!svg.empty()) {
     const bool runs = std::any_of(rows.begin(), rows.end(), [&](const search::CompareRow& r) {

@@ -146,7 +146,7 @@ std::string estimate_text(const answer::Estimate& e) {
   const step::Evaluation& ev = e.eval;
   const physics::MemoryBreakdown& m = ev.memory;
   std::string out =
-      strfmt("%s — %d × %s (%.0f GiB, %.0f TFLOP/s %s dense)\n", e.scenario.c_str(), e.gpus, e.gpu_name.c_str(),
+      strfmt("%s — %d × %s (%.0f GiB, %.0f TFLOP/s %s dense)\n", run_title(e).c_str(), e.gpus, e.gpu_name.c_str(),
              gib(m.capacity), units::to_teraflops(ev.peak), units::to_string(ev.dtype));
   line(out, "runtime",
        strfmt("%s (%s): %s", e.runtime_name.c_str(), e.runtime_id.c_str(), stack_words(e.stack).c_str()));

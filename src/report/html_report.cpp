@@ -39,7 +39,7 @@ std::string estimate_html(const answer::Estimate& e, const explain::Roofline& ro
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
       "<title>gpusim: " +
-      xml_escape(e.scenario) +
+      xml_escape(run_title(e) + strfmt(" — %d × %s", e.gpus, e.gpu_name.c_str())) +
       "</title>\n<style>\n"
       "body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}\n"
       "pre{background:#f6f6f6;padding:1em;white-space:pre-wrap;font-size:13px}\n"
@@ -48,7 +48,7 @@ std::string estimate_html(const answer::Estimate& e, const explain::Roofline& ro
       ".bar{height:10px;background:#1f77b4}.note{color:#555;font-size:13px}\n"
       "svg{max-width:100%;height:auto}\n"
       "</style>\n</head>\n<body>\n";
-  page += "<h1>" + xml_escape(e.scenario) + "</h1>\n";
+  page += "<h1>" + xml_escape(run_title(e) + strfmt(" — %d × %s", e.gpus, e.gpu_name.c_str())) + "</h1>\n";
   page +=
       "<p class=\"note\">gpusim estimate: every figure below comes from the formulas and sources named in "
       "gpusim's documentation (docs/report.md lists each key).</p>\n";

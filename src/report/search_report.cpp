@@ -107,9 +107,9 @@ std::string plan_text(const scenario::Scenario& sc, const search::PlanOptions& o
                       const std::optional<SearchTiming>& timing) {
   const std::string counts = o.max_gpus > sc.system.gpus ? strfmt("%d to %d GPUs", sc.system.gpus, o.max_gpus)
                                                          : strfmt("%d GPUs", sc.system.gpus);
-  std::string text = strfmt("Plan: %s — %s, %s; %llu layouts sized, %llu fit and were timed", sc.name.c_str(),
-                            sc.system.gpu.id.c_str(), counts.c_str(), static_cast<unsigned long long>(r.sized),
-                            static_cast<unsigned long long>(r.timed));
+  std::string text = strfmt("Plan: %s — %s, %s; %llu layouts sized, %llu fit and were timed",
+                            scenario_title(sc).c_str(), sc.system.gpu.id.c_str(), counts.c_str(),
+                            static_cast<unsigned long long>(r.sized), static_cast<unsigned long long>(r.timed));
   if (timing) {
     text += strfmt(" in %.3f s (%.2f M timed/s), peak memory %.0f MB", r.seconds,
                    r.seconds > 0 ? static_cast<double>(r.timed) / r.seconds / units::kMega : 0.0, timing->peak_rss_mb);

@@ -58,8 +58,8 @@ std::string plan_serving_text(const scenario::Scenario& sc, const search::PlanOp
   for (const auto& f : r.formats) {
     formats += (formats.empty() ? "" : ", ") + f;
   }
-  std::string out =
-      strfmt("Plan (serving): %s — %s, %s\n", sc.name.c_str(), sc.system.gpu.id.c_str(), sc.runtime.name.c_str());
+  std::string out = strfmt("Plan (serving): %s — %s, %s\n", scenario_title(sc).c_str(), sc.system.gpu.id.c_str(),
+                           sc.runtime.name.c_str());
   out += strfmt("  %s · prompt %lld, output %lld tokens · %s\n",
                 sc.job.inference->load.arrival == workload::Arrival::kPoisson
                     ? strfmt("Poisson arrivals at %.3g req/s", sc.job.inference->load.rate).c_str()

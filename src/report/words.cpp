@@ -341,19 +341,22 @@ std::string shortfall_words(const answer::Estimate& e) {
   return out;
 }
 
-std::string job_words(const scenario::Scenario& sc) {
-  const workload::Job& j = sc.job;
-  if (j.training) {
-    const workload::Training& t = *j.training;
+namespace {
+std::string job_words(const std::string& model, bool images, const std::optional<workload::Training>& training,
+                      const std::optional<workload::Inference>& inference) {
+  if (training) {
+    const workload::Training& t = *training;
     const char* method = t.method == workload::Method::kFull   ? "training"
                          : t.method == workload::Method::kLora ? "LoRA fine-tune"
                                                                : "QLoRA fine-tune";
-    const char* unit = j.model.images() ? "images" : "tokens";
-    return j.model.images() ? strfmt("%s %s, %s %s", j.model.name.c_str(), method, human(t.tokens).c_str(), unit)
-                            : strfmt("%s %s, %s %s of %lld", j.model.name.c_str(), method, human(t.tokens).c_str(),
-                                     unit, static_cast<long long>(t.seq_len));
+    return images ? strfmt("%s %s, %s images", model.c_str(), method, human(t.tokens).c_str())
+                  : strfmt("%s %s, %s tokens of %lld", model.c_str(), method, human(t.tokens).c_str(),
+                           static_cast<long long>(t.seq_len));
   }
-  const workload::Inference& i = *j.inference;
+  if (!inference) {
+    return model;
+  }
+  const workload::Inference& i = *inference;
   std::string load;
   switch (i.load.arrival) {
     case workload::Arrival::kPoisson:
@@ -367,8 +370,28 @@ std::string job_words(const scenario::Scenario& sc) {
                          : strfmt("batches of %lld", static_cast<long long>(i.batch));
       break;
   }
-  return strfmt("%s serving, %s, prompt %lld and output %lld tokens", j.model.name.c_str(), load.c_str(),
+  return strfmt("%s serving, %s, prompt %lld and output %lld tokens", model.c_str(), load.c_str(),
                 static_cast<long long>(i.prompt_tokens), static_cast<long long>(i.output_tokens));
+}
+}  // namespace
+
+std::string job_words(const scenario::Scenario& sc) {
+  return job_words(sc.job.model.name, sc.job.model.images(), sc.job.training, sc.job.inference);
+}
+
+std::string compare_title(const scenario::Scenario& sc) {
+  return job_words(sc) +
+         (sc.system.gpus == 1 ? std::string(", on one of each GPU") : strfmt(", on %d of each GPU", sc.system.gpus));
+}
+
+std::string scenario_title(const scenario::Scenario& sc) { return sc.hardware_replaced ? job_words(sc) : sc.name; }
+
+std::string run_title(const answer::Estimate& e) {
+  if (!e.hardware_replaced) {
+    return e.scenario;
+  }
+  return job_words(e.model_name, e.images, e.training,
+                   e.serving ? std::optional<workload::Inference>(e.serving->inference) : std::nullopt);
 }
 
 }  // namespace gpusim::report

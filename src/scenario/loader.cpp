@@ -352,7 +352,9 @@ std::optional<Scenario> resolve_tree(const catalog::Catalog& catalog, const std:
     auto c = r.table("cost", Need::kOptional);
     const bool count_changed = root["system"]["gpus"].value_or(std::int64_t{0}) != file_gpus ||
                                root["system"]["gpus_per_node"].value_or(std::int64_t{0}) != file_per_node;
-    read_cost(c ? &*c : nullptr, catalog, sc, !file_gpu.empty() && file_gpu != sc.system.gpu.id, count_changed);
+    const bool gpu_changed = !file_gpu.empty() && file_gpu != sc.system.gpu.id;
+    sc.hardware_replaced = gpu_changed || count_changed;
+    read_cost(c ? &*c : nullptr, catalog, sc, gpu_changed, count_changed);
   }
   r.finish();
   // The model's held-out error, which the band adds to the assumption ranges (a bad file is bad input).
