@@ -9,6 +9,18 @@ namespace gpusim::workload {
 
 namespace {
 
+// "1B standard-shape model", "350M standard-shape model": the count asked for, as model names
+// give it (B for 10^9).
+std::string standard_shape_name(double params) {
+  const char* suffix[] = {"", "k", "M", "B", "T"};
+  int i = 0;
+  while (params >= 1000.0 && i < 4) {
+    params /= 1000.0;
+    ++i;
+  }
+  return base::strfmt("%.3g%s standard-shape model", params, suffix[i]);
+}
+
 double ffn_matrices(const ModelShape& m) { return m.ffn == FfnKind::kSwiglu ? 3.0 : 2.0; }
 
 // One FFN of width f: its matrices (and biases).
@@ -183,7 +195,7 @@ std::optional<ModelShape> shape_from_params(double params, std::int64_t vocab) {
     const double h_exact = (-b + std::sqrt(b * b + 4.0 * a * params)) / (2.0 * a);
     const std::int64_t hidden = std::max<std::int64_t>(kHeadDim, std::llround(h_exact / kHeadDim) * kHeadDim);
     ModelShape m;
-    m.name = "standard shape";
+    m.name = standard_shape_name(params);
     m.layers = layers;
     m.hidden = hidden;
     m.heads = hidden / kHeadDim;
