@@ -80,6 +80,9 @@ std::string breakeven_json(const Breakeven& b) {
 }
 
 namespace {
+// A line's label is placed about a point this far above the line, so that it does not sit on it.
+constexpr double kAboveLine = 9;
+
 // The owned cost of one busy hour at utilization u, from the dense curve (its nearest point).
 double owned_at(const Breakeven& b, double u) {
   const auto it = std::min_element(b.dense.begin(), b.dense.end(), [u](const auto& p, const auto& q) {
@@ -119,10 +122,10 @@ std::string breakeven_svg(const Breakeven& b) {
            "#333", 2);
   svg.text(cost_chart.px(pct(b.utilization)), kCost.bottom - 16, strfmt("scenario %.0f%%", pct(b.utilization)), 10,
            "middle", "#333");
-  cost_labels.place(cost_chart.px(96), cost_chart.py(cloud), 2, strfmt("cloud %s/h", money(cloud).c_str()), 11,
-                    "#d62728");
-  cost_labels.place(cost_chart.px(70), cost_chart.py(owned_at(b, 0.7)), 2, "owned: hardware share + electricity", 11,
-                    "#1f77b4");
+  cost_labels.place(cost_chart.px(96), cost_chart.py(cloud) - kAboveLine, 2, strfmt("cloud %s/h", money(cloud).c_str()),
+                    11, "#d62728");
+  cost_labels.place(cost_chart.px(70), cost_chart.py(owned_at(b, 0.7)) - kAboveLine, 2,
+                    "owned: hardware share + electricity", 11, "#1f77b4");
   const bool crosses = b.crossover && *b.crossover <= 1.0;
   if (crosses) {
     cost_chart.line(pct(*b.crossover), cost_chart.y().lo, pct(*b.crossover), cost_chart.y().hi, "#2ca02c", 1.2, "4,3");
@@ -148,7 +151,7 @@ std::string breakeven_svg(const Breakeven& b) {
   time_chart.line(0, life, 100, life, "#555", 1.5, "6,4");
   plot::Labels time_labels(svg, {kTime.left, kTime.top, kTime.right, kTime.bottom});
   time_labels.place(
-      time_chart.px(96), time_chart.py(life), 2,
+      time_chart.px(96), time_chart.py(life) - kAboveLine, 2,
       strfmt("lifetime %.3g years: a later break-even never pays back", units::to_years(b.inputs.lifetime)), 11,
       "#555");
   if (crosses) {

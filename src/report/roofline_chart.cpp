@@ -116,6 +116,10 @@ void bytes_only_panel(Svg& svg, const Roofline& r, const std::vector<const Roofl
     const double y = units::to_terabytes_per_second(p->bandwidth);
     ch.dot(p->bytes.value(), y, 3 + 22 * std::sqrt(p->share), "#1f77b4", 0.45);
   }
+  for (std::size_t i = pts.size(); i-- > 0 && i + 4 >= pts.size();) {  // labels keep clear of their markers
+    labels.avoid_marker(ch.px(pts[i]->bytes.value()), ch.py(units::to_terabytes_per_second(pts[i]->bandwidth)),
+                        3 + 22 * std::sqrt(pts[i]->share));
+  }
   for (std::size_t i = pts.size(); i-- > 0 && i + 4 >= pts.size();) {  // the four largest
     const RooflinePoint& p = *pts[i];
     const double y = units::to_terabytes_per_second(p.bandwidth);
