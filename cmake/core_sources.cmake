@@ -92,11 +92,15 @@ set(GPUSIM_CORE_SOURCES
   src/report/words.cpp
   src/report/estimate_report.cpp
   src/report/roofline_report.cpp
+  src/report/roofline_chart.cpp
   src/report/breakeven_report.cpp
   src/report/plot.cpp
+  src/report/label_layout.cpp
+  src/report/chart_words.cpp
   src/report/charts.cpp
   src/report/systems_report.cpp
   src/report/systems_chart.cpp
+  src/report/sweep_chart.cpp
   src/report/html_report.cpp
   src/report/search_report.cpp
   src/report/serving_plan_report.cpp

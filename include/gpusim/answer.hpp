@@ -168,6 +168,7 @@ struct Estimate {
   double inter_link_gb_per_s = 0;
   std::string runtime_id;
   std::string runtime_name;
+  workload::Layout layout;  // the layout that ran (charts name it in their titles)
   // What the report says of the stack: its launch path, attention kernel (convolutions for a
   // ResNet) and, training, its optimizer implementation.
   struct Stack {

@@ -140,11 +140,11 @@ struct RooflinePoint {
   lowering::Phase phase = lowering::Phase::kForward;
   Flop flops;
   Bytes bytes;
-  double intensity = 0;      // FLOP per byte
-  FlopPerSecond attained;    // flops / time under the kernel model
-  BytesPerSecond bandwidth;  // bytes / time: where a kernel without FLOPs sits against the DRAM roof
-  bool compute_bound = false;
-  double share = 0;  // of kernel time
+  double intensity = 0;        // FLOP per byte
+  FlopPerSecond attained;      // flops / time under the kernel model
+  BytesPerSecond bandwidth;    // bytes / time: where a kernel without FLOPs sits against the DRAM roof
+  bool compute_bound = false;  // intensity at or past the ridge of the step's dtype: under its compute roof
+  double share = 0;            // of kernel time
 };
 
 struct Roofline {
@@ -154,6 +154,15 @@ struct Roofline {
   std::vector<MemoryRoof> memory;    // DRAM and L2
   DType highlight = DType::kBf16;    // the dtype whose ridge point is reported
   std::vector<RooflinePoint> points;
+  // With a scenario's step: what ran (GPU count, layout, runtime, the step's dtype), so that the
+  // picture says which run its ops are of.
+  struct Run {
+    int gpus = 1;
+    workload::Layout layout;
+    std::string runtime;
+    DType dtype = DType::kBf16;
+  };
+  std::optional<Run> run;
 };
 
 // Roofs only (no evaluation) or with the ops of an evaluation made with op shares.

@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gpusim/answer.hpp"
@@ -72,6 +73,7 @@ struct Breakeven {
   std::vector<cost::BreakevenPoint> dense;  // every 0.5 % and the crossover: the picture's curves
   std::optional<double> crossover;
   std::optional<Seconds> breakeven_at_scenario;  // at the scenario's utilization
+  std::string run;                               // what ran, in words: GPU, count, layout, runtime, precision
 };
 Breakeven breakeven_of(const answer::Estimate& e);
 std::string breakeven_text(const Breakeven& b);
@@ -124,8 +126,11 @@ struct SweepSample {
   std::optional<double> y;
 };
 SweepSample sweep_sample(const search::SweepPoint& p, const std::string& metric);
+// `run`: what ran, in words (sweep_run_words of a point that ran), for the picture's title.
 std::string sweep_svg(const std::vector<search::Axis>& axes, const std::vector<SweepSample>& samples,
-                      const std::string& metric);
+                      const std::string& metric, const std::string& run = "");
+// The GPU, count, layout, runtime and precision of a point, leaving out what the axes vary.
+std::string sweep_run_words(const search::SweepPoint& p, const std::vector<search::Axis>& axes);
 std::string plan_svg(const scenario::Scenario& sc, const search::PlanResult& r);
 // A sweep's rows as they are computed, so that a grid of any size is written in constant memory:
 // the opening (the CSV header, JSON's "["), one record per point (`index` counts them from 0), the
@@ -224,6 +229,44 @@ struct Segment {
   double x1, y1, x2, y2;
 };
 std::optional<Segment> clip(Segment s, const Scale& x, const Scale& y);
+
+// Text boxes and label placement (label_layout.cpp). SVG text is measured before a browser lays it out,
+// from the advance widths of Helvetica (Adobe's Helvetica AFM, 1/1000 em per glyph), widened by a
+// margin for the wider sans-serif faces browsers substitute (DejaVu Sans, Arial). A box spans the
+// ascent above the baseline and the descent below it, about one font size in all.
+enum class Anchor { kStart, kMiddle, kEnd };
+struct Box {
+  double left = 0;
+  double top = 0;
+  double right = 0;
+  double bottom = 0;
+};
+// The width of `s` (UTF-8) at font size `size`, in the same units as `size`.
+double text_width(std::string_view s, double size);
+// The box of text drawn at (x, y) (its baseline point) with SVG's text-anchor; `rotate` is 0, 90
+// or -90 degrees about (x, y) (other angles are measured as 0).
+Box text_box(double x, double y, std::string_view s, double size, Anchor anchor = Anchor::kStart, double rotate = 0);
+// Whether two boxes overlap by more than `touch` in both directions (boxes that only touch do not).
+bool overlaps(const Box& a, const Box& b, double touch = 0.5);
+// Whether `inner` lies within `outer`, to `slack`.
+bool within(const Box& inner, const Box& outer, double slack = 0.5);
+
+// A greedy label placer [imhof-1975 ranks positions around a point the same way: right, left,
+// above, below]: the first candidate whose box hits no taken box and stays within `bounds`.
+// Candidates sit around the point (px, py) outside a marker of radius `clearance`; those further
+// out come with a leader line back to the point. nullopt when none is free: the caller lists the
+// label elsewhere (a legend or a key).
+struct Placement {
+  double x = 0;  // the text's anchor point and baseline
+  double y = 0;
+  Anchor anchor = Anchor::kStart;
+  Box box;
+  bool leader = false;  // a line from the point to (leader_x, leader_y), the box's nearest point
+  double leader_x = 0;
+  double leader_y = 0;
+};
+std::optional<Placement> place_label(double px, double py, double clearance, std::string_view text, double size,
+                                     const std::vector<Box>& taken, const Box& bounds);
 
 }  // namespace plot
 

@@ -23,6 +23,7 @@ Estimate estimate(const scenario::Scenario& sc, const Options& options) {
   }
   e.runtime_id = sc.runtime.id;
   e.runtime_name = sc.runtime.name;
+  e.layout = sc.layout;
   e.images = sc.job.model.images();
   e.stack.cuda_graphs = sc.runtime.cuda_graphs;
   e.stack.convolutions = sc.job.model.family == workload::Family::kResNet;

@@ -1,5 +1,6 @@
 // The roofline command (include/gpusim/app.hpp): a GPU's roofs (explain::make_roofline), several
-// GPUs' together, or a scenario's step on its GPU's roofs. The highlighted dtype defaults to bf16,
+// GPUs' together, or a scenario's step on its GPU's roofs. The highlighted dtype defaults to the
+// step's dtype with a scenario, else to bf16,
 // and on a GPU without bf16 (Volta, Turing) to its 16-bit format, fp16; a dtype asked for by name
 // must be one the GPU computes in.
 #include <algorithm>
@@ -63,7 +64,10 @@ std::vector<explain::Roofline> roofline(const catalog::Catalog& catalog, const R
     sc = scenario::resolve(with_gpu_variant(catalog, sc.system.gpu.id, r.variant), parsed, sets, r.gpu);
   }
   const step::Evaluation eval = step::evaluate(sc, step::Options{true});
-  out.push_back(explain::make_roofline(sc.system.gpu, &eval, highlight_for(sc.system.gpu)));
+  // The step's ops run in its own dtype: its roof is the one highlighted unless another is asked for.
+  const DType shown = !r.dtype && sc.system.gpu.supports(eval.dtype) ? eval.dtype : highlight_for(sc.system.gpu);
+  out.push_back(explain::make_roofline(sc.system.gpu, &eval, shown));
+  out.back().run = explain::Roofline::Run{sc.system.gpus, sc.layout, sc.runtime.name, eval.dtype};
   return out;
 }
 

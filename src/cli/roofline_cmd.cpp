@@ -19,8 +19,8 @@ int run_roofline(const std::vector<std::string>& args) {
       "gpus", po::value<std::string>(&gpus), "several GPU ids, comma-separated: their roofs on one picture")(
       "scenario", po::value<std::string>(&scenario), "scenario whose step ops are placed on the roofs")(
       "dtype", po::value<std::string>(&dtype)->default_value("bf16"),
-      "dtype whose roof and ridge point are highlighted (default bf16; fp16 on a GPU without bf16)")(
-      "svg", po::value<std::string>(&svg), "also write the picture to FILE (SVG)")(
+      "dtype whose roof and ridge point are highlighted (default bf16, with a scenario its step's dtype; fp16 on a GPU "
+      "without bf16)")("svg", po::value<std::string>(&svg), "also write the picture to FILE (SVG)")(
       "set", po::value<std::vector<std::string>>(&sets)->composing(), "override a scenario key (repeatable)")(
       "gpu-variant", po::value<std::string>(&variant), kGpuVariantHelp);
   po::positional_options_description pos;

@@ -93,11 +93,15 @@ int run_sweep(const std::vector<std::string>& args) {
   StreamedOutput out(c.out);
   out.write(report::sweep_begin(format, axes));
   std::vector<report::SweepSample> samples;  // for --svg: the metric of each point, not its estimate
+  std::string run;                           // for --svg's title: what the first point that ran was
   std::size_t count = 0;
   const app::SweepAnswer answer = app::sweep(catalog, request, [&](const search::SweepPoint& p) {
     out.write(report::sweep_record(format, axes, p, count++));
     if (!svg.empty()) {
       samples.push_back(report::sweep_sample(p, metric));
+      if (run.empty() && p.estimate && step::runs(p.estimate->eval)) {
+        run = report::sweep_run_words(p, axes);
+      }
     }
   });
   if (!answer.refusal.empty()) {  // nothing is written (the temporary file goes with `out`)
@@ -108,7 +112,7 @@ int run_sweep(const std::vector<std::string>& args) {
     commit_all({&out});
   } else {
     StreamedOutput picture(svg);
-    picture.write(report::sweep_svg(axes, samples, metric));
+    picture.write(report::sweep_svg(axes, samples, metric, run));
     commit_all({&out, &picture});
   }
   return answer.ran == answer.points ? kOk : kSomePointsFailed;

@@ -26,6 +26,10 @@ Roofline make_roofline(const hardware::GpuSpec& g, const step::Evaluation* e, DT
     return r;
   }
   const Seconds total = e->step.compute;
+  // An op sits under the compute roof of the step's dtype when its intensity reaches that roof's
+  // ridge point, and under the DRAM roof below it [williams-2009] (not by the kind of its kernel).
+  const double ridge =
+      g.supports(e->dtype) ? physics::ridge_intensity(g, e->dtype) : physics::ridge_intensity(g, highlight);
   for (const step::OpShare& op : e->ops) {
     if (op.bytes.value() <= 0 || op.time.value() <= 0) {
       continue;
@@ -38,7 +42,7 @@ Roofline make_roofline(const hardware::GpuSpec& g, const step::Evaluation* e, DT
     p.intensity = op.flops.value() / op.bytes.value();
     p.attained = op.flops / op.time;
     p.bandwidth = op.bytes / op.time;
-    p.compute_bound = op.compute_bound;
+    p.compute_bound = p.intensity >= ridge;
     p.share = total.value() > 0 ? op.time / total : 0;
     r.points.push_back(p);
   }

@@ -190,9 +190,21 @@ bool Chart::inside(double x, double y) const {
 }
 
 void Chart::axes(const std::string& x_title, const std::string& y_title, const std::vector<std::string>* x_labels) {
+  // Categorical labels too wide for their slot alternate between two rows.
+  constexpr double kTickRow = 16;
+  constexpr double kSecondRow = 12;
+  double last_right = -1e300;
+  bool staggered = false;
+  bool second = false;
   auto grid_x = [&](double v, const std::string& label) {
     svg_.line(px(v), f_.top, px(v), f_.bottom, "#e5e5e5", 1);
-    svg_.text(px(v), f_.bottom + 16, label, 10, "middle");
+    const Box b = text_box(px(v), f_.bottom + kTickRow, label, 10, Anchor::kMiddle);
+    second = !second && b.left < last_right + 2;
+    staggered = staggered || second;
+    svg_.text(px(v), f_.bottom + kTickRow + (second ? kSecondRow : 0), label, 10, "middle");
+    if (!second) {
+      last_right = b.right;
+    }
   };
   auto grid_y = [&](double v, const std::string& label) {
     svg_.line(f_.left, py(v), f_.right, py(v), "#e5e5e5", 1);
@@ -211,8 +223,9 @@ void Chart::axes(const std::string& x_title, const std::string& y_title, const s
     grid_y(v, label);
   }
   svg_.rect(f_.left, f_.top, f_.right - f_.left, f_.bottom - f_.top, "none", "#888");
-  svg_.text((f_.left + f_.right) / 2, f_.bottom + 36, x_title, 12, "middle");
-  svg_.text(f_.left - 56, (f_.top + f_.bottom) / 2, y_title, 12, "middle", "#222", -90);
+  svg_.text((f_.left + f_.right) / 2, f_.bottom + (staggered ? 48 : 36), x_title, 12, "middle", "#222", 0,
+            "axis-title");
+  svg_.text(f_.left - 56, (f_.top + f_.bottom) / 2, y_title, 12, "middle", "#222", -90, "axis-title");
 }
 
 std::optional<std::pair<std::pair<double, double>, std::pair<double, double>>> Chart::clipped(double x1, double y1,
@@ -273,6 +286,101 @@ bool Chart::dot(double x, double y, double r, const char* fill, double opacity) 
   }
   svg_.circle(px(x), py(y), r, fill, opacity);
   return true;
+}
+
+bool Labels::place(double x, double y, double r, const std::string& text, double size, const char* fill) {
+  std::vector<Box> taken = avoid_;
+  for (const Svg::TextBox& t : svg_.text_boxes()) {
+    taken.push_back(t.box);
+  }
+  const std::optional<Placement> p = place_label(x, y, r, text, size, taken, bounds_);
+  if (!p) {
+    return false;
+  }
+  if (p->leader) {
+    svg_.line(x, y, p->leader_x, p->leader_y, "#aaa", 0.6);
+  }
+  svg_.text(p->x, p->y, text, size,
+            p->anchor == Anchor::kStart ? "start"
+            : p->anchor == Anchor::kEnd ? "end"
+                                        : "middle",
+            fill);
+  return true;
+}
+
+void title(Svg& svg, double x, double y, const std::string& text, double size, double right, const char* fill,
+           const char* role) {
+  const double room = right - x;
+  while (size > kMinTitleSize && text_width(text, size) > room) {
+    size -= 0.5;
+  }
+  // Cut at a word, with an ellipsis, when even the smallest size is too wide.
+  std::vector<std::string> words;
+  for (std::size_t start = 0; start <= text.size();) {
+    const std::size_t space = std::min(text.find(' ', start), text.size());
+    words.push_back(text.substr(start, space - start));
+    start = space + 1;
+  }
+  std::string shown = text;
+  for (std::size_t n = words.size(); n > 1 && text_width(shown, size) > room; --n) {
+    shown.clear();
+    for (std::size_t i = 0; i + 1 < n; ++i) {
+      shown += words[i] + " ";
+    }
+    shown += "…";
+  }
+  svg.text(x, y, shown, std::floor(size), "start", fill, 0, role);
+}
+
+double key_lines(Svg& svg, double x, double y, double right, const std::string& lead,
+                 const std::vector<std::string>& items, double size, const char* fill) {
+  const double line_height = size * 1.4;
+  std::string current = lead;
+  auto flush = [&] {
+    svg.grow_to(y + size + kMargin);  // the descent and the margin
+    svg.text(x, y, current, size, "start", fill);
+    y += line_height;
+  };
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const std::string piece = items[i] + (i + 1 < items.size() ? ";" : "");
+    const std::string joined = current + (current.empty() ? "" : " ") + piece;
+    if (!current.empty() && text_width(joined, size) > right - x) {
+      flush();
+      current = piece;
+    } else {
+      current = joined;
+    }
+  }
+  if (!current.empty()) {
+    flush();
+  }
+  return y;
+}
+
+void marker(Svg& svg, double x, double y, double r, std::size_t series, const char* fill) {
+  switch (series % 4) {
+    case 0:
+      svg.circle(x, y, r, fill, 1);
+      break;
+    case 1:
+      svg.rect(x - r * 0.9, y - r * 0.9, r * 1.8, r * 1.8, fill);
+      break;
+    case 2:
+      svg.polygon({{x, y - r * 1.15}, {x + r, y + r * 0.75}, {x - r, y + r * 0.75}}, fill);
+      break;
+    default:
+      svg.polygon({{x, y - r * 1.2}, {x + r * 1.2, y}, {x, y + r * 1.2}, {x - r * 1.2, y}}, fill);
+  }
+}
+
+const char* series_dash(std::size_t series) {
+  static const char* const kDashes[] = {nullptr, "7,3", "2,2", "9,3,2,3"};
+  return kDashes[series % 4];
+}
+
+void cross(Svg& svg, double x, double y, double r, const char* stroke) {
+  svg.line(x - r, y - r, x + r, y + r, stroke, 2);
+  svg.line(x - r, y + r, x + r, y - r, stroke, 2);
 }
 
 const char* series_color(std::size_t i) {

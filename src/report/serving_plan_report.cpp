@@ -5,8 +5,10 @@
 #include <cmath>
 
 #include "gpusim/report.hpp"
+#include "report/chart_words.hpp"
 #include "report/format.hpp"
 #include "report/json_writer.hpp"
+#include "report/plot.hpp"
 #include "report/svg.hpp"
 
 namespace gpusim::report {
@@ -167,73 +169,90 @@ std::string plan_serving_json(const scenario::Scenario& sc, const search::Servin
   return w.take() + "\n";
 }
 
-// The frontier on log-log axes: every deployment on it, those meeting the SLO filled green.
+// The frontier on log-log axes: every deployment on it, those meeting the SLO filled green, and
+// the SLO's TPOT limit as the least tokens/s per user (1 / TPOT) it allows.
 std::string plan_serving_svg(const scenario::Scenario& sc, const search::ServingPlanResult& r) {
   constexpr double kW = 720;
-  constexpr double kH = 460;
-  constexpr double kLeft = 80;
-  constexpr double kRight = 20;
-  constexpr double kTop = 40;
-  constexpr double kBottom = 60;
-  Svg svg(kW, kH);
-  svg.text(kW / 2, 22, "Throughput per GPU against speed per user — " + sc.name, 13, "middle");
+  constexpr plot::Frame f{80, 58, 700, 390};
+  Svg svg(kW, 470);
+  plot::title(svg, plot::kMargin, 22, "Serving plan: throughput per GPU against speed per user", plot::kTitleSize,
+              kW - plot::kMargin);
+  // What ran: the best deployment, else the first of the frontier; the GPU and runtime either way.
+  RunParts run = run_parts(sc);
+  const ServingPlanRow* shown = !r.best.empty() ? &r.best.front() : !r.frontier.empty() ? &r.frontier.front() : nullptr;
+  if (shown != nullptr) {
+    run.gpus = shown->gpus;
+    run.layout = shown->layout;
+    run.precision = shown->format;
+  }
+  plot::title(
+      svg, plot::kMargin, 40,
+      (r.best.empty() ? "" : "best: ") + run_words(run) + " · " + (sc.slo ? slo_words(*sc.slo) : std::string("no SLO")),
+      plot::kSubtitleSize, kW - plot::kMargin, "#555");
   if (r.frontier.empty()) {
-    svg.text(kW / 2, kH / 2, "no deployment fits", 13, "middle");
+    svg.text(kW / 2, f.top + 40, "no deployment fits", 13, "middle");
     return svg.str();
   }
-  double x_lo = 1e300;
-  double x_hi = 0;
-  double y_lo = 1e300;
-  double y_hi = 0;
+  // The least tokens/s per user the TPOT limit allows; 0 without one.
+  const double slo_x =
+      sc.slo && sc.slo->tpot && units::to_seconds(*sc.slo->tpot) > 0 ? 1 / units::to_seconds(*sc.slo->tpot) : 0;
+  double x_lo = slo_x > 0 ? slo_x : 1e300, x_hi = slo_x;
+  double y_lo = 1e300, y_hi = 0;
   for (const ServingPlanRow& row : r.frontier) {
     x_lo = std::min(x_lo, row.per_user);
     x_hi = std::max(x_hi, row.per_user);
     y_lo = std::min(y_lo, row.per_gpu);
     y_hi = std::max(y_hi, row.per_gpu);
   }
-  // Whole decades around the data.
-  const double lx0 = std::floor(std::log10(std::max(x_lo, 1e-9)));
-  const double lx1 = std::max(lx0 + 1, std::ceil(std::log10(std::max(x_hi, 1e-9))));
-  const double ly0 = std::floor(std::log10(std::max(y_lo, 1e-9)));
-  const double ly1 = std::max(ly0 + 1, std::ceil(std::log10(std::max(y_hi, 1e-9))));
-  auto px = [&](double v) { return kLeft + (std::log10(v) - lx0) / (lx1 - lx0) * (kW - kLeft - kRight); };
-  auto py = [&](double v) { return kH - kBottom - (std::log10(v) - ly0) / (ly1 - ly0) * (kH - kTop - kBottom); };
-  for (double d = lx0; d <= lx1; d += 1) {
-    for (const double m : {1.0, 2.0, 5.0}) {
-      const double v = m * std::pow(10.0, d);
-      if (std::log10(v) > lx1 + 1e-9) {
-        break;
-      }
-      svg.line(px(v), kTop, px(v), kH - kBottom, "#ddd", 0.5);
-      svg.text(px(v), kH - kBottom + 16, strfmt("%g", v), 10, "middle");
-    }
+  // Room around the points, so that none sits on the frame.
+  plot::Chart ch(svg, f, plot::log_scale(x_lo / 1.15, x_hi * 1.15), plot::log_scale(y_lo / 1.15, y_hi * 1.15));
+  ch.axes("output tokens/s per user (tokens/s, 1 / TPOT p50, log scale)",
+          "output tokens/s per GPU (tokens/s, log scale)");
+  plot::Labels labels(svg, {f.left, f.top, f.right, f.bottom});
+  // The legend first, at the top right inside the frame, so that labels keep clear of it.
+  const char* const kLegend[] = {"frontier (no deployment beats both)", "meets the SLO; grey: misses it",
+                                 "TPOT limit (1 / TPOT)", "TPOT limit: none in the SLO"};
+  double legend_w = 0;
+  for (const char* t : kLegend) {
+    legend_w = std::max(legend_w, plot::text_width(t, 10) + 36);
   }
-  for (double d = ly0; d <= ly1; d += 1) {
-    for (const double m : {1.0, 2.0, 5.0}) {
-      const double v = m * std::pow(10.0, d);
-      if (std::log10(v) > ly1 + 1e-9) {
-        break;
-      }
-      svg.line(kLeft, py(v), kW - kRight, py(v), "#ddd", 0.5);
-      svg.text(kLeft - 6, py(v) + 4, strfmt("%g", v), 10, "end");
-    }
+  const double lx = f.right - legend_w - 8, ly = f.top + 8;
+  svg.rect(lx, ly, legend_w, sc.slo ? 50 : 22, "white", "#bbb");
+  labels.avoid({lx, ly, lx + legend_w, ly + (sc.slo ? 50 : 22)});
+  svg.line(lx + 6, ly + 11, lx + 22, ly + 11, "#1f77b4", 1.5);
+  svg.text(lx + 28, ly + 15, kLegend[0], 10);
+  if (sc.slo) {
+    svg.circle(lx + 14, ly + 27, 4.5, "#2ca02c", 0.9);
+    svg.text(lx + 28, ly + 31, kLegend[1], 10);
+    svg.line(lx + 6, ly + 43, lx + 22, ly + 43, "#d62728", 1.5, "5,3");
+    svg.text(lx + 28, ly + 47, slo_x > 0 ? kLegend[2] : kLegend[3], 10);
   }
-  svg.text((kLeft + kW - kRight) / 2, kH - 18, "output tokens/s per user (1 / TPOT p50)", 12, "middle");
-  svg.text(18, (kTop + kH - kBottom) / 2, "output tokens/s per GPU", 12, "middle", "#222", -90);
-  for (std::size_t k = 1; k < r.frontier.size(); ++k) {
-    const ServingPlanRow& a = r.frontier[k - 1];
-    const ServingPlanRow& b = r.frontier[k];
-    svg.line(px(a.per_user), py(a.per_gpu), px(b.per_user), py(b.per_gpu), "#1f77b4", 1.5);
+  if (slo_x > 0) {
+    ch.line(slo_x, ch.y().lo, slo_x, ch.y().hi, "#d62728", 1.5, "5,3");
+    labels.place(ch.px(slo_x), f.bottom - 12, 2, strfmt("SLO: TPOT <= %s", duration(*sc.slo->tpot).c_str()), 10,
+                 "#d62728");
+  }
+  std::vector<std::pair<double, double>> line;
+  for (const ServingPlanRow& row : r.frontier) {
+    line.emplace_back(row.per_user, row.per_gpu);
+  }
+  if (line.size() >= 2) {
+    ch.polyline(line, "#1f77b4", 1.5);
   }
   for (const ServingPlanRow& row : r.frontier) {
-    svg.circle(px(row.per_user), py(row.per_gpu), 4.5, row.meets() ? "#2ca02c" : "#bbbbbb", 0.9);
-    svg.text(px(row.per_user) + 6, py(row.per_gpu) - 6,
-             strfmt("%dx tp%d %s b%lld", row.gpus, row.layout.tensor, row.format.c_str(),
-                    static_cast<long long>(row.batch_limit)),
-             9);
+    ch.dot(row.per_user, row.per_gpu, 4.5, row.meets() ? "#2ca02c" : "#bbbbbb", 0.9);
+    labels.avoid_marker(ch.px(row.per_user), ch.py(row.per_gpu), 4.5);
   }
-  if (sc.slo) {
-    svg.text(kW - kRight, kTop - 6, "green: meets the SLO · grey: misses it", 10, "end");
+  std::vector<std::string> key;
+  for (const ServingPlanRow& row : r.frontier) {
+    const std::string name = strfmt("%d × TP %d %s batch %lld", row.gpus, row.layout.tensor, row.format.c_str(),
+                                    static_cast<long long>(row.batch_limit));
+    if (!labels.place(ch.px(row.per_user), ch.py(row.per_gpu), 4.5, name, 9)) {
+      key.push_back(strfmt("%s at %.3g tokens/s per user", name.c_str(), row.per_user));
+    }
+  }
+  if (!key.empty()) {
+    plot::key_lines(svg, f.left, f.bottom + 64, kW - plot::kMargin, "Also on the frontier:", key);
   }
   return svg.str();
 }

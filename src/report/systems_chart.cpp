@@ -19,9 +19,6 @@ struct Panel {
 };
 
 constexpr double kRow = 26, kTop = 84, kPanel = 190, kGap = 36, kRight = 24, kFont = 11;
-// Width of a label in pixels: ~0.6 em a character in sans-serif (an upper bound for digits and
-// lower case).
-double text_width(const std::string& s, double size) { return 0.6 * size * static_cast<double>(s.size()); }
 
 }  // namespace
 
@@ -58,17 +55,17 @@ std::string systems_svg(const std::string& title, const std::vector<SystemRow>& 
     const search::SystemChoice& s = r.system;
     labels.push_back(s.nodes > 1 ? strfmt("%d × %d × %s", s.nodes, s.gpus_per_node, s.gpu.c_str())
                                  : strfmt("%d × %s", s.gpus_per_node, s.gpu.c_str()));
-    label_w = std::max(label_w, text_width(labels.back(), kFont));
+    label_w = std::max(label_w, plot::text_width(labels.back(), kFont));
   }
   const double left0 = 16 + label_w + 10;
   const double width = left0 + 4 * kPanel + 3 * kGap + kRight;
   const double height = kTop + kRow * static_cast<double>(std::max<std::size_t>(rows.size(), 1)) + 56;
   Svg svg(width, height);
-  svg.text(16, 26, "Which system: " + title, 14);
-  svg.text(16, 46,
-           serving ? "each system at its best deployment; shorter bars are better"
-                   : "each system at its best layout; shorter bars are better",
-           11, "start", "#555");
+  plot::title(svg, 16, 26, "Which system: " + title, plot::kTitleSize, width - plot::kMargin);
+  plot::title(svg, 16, 46,
+              serving ? "each system at its best deployment; shorter bars are better"
+                      : "each system at its best layout; shorter bars are better",
+              plot::kSubtitleSize, width - plot::kMargin, "#555");
   // Rows in rank order: those that run, then the others.
   std::vector<std::size_t> order;
   for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -98,10 +95,12 @@ std::string systems_svg(const std::string& title, const std::vector<SystemRow>& 
     const double x_hi = ticks.values.back();
     auto px = [&](double v) { return left + v / x_hi * kPanel; };
     svg.text(left + kPanel / 2, kTop - 14, panels[p].title, 10, "middle");
+    // Grid lines span the rows with bars; the tick labels sit under every row.
     const double bottom = kTop + kRow * static_cast<double>(runs.size());
+    const double under = kTop + kRow * static_cast<double>(rows.size());
     for (const double t : ticks.values) {
       svg.line(px(t), kTop - 4, px(t), bottom + 2, "#eee", 1);
-      svg.text(px(t), bottom + 16, plot::tick_label(t, ticks.step), 10, "middle");
+      svg.text(px(t), under + 16, plot::tick_label(t, ticks.step), 10, "middle");
     }
     for (std::size_t i = 0; i < runs.size(); ++i) {
       const double y = kTop + kRow * static_cast<double>(i);
@@ -109,9 +108,9 @@ std::string systems_svg(const std::string& title, const std::vector<SystemRow>& 
       svg.rect(left, y + 5, std::max(px(v) - left, 0.5), kRow - 10, plot::series_color(p));
     }
   }
-  svg.text(16, height - 12,
-           "owned = electricity + hardware share at the scenario's utilization; cloud = renting the same work", 10,
-           "start", "#555");
+  plot::title(svg, 16, height - 12,
+              "owned = electricity + hardware share at the scenario's utilization; cloud = renting the same work", 10,
+              width - plot::kMargin, "#555");
   return svg.str();
 }
 
