@@ -75,10 +75,11 @@ catalog::Catalog with_gpu_variant(const catalog::Catalog& catalog, const std::st
 // curve of many estimates, where each band would cost several more).
 struct EstimateRequest {
   ScenarioSource scenario;
-  std::vector<std::string> sets;  // key=value overrides
-  std::string gpu;                // replaces system.gpu; empty: the scenario's
-  bool bands = true;              // the band of every figure that has one (the command line's)
-  GpuVariant variant;             // applied to the GPU the scenario resolves to
+  std::vector<std::string> sets;    // key=value overrides
+  std::vector<std::string> unsets;  // keys (or tables) taken out of the scenario, before the sets
+  std::string gpu;                  // replaces system.gpu; empty: the scenario's
+  bool bands = true;                // the band of every figure that has one (the command line's)
+  GpuVariant variant;               // applied to the GPU the scenario resolves to
 };
 struct EstimateAnswer {
   scenario::Scenario scenario;
@@ -96,9 +97,10 @@ report::Breakeven breakeven(const catalog::Catalog& catalog, const EstimateReque
 // A grid over scenario keys: every point estimated, in grid order (the first axis fastest).
 struct SweepRequest {
   ScenarioSource scenario;
-  std::vector<std::string> sets;   // fixed overrides
-  std::vector<search::Axis> axes;  // the grid is their product
-  int shard = 0;                   // this run's points: shard, shard + shards, ...
+  std::vector<std::string> sets;    // fixed overrides
+  std::vector<std::string> unsets;  // keys (or tables) taken out of the scenario, before the sets
+  std::vector<search::Axis> axes;   // the grid is their product
+  int shard = 0;                    // this run's points: shard, shard + shards, ...
   int shards = 1;
   std::uint64_t max_points = search::kMaxSweepPoints;  // the most points this shard may have
   std::function<void(std::size_t done, std::size_t total)> progress;
@@ -134,7 +136,8 @@ struct RooflineRequest {
   std::string gpu;                // the GPU; with a scenario, the one replacing system.gpu
   std::vector<std::string> gpus;  // several GPUs drawn together: roofs only, no scenario
   std::optional<ScenarioSource> scenario;
-  std::vector<std::string> sets;  // the scenario's key=value overrides
+  std::vector<std::string> sets;    // the scenario's key=value overrides
+  std::vector<std::string> unsets;  // keys (or tables) taken out of the scenario, before the sets
   // The dtype whose roof and ridge point are highlighted; none: bf16, or fp16 on a GPU without it.
   std::optional<std::string> dtype;
   GpuVariant variant;  // applied to `gpu`, or the scenario's GPU (not to several `gpus`)
@@ -149,6 +152,7 @@ std::vector<explain::Roofline> roofline(const catalog::Catalog& catalog, const R
 struct PlanRequest {
   ScenarioSource scenario;
   std::vector<std::string> sets;
+  std::vector<std::string> unsets;   // keys (or tables) taken out of the scenario, before the sets
   std::string gpu;                   // replaces system.gpu; empty: the scenario's
   std::string objective = "time";    // search::kObjectiveNames
   int top = 10;                      // rows kept: 1 to search::kMaxPlanTop
@@ -177,6 +181,7 @@ PlanAnswer plan(const catalog::Catalog& catalog, const PlanRequest& request);
 struct CompareRequest {
   ScenarioSource scenario;
   std::vector<std::string> sets;
+  std::vector<std::string> unsets;   // keys (or tables) taken out of the scenario, before the sets
   std::vector<std::string> gpus;     // GPU ids; or
   std::vector<std::string> systems;  // systems, "[NODES x] GPUS x ID" (search::parse_system)
   std::string objective = "time";    // systems: search::kObjectiveNames

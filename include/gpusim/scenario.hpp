@@ -76,10 +76,13 @@ struct Scenario {
   std::shared_ptr<const workload::ModelError> model_error;
 };
 
-// One `--set KEY=VALUE` override; VALUE is TOML (a bare word is taken as a string).
+// One `--set KEY=VALUE` override; VALUE is TOML (a bare word is taken as a string). With `remove`,
+// `--unset KEY`: the key (or a whole table) is taken out of the file as if it had never been
+// written, so its default applies; removals are applied before every --set.
 struct Override {
   std::string key;
   std::string value;
+  bool remove = false;
 };
 
 // A scenario file parsed once (TOML syntax checked), to be resolved many times with different
@@ -139,8 +142,10 @@ Scenario load_scenario(const catalog::Catalog& catalog, const std::string& path,
                        const std::vector<Override>& overrides = {}, const std::string& gpu_override = "");
 Scenario load_scenario_file(const catalog::Catalog& catalog, const std::string& path,
                             const std::vector<Override>& overrides = {}, const std::string& gpu_override = "");
-// Parses "KEY=VALUE" strings; throws InputError naming the bad one.
-std::vector<Override> parse_overrides(const std::vector<std::string>& sets);
+// `--set KEY=VALUE` texts, then `--unset KEY` texts (InputError naming the flag and the text when
+// one is not of its form, or one removal lies inside another's table).
+std::vector<Override> parse_overrides(const std::vector<std::string>& sets,
+                                      const std::vector<std::string>& unsets = {});
 
 // A model read from a Hugging Face transformers config.json, as [model] hf_config reads it (dense
 // decoders: llama, mistral, qwen2, gemma, phi3, gpt2; the mapping in docs/scenarios.md). Throws

@@ -56,7 +56,7 @@ void check(const CompareRequest& r) {
 CompareAnswer compare(const catalog::Catalog& catalog, const CompareRequest& r) {
   check(r);
   const scenario::ParsedScenario parsed = parse(r.scenario);
-  const std::vector<scenario::Override> overrides = scenario::parse_overrides(r.sets);
+  const std::vector<scenario::Override> overrides = scenario::parse_overrides(r.sets, r.unsets);
   CompareAnswer a{
       scenario::resolve(catalog, parsed, overrides), {}, {}, *base::value_in(search::kObjectiveNames, r.objective)};
   std::vector<std::pair<std::string, std::string>> why;

@@ -15,7 +15,7 @@ namespace {
 scenario::Scenario resolve(const catalog::Catalog& catalog, const EstimateRequest& request) {
   check(request.variant);
   const scenario::ParsedScenario parsed = parse(request.scenario);
-  const std::vector<scenario::Override> sets = scenario::parse_overrides(request.sets);
+  const std::vector<scenario::Override> sets = scenario::parse_overrides(request.sets, request.unsets);
   scenario::Scenario sc = scenario::resolve(catalog, parsed, sets, request.gpu);
   if (request.variant.identity()) {
     return sc;

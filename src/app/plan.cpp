@@ -28,7 +28,8 @@ void check(const PlanRequest& r) {
 
 PlanAnswer plan(const catalog::Catalog& catalog, const PlanRequest& r) {
   check(r);
-  PlanAnswer a{scenario::resolve(catalog, parse(r.scenario), scenario::parse_overrides(r.sets), r.gpu), {}, {}, {}};
+  PlanAnswer a{
+      scenario::resolve(catalog, parse(r.scenario), scenario::parse_overrides(r.sets, r.unsets), r.gpu), {}, {}, {}};
   search::PlanOptions& o = a.options;
   o.objective = *base::value_in(search::kObjectiveNames, r.objective);
   o.top = r.top;

@@ -58,7 +58,7 @@ std::vector<explain::Roofline> roofline(const catalog::Catalog& catalog, const R
     return out;
   }
   const scenario::ParsedScenario parsed = parse(*r.scenario);
-  const std::vector<scenario::Override> sets = scenario::parse_overrides(r.sets);
+  const std::vector<scenario::Override> sets = scenario::parse_overrides(r.sets, r.unsets);
   scenario::Scenario sc = scenario::resolve(catalog, parsed, sets, r.gpu);
   if (!r.variant.identity()) {
     sc = scenario::resolve(with_gpu_variant(catalog, sc.system.gpu.id, r.variant), parsed, sets, r.gpu);

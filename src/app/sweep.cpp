@@ -30,7 +30,7 @@ SweepAnswer sweep(const catalog::Catalog& catalog, const SweepRequest& r,
                   const std::function<void(const search::SweepPoint&)>& each) {
   check(r);
   const scenario::ParsedScenario file = parse(r.scenario);
-  const std::vector<scenario::Override> fixed = scenario::parse_overrides(r.sets);
+  const std::vector<scenario::Override> fixed = scenario::parse_overrides(r.sets, r.unsets);
   (void)scenario::resolve(catalog, file, fixed);  // the base scenario itself must be valid
   search::SweepOptions options;
   options.shard = r.shard;

@@ -8,11 +8,14 @@ int run_breakeven(const std::vector<std::string>& args) {
   std::string scenario;
   std::string svg;
   std::vector<std::string> sets;
+  std::vector<std::string> unsets;
   std::string variant;
   po::options_description d("options");
   add_common(d, c, true);
   d.add_options()("scenario", po::value<std::string>(&scenario), "scenario TOML file")(
       "svg", po::value<std::string>(&svg), "also write the picture to FILE (SVG)")(
+      "unset", po::value<std::vector<std::string>>(&unsets)->composing(),
+      "remove a scenario key or a whole table, so its default applies (repeatable; before every --set)")(
       "set", po::value<std::vector<std::string>>(&sets)->composing(), "override a scenario key (repeatable)")(
       "gpu-variant", po::value<std::string>(&variant), kGpuVariantHelp);
   po::positional_options_description pos;
@@ -32,6 +35,7 @@ int run_breakeven(const std::vector<std::string>& args) {
   app::EstimateRequest request;
   request.scenario.path = scenario;
   request.sets = sets;
+  request.unsets = unsets;
   if (vm.count("gpu-variant") != 0U) {
     request.variant = gpu_variant_option(variant);
   }

@@ -13,6 +13,7 @@ int run_compare(const std::vector<std::string>& args) {
   std::string systems;
   std::string objective;
   std::vector<std::string> sets;
+  std::vector<std::string> unsets;
   std::string svg;
   std::string baseline;
   po::options_description d("options");
@@ -26,6 +27,8 @@ int run_compare(const std::vector<std::string>& args) {
       "objective", po::value<std::string>(&objective),
       "with --systems: time (time to finish; serving: time per output token) or cost (cloud cost of the job; "
       "serving: per million output tokens); default time")(
+      "unset", po::value<std::vector<std::string>>(&unsets)->composing(),
+      "remove a scenario key or a whole table, so its default applies (repeatable; before every --set)")(
       "set", po::value<std::vector<std::string>>(&sets)->composing(), "override a scenario key (repeatable)")(
       "svg", po::value<std::string>(&svg),
       "also write bars of speed, speed per purchase USD and tokens per cloud USD relative to --baseline to FILE")(
@@ -60,6 +63,7 @@ int run_compare(const std::vector<std::string>& args) {
     app::CompareRequest request;
     request.scenario = app::ScenarioSource{scenario, std::nullopt};
     request.sets = sets;
+    request.unsets = unsets;
     request.systems = gpu_list(systems, "--systems", "system");
     request.objective = objective.empty() ? "time" : objective;
     const app::CompareAnswer answer = app::compare(load_catalog_with_env(c.specs), request);
@@ -89,6 +93,7 @@ int run_compare(const std::vector<std::string>& args) {
   app::CompareRequest request;
   request.scenario = app::ScenarioSource{scenario, std::nullopt};
   request.sets = sets;
+  request.unsets = unsets;
   request.gpus = ids;
   const app::CompareAnswer answer = app::compare(load_catalog_with_env(c.specs), request);
   const std::vector<search::CompareRow>& rows = answer.rows;

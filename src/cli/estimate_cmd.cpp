@@ -10,11 +10,14 @@ int run_estimate(const std::vector<std::string>& args) {
   std::string scenario;
   std::string gpu;
   std::vector<std::string> sets;
+  std::vector<std::string> unsets;
   std::string variant;
   po::options_description d("options");
   add_common(d, c, true);
   d.add_options()("scenario", po::value<std::string>(&scenario), "scenario TOML file (format: docs/scenarios.md)")(
       "gpu", po::value<std::string>(&gpu), "run on this GPU id instead of system.gpu")(
+      "unset", po::value<std::vector<std::string>>(&unsets)->composing(),
+      "remove a scenario key or a whole table, so its default applies (repeatable; before every --set)")(
       "set", po::value<std::vector<std::string>>(&sets)->composing(),
       "override a scenario key, e.g. --set training.micro_batch=4 (repeatable)")(
       "gpu-variant", po::value<std::string>(&variant), kGpuVariantHelp);
@@ -42,6 +45,7 @@ int run_estimate(const std::vector<std::string>& args) {
   app::EstimateRequest request;
   request.scenario.path = scenario;
   request.sets = sets;
+  request.unsets = unsets;
   request.gpu = gpu;
   if (vm.count("gpu-variant") != 0U) {
     request.variant = gpu_variant_option(variant);

@@ -29,6 +29,7 @@ int run_plan(const std::vector<std::string>& args) {
   std::string formats;
   std::string svg;
   std::vector<std::string> sets;
+  std::vector<std::string> unsets;
   bool quiet = false;
   bool timing = false;
   po::options_description d("options");
@@ -48,8 +49,10 @@ int run_plan(const std::vector<std::string>& args) {
       "serving: weight formats to try, comma-separated (default: the scenario's, bf16 and fp8)")(
       "svg", po::value<std::string>(&svg),
       "write a picture to FILE (SVG): training, time against cost of every layout that fits; serving, the "
-      "throughput-latency frontier")("set", po::value<std::vector<std::string>>(&sets)->composing(),
-                                     "override a scenario key (repeatable)");
+      "throughput-latency frontier")(
+      "unset", po::value<std::vector<std::string>>(&unsets)->composing(),
+      "remove a scenario key or a whole table, so its default applies (repeatable; before every --set)")(
+      "set", po::value<std::vector<std::string>>(&sets)->composing(), "override a scenario key (repeatable)");
   po::positional_options_description pos;
   pos.add("scenario", 1);
   po::variables_map vm;
@@ -76,6 +79,7 @@ int run_plan(const std::vector<std::string>& args) {
   app::PlanRequest request;
   request.scenario = app::ScenarioSource{scenario, std::nullopt};
   request.sets = sets;
+  request.unsets = unsets;
   request.gpu = gpu;
   request.objective = objective;
   request.top = top;

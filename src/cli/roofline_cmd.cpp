@@ -12,6 +12,7 @@ int run_roofline(const std::vector<std::string>& args) {
   std::string dtype = "bf16";
   std::string svg;
   std::vector<std::string> sets;
+  std::vector<std::string> unsets;
   std::string variant;
   po::options_description d("options");
   add_common(d, c, true);
@@ -21,6 +22,8 @@ int run_roofline(const std::vector<std::string>& args) {
       "dtype", po::value<std::string>(&dtype)->default_value("bf16"),
       "dtype whose roof and ridge point are highlighted (default bf16, with a scenario its step's dtype; fp16 on a GPU "
       "without bf16)")("svg", po::value<std::string>(&svg), "also write the picture to FILE (SVG)")(
+      "unset", po::value<std::vector<std::string>>(&unsets)->composing(),
+      "remove a scenario key or a whole table, so its default applies (repeatable; before every --set)")(
       "set", po::value<std::vector<std::string>>(&sets)->composing(), "override a scenario key (repeatable)")(
       "gpu-variant", po::value<std::string>(&variant), kGpuVariantHelp);
   po::positional_options_description pos;
@@ -43,6 +46,7 @@ int run_roofline(const std::vector<std::string>& args) {
     request.scenario = app::ScenarioSource{scenario, std::nullopt};
   }
   request.sets = sets;
+  request.unsets = unsets;
   if (!vm["dtype"].defaulted()) {
     request.dtype = dtype;
   }

@@ -17,6 +17,7 @@ int run_sweep(const std::vector<std::string>& args) {
   std::string scenario;
   std::vector<std::string> varies;
   std::vector<std::string> sets;
+  std::vector<std::string> unsets;
   std::string shard = "0/1";
   std::string svg;
   std::string metric = "throughput.tokens_per_s";
@@ -27,6 +28,8 @@ int run_sweep(const std::vector<std::string>& args) {
   d.add_options()("scenario", po::value<std::string>(&scenario), "scenario TOML file")(
       "vary", po::value<std::vector<std::string>>(&varies)->composing(),
       "KEY=V1,V2,... (repeatable: the grid is their product)")(
+      "unset", po::value<std::vector<std::string>>(&unsets)->composing(),
+      "remove a scenario key or a whole table, so its default applies (repeatable; before every --set)")(
       "set", po::value<std::vector<std::string>>(&sets)->composing(), "fixed override (repeatable)")(
       "quiet,q", po::bool_switch(&quiet), "no progress line (it is shown only when stderr is a terminal)")(
       "shard", po::value<std::string>(&shard)->default_value("0/1"), "I/N: run points I, I+N, I+2N, ...")(
@@ -60,6 +63,7 @@ int run_sweep(const std::vector<std::string>& args) {
   app::SweepRequest request;
   request.scenario = app::ScenarioSource{scenario, std::nullopt};
   request.sets = sets;
+  request.unsets = unsets;
   if (std::sscanf(shard.c_str(), "%d/%d", &request.shard, &request.shards) != 2) {
     throw UsageError("--shard expects I/N with 0 <= I < N, got \"" + shard + "\"");
   }

@@ -229,6 +229,39 @@ void apply_override(ParsedScenario::Tree& tree, const Override& o, Diagnostics& 
   parsed.get("value")->visit([&](auto&& x) { t->insert_or_assign(parts.back(), std::move(x)); });
 }
 
+// --unset KEY: the key's node (a value or a whole table) moved out of the tree, to be put back.
+void apply_removal(ParsedScenario::Tree& tree, const Override& o, Diagnostics& diags, std::vector<Undo>& undo) {
+  const std::string where = "--unset " + o.key;
+  toml::table* t = &tree.root;
+  std::size_t at = 0;
+  std::string part;
+  while (true) {
+    const std::size_t dot = std::min(o.key.find('.', at), o.key.size());
+    part = o.key.substr(at, dot - at);
+    if (dot == o.key.size()) {
+      break;
+    }
+    toml::node* n = t->get(part);
+    if (n == nullptr || !n->is_table()) {
+      diags.add(SourcePos{where}, o.key,
+                n == nullptr ? "the scenario has no [" + o.key.substr(0, dot) + "] table to remove it from"
+                             : "\"" + o.key.substr(0, dot) + "\" is not a table");
+      return;
+    }
+    t = n->as_table();
+    at = dot + 1;
+  }
+  toml::node* old = t->get(part);
+  if (old == nullptr) {
+    diags.add(SourcePos{where}, o.key, "the scenario does not set " + o.key + ": there is nothing to remove");
+    return;
+  }
+  Undo u{t, part, {}, true, nullptr};
+  old->visit([&u](auto&& x) { u.saved.insert_or_assign("v", std::move(x)); });
+  t->erase(part);
+  undo.push_back(std::move(u));
+}
+
 // Puts the tree back as the file had it, last change first.
 void revert(std::vector<Undo>& undo) {
   for (auto it = undo.rbegin(); it != undo.rend(); ++it) {
@@ -277,8 +310,15 @@ std::optional<Scenario> resolve_tree(const catalog::Catalog& catalog, const std:
   const std::string file_gpu = root["system"]["gpu"].value_or(std::string());
   const std::int64_t file_gpus = root["system"]["gpus"].value_or(std::int64_t{0});
   const std::int64_t file_per_node = root["system"]["gpus_per_node"].value_or(std::int64_t{0});
+  for (const auto& o : overrides) {  // removals first, so that a --set may write the key anew
+    if (o.remove) {
+      apply_removal(tree, o, diags, undo);
+    }
+  }
   for (const auto& o : overrides) {
-    apply_override(tree, o, diags, undo);
+    if (!o.remove) {
+      apply_override(tree, o, diags, undo);
+    }
   }
   if (!gpu_override.empty()) {
     apply_override(tree, Override{"system.gpu", "\"" + gpu_override + "\""}, diags, undo);
@@ -432,7 +472,7 @@ ImportedModel import_hf_config(const std::string& path) {
   return ImportedModel{std::move(c.shape), std::move(c.model_type), std::move(c.fields), std::move(c.notes)};
 }
 
-std::vector<Override> parse_overrides(const std::vector<std::string>& sets) {
+std::vector<Override> parse_overrides(const std::vector<std::string>& sets, const std::vector<std::string>& unsets) {
   std::vector<Override> out;
   for (const auto& s : sets) {
     const auto eq = s.find('=');
@@ -444,6 +484,29 @@ std::vector<Override> parse_overrides(const std::vector<std::string>& sets) {
                                    "expected KEY=VALUE (e.g. training.micro_batch=4), got \"" + s + "\""}});
     }
     out.push_back(Override{s.substr(0, eq), s.substr(eq + 1)});
+  }
+  for (const auto& key : unsets) {
+    if (const std::string problem = text_problem(key); !problem.empty()) {
+      throw InputError({Diagnostic{SourcePos{"--unset " + printable(key)}, "", problem}});
+    }
+    const bool empty_part =
+        key.empty() || key.front() == '.' || key.back() == '.' || key.find("..") != std::string::npos;
+    if (empty_part || key.find('=') != std::string::npos) {
+      throw InputError(
+          {Diagnostic{SourcePos{"--unset " + key}, "",
+                      "expected a dotted KEY (e.g. training.lora_rank) or a table (e.g. slo), got \"" + key + "\""}});
+    }
+    for (const Override& o : out) {
+      const auto inside = [](const std::string& a, const std::string& b) {
+        return a.size() > b.size() && a.compare(0, b.size(), b) == 0 && a[b.size()] == '.';
+      };
+      if (o.remove && (o.key == key || inside(key, o.key) || inside(o.key, key))) {
+        throw InputError({Diagnostic{
+            SourcePos{"--unset " + key}, "",
+            o.key == key ? "is given twice" : "overlaps --unset " + o.key + ": one lies inside the other"}});
+      }
+    }
+    out.push_back(Override{key, "", true});
   }
   return out;
 }
