@@ -209,3 +209,40 @@ TEST_CASE("a serving plan that meets nothing names the smallest --max-gpus that 
   CHECK(none.serving->meets_with_max_gpus == 0);
   CHECK(none.serving->more_gpus_tried);
 }
+
+TEST_CASE("a serving plan that meets nothing names the first other weight format that would, fewest bits lost first",
+          "[app][plan][serving]") {
+  // Llama-3-70B on two 24 GB cards: 16- and 8-bit weights (141 and 70 GB) do not fit; 4-bit does.
+  app::PlanRequest r;
+  r.scenario = app::ScenarioSource{test::source("scenarios/llama3-8b-serve-2rps.toml"), std::nullopt};
+  r.sets = {"model.preset=\"llama3-70b\"", "system.gpus=2", "slo.tpot=\"100 ms\"", "slo.ttft=\"10 s\"",
+            "serving.rate=\"0.2 req/s\""};
+  const app::PlanAnswer a = app::plan(test::catalog(), r);
+  REQUIRE(a.serving->meeting == 0);
+  REQUIRE(a.serving->more_formats_tried);
+  const std::string f = a.serving->meets_with_format;
+  REQUIRE_FALSE(f.empty());
+  double bits = 0;
+  for (const scenario::WeightFormat& w : scenario::weight_formats()) {
+    if (w.name == f) {
+      bits = w.bits;
+      CHECK_FALSE(w.ggml_block);  // vLLM's file: no llama.cpp block format is offered
+    }
+  }
+  REQUIRE(bits > 0);
+  r.formats = {f};
+  CHECK(app::plan(test::catalog(), r).serving->meeting > 0);
+  // Every format with more bits that the GPU computes and the plan had not searched meets nothing.
+  for (const scenario::WeightFormat& w : scenario::weight_formats()) {
+    const bool searched =
+        std::find(a.serving->formats.begin(), a.serving->formats.end(), w.name) != a.serving->formats.end();
+    if (w.bits > bits && !searched && !w.ggml_block && a.scenario.system.gpu.supports(w.compute)) {
+      INFO(w.name);
+      r.formats = {std::string(w.name)};
+      CHECK(app::plan(test::catalog(), r).serving->meeting == 0);
+    }
+  }
+  // The report says it.
+  const std::string text = report::plan_serving_text(a.scenario, a.options, *a.serving);
+  CHECK(text.find("with --formats " + f + " a deployment on the same GPUs meets the SLO") != std::string::npos);
+}

@@ -40,6 +40,7 @@ struct WeightFormat {
   std::string_view name;
   double bits = 16;
   DType compute = DType::kFp16;
+  bool ggml_block = false;  // a ggml block format, which llama.cpp and its kin serve and others do not
 };
 const std::vector<WeightFormat>& weight_formats();
 // The scenario with its weights stored in `format` (a name from weight_formats(); InputError when

@@ -134,6 +134,11 @@ struct ServingPlanResult {
   // kMaxSuggestedServingGpus, with which a deployment would; 0 when none does or none was tried.
   int meets_with_max_gpus = 0;
   bool more_gpus_tried = false;
+  // When nothing meets the SLO: the first weight format not searched (the GPU computes it; a ggml
+  // block format only when the scenario's own is one), fewest bits lost first, with which a
+  // deployment on the same GPU budget would; empty when none does or none was tried.
+  std::string meets_with_format;
+  bool more_formats_tried = false;
 };
 // The most GPUs a serving plan that meets nothing searches on to for its suggestion (one NVL72 rack
 // holds 72).

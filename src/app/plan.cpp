@@ -26,6 +26,38 @@ void check(const PlanRequest& r) {
   }
 }
 
+namespace {
+
+// Nothing meets the SLO in the formats searched: the first other format, the fewest bits lost
+// first (8-bit before 4-bit), with which a deployment on the same GPU budget would.
+void suggest_format(const scenario::Scenario& sc, const search::PlanOptions& o, search::ServingPlanResult& r) {
+  std::vector<const scenario::WeightFormat*> others;
+  bool own_ggml = false;
+  for (const scenario::WeightFormat& f : scenario::weight_formats()) {
+    own_ggml = own_ggml || (f.name == sc.job.inference->weight_format && f.ggml_block);
+  }
+  for (const scenario::WeightFormat& f : scenario::weight_formats()) {
+    const bool searched = std::find(r.formats.begin(), r.formats.end(), f.name) != r.formats.end();
+    if (!searched && (own_ggml || !f.ggml_block) && sc.system.gpu.supports(f.compute)) {
+      others.push_back(&f);
+    }
+  }
+  std::stable_sort(others.begin(), others.end(),
+                   [](const scenario::WeightFormat* a, const scenario::WeightFormat* b) { return a->bits > b->bits; });
+  search::PlanOptions one = o;
+  one.progress = nullptr;
+  for (const scenario::WeightFormat* f : others) {
+    r.more_formats_tried = true;
+    one.formats = {std::string(f->name)};
+    if (search::plan_serving(sc, one).meeting > 0) {
+      r.meets_with_format = std::string(f->name);
+      return;
+    }
+  }
+}
+
+}  // namespace
+
 PlanAnswer plan(const catalog::Catalog& catalog, const PlanRequest& r) {
   check(r);
   PlanAnswer a{
@@ -52,6 +84,7 @@ PlanAnswer plan(const catalog::Catalog& catalog, const PlanRequest& r) {
           break;
         }
       }
+      suggest_format(a.scenario, o, *a.serving);
     }
     return a;
   }

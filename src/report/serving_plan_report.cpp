@@ -96,6 +96,9 @@ std::string plan_serving_text(const scenario::Scenario& sc, const search::PlanOp
         "smaller weight format (--formats)\n",
         gib(r.smallest_no_fit), gib(sc.system.gpu.memory_capacity));
   }
+  if (!r.meets_with_format.empty()) {
+    out += strfmt("  with --formats %s a deployment on the same GPUs meets the SLO\n", r.meets_with_format.c_str());
+  }
   if (r.meets_with_max_gpus > 0) {
     out += strfmt("  with --max-gpus %d a deployment meets the SLO\n", r.meets_with_max_gpus);
   } else if (r.more_gpus_tried) {
@@ -125,6 +128,11 @@ std::string plan_serving_json(const scenario::Scenario& sc, const search::Servin
   w.value("simulated", static_cast<double>(r.timed));
   w.value("ruled_out", static_cast<double>(r.ruled_out));
   w.value("meeting_slo", static_cast<double>(r.meeting));
+  if (!r.meets_with_format.empty()) {
+    w.value("meets_with_format", r.meets_with_format);
+  } else {
+    w.null("meets_with_format");
+  }
   if (r.meets_with_max_gpus > 0) {
     w.value("meets_with_max_gpus", static_cast<double>(r.meets_with_max_gpus));
   } else {

@@ -32,12 +32,12 @@ const std::vector<WeightFormat>& weight_formats() {
       {"int4", 4, DType::kFp16},  // plain 4-bit (scales negligible)
       // ggml block formats [ggml-quant-formats]: block_q8_0 = fp16 scale + 32 int8 = 34 B per 32
       // weights; block_q4_0 = fp16 scale + 16 B per 32 weights
-      {"q8_0", 34.0 * 8 / 32, DType::kFp16},
-      {"q4_0", 18.0 * 8 / 32, DType::kFp16},
+      {"q8_0", 34.0 * 8 / 32, DType::kFp16, true},
+      {"q4_0", 18.0 * 8 / 32, DType::kFp16, true},
       // Q4_K_M is a per-tensor mix (Q4_K, with Q6_K for the output head and some V/FFN-down
       // layers): llama-bench prints 4.58 GiB for Llama-3-8B (8.03 B weights, 4.90 bits) and 39.59
       // GiB for Llama-3-70B (70.55 B, 4.82 bits) [xiongjiedai-llm-inference-bench]; their mean
-      {"q4_k_m", 4.86, DType::kFp16},
+      {"q4_k_m", 4.86, DType::kFp16, true},
       // AWQ / GPTQ at group 128: 4 bits + an fp16 scale and a 4-bit zero per 128 weights [awq-2023]
       {"awq-int4", 4.0 + 16.0 / 128 + 4.0 / 128, DType::kFp16},
       {"gptq-int4", 4.0 + 16.0 / 128 + 4.0 / 128, DType::kFp16},
