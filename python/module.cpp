@@ -29,6 +29,8 @@ using gpusim::Catalog;
 using gpusim::ParsedScenario;
 using gpusim::Scenario;
 using Strings = std::vector<std::string>;
+// The --set KEY=VALUE texts and the --unset keys of a call (Python gives them as a tuple).
+using Overrides = std::pair<Strings, Strings>;
 
 // The exception type a base::InputError becomes: gpusim.InputError once the package registers it
 // (it is defined in Python, with its attributes), ValueError until then. Never released: the
@@ -58,10 +60,11 @@ gpusim::app::GpuVariant variant_of(const Variant& v) {
 }
 
 gpusim::app::EstimateRequest estimate_request(const std::string& path, const std::optional<std::string>& text,
-                                              const Strings& sets, const std::string& gpu, const Variant& variant) {
+                                              const Overrides& sets, const std::string& gpu, const Variant& variant) {
   gpusim::app::EstimateRequest r;
   r.scenario = gpusim::app::ScenarioSource{path, text};
-  r.sets = sets;
+  r.sets = sets.first;
+  r.unsets = sets.second;
   r.gpu = gpu;
   r.variant = variant_of(variant);
   return r;
@@ -69,8 +72,12 @@ gpusim::app::EstimateRequest estimate_request(const std::string& path, const std
 
 // A problem's place as Python names it: an override the library calls "--set KEY=VALUE" (the
 // command line's flag) is the package's overrides["KEY"] = VALUE (the value as TOML, the form the
-// package gave it in).
+// package gave it in); "--unset KEY" is overrides["KEY"] = None.
 std::string python_words(const std::string& where) {
+  const std::string unset = "--unset ";
+  if (where.rfind(unset, 0) == 0) {
+    return "overrides[\"" + where.substr(unset.size()) + "\"] = None";
+  }
   const std::string flag = "--set ";
   if (where.rfind(flag, 0) != 0) {
     return where;
@@ -113,7 +120,7 @@ py::object field_value(const gpusim::answer::FieldValue& v) {
   return py::none();
 }
 
-std::string estimate(const std::string& path, const std::optional<std::string>& text, const Strings& sets,
+std::string estimate(const std::string& path, const std::optional<std::string>& text, const Overrides& sets,
                      const std::string& gpu, const Variant& variant, const Strings& specs) {
   const py::gil_scoped_release release;
   const auto catalog = catalog_of(specs);
@@ -125,11 +132,12 @@ std::string estimate(const std::string& path, const std::optional<std::string>& 
   }
 }
 
-std::string compare_systems(const std::string& path, const std::optional<std::string>& text, const Strings& sets,
+std::string compare_systems(const std::string& path, const std::optional<std::string>& text, const Overrides& sets,
                             const Strings& systems, const std::string& objective, const Strings& specs) {
   gpusim::app::CompareRequest request;
   request.scenario = gpusim::app::ScenarioSource{path, text};
-  request.sets = sets;
+  request.sets = sets.first;
+  request.unsets = sets.second;
   request.systems = systems;
   request.objective = objective;
   const auto catalog = catalog_of(specs);
@@ -142,11 +150,12 @@ std::string compare_systems(const std::string& path, const std::optional<std::st
   }
 }
 
-std::string compare(const std::string& path, const std::optional<std::string>& text, const Strings& sets,
+std::string compare(const std::string& path, const std::optional<std::string>& text, const Overrides& sets,
                     const Strings& gpus, const Strings& specs) {
   gpusim::app::CompareRequest request;
   request.scenario = gpusim::app::ScenarioSource{path, text};
-  request.sets = sets;
+  request.sets = sets.first;
+  request.unsets = sets.second;
   request.gpus = gpus;
   const auto catalog = catalog_of(specs);
   const py::gil_scoped_release release;
@@ -160,12 +169,13 @@ std::string compare(const std::string& path, const std::optional<std::string>& t
 // One dict per grid point, in grid order (first axis fastest): "values" (the axis values as
 // given), "status" ("ok" or why the point cannot run) and "fields" (every report field, keyed
 // "section.key").
-py::list sweep(const std::string& path, const std::optional<std::string>& text, const Strings& sets,
+py::list sweep(const std::string& path, const std::optional<std::string>& text, const Overrides& sets,
                const std::vector<std::pair<std::string, Strings>>& axis_values, const Strings& specs, int shard,
                int shards) {
   gpusim::app::SweepRequest request;
   request.scenario = gpusim::app::ScenarioSource{path, text};
-  request.sets = sets;
+  request.sets = sets.first;
+  request.unsets = sets.second;
   for (const auto& [key, values] : axis_values) {
     request.axes.push_back(gpusim::search::Axis{key, values});
   }
@@ -214,12 +224,13 @@ void plan_check(const std::string& objective, int top, int max_gpus, const Strin
   }
 }
 
-std::string plan(const std::string& path, const std::optional<std::string>& text, const Strings& sets,
+std::string plan(const std::string& path, const std::optional<std::string>& text, const Overrides& sets,
                  const std::string& gpu, const std::string& objective, int top, int max_gpus, const Strings& formats,
                  const Strings& specs) {
   gpusim::app::PlanRequest request = plan_request(objective, top, max_gpus, formats);
   request.scenario = gpusim::app::ScenarioSource{path, text};
-  request.sets = sets;
+  request.sets = sets.first;
+  request.unsets = sets.second;
   request.gpu = gpu;
   const auto catalog = catalog_of(specs);
   const py::gil_scoped_release release;
@@ -233,7 +244,7 @@ std::string plan(const std::string& path, const std::optional<std::string>& text
 }
 
 std::string roofline(const std::string& gpu, const Strings& gpus, const std::optional<std::string>& path,
-                     const std::optional<std::string>& text, const Strings& sets,
+                     const std::optional<std::string>& text, const Overrides& sets,
                      const std::optional<std::string>& dtype, const Variant& variant, const Strings& specs) {
   gpusim::app::RooflineRequest request;
   request.variant = variant_of(variant);
@@ -242,7 +253,8 @@ std::string roofline(const std::string& gpu, const Strings& gpus, const std::opt
   if (path) {
     request.scenario = gpusim::app::ScenarioSource{*path, text};
   }
-  request.sets = sets;
+  request.sets = sets.first;
+  request.unsets = sets.second;
   request.dtype = dtype;
   const auto catalog = catalog_of(specs);
   const py::gil_scoped_release release;
@@ -253,7 +265,7 @@ std::string roofline(const std::string& gpu, const Strings& gpus, const std::opt
   }
 }
 
-std::string breakeven(const std::string& path, const std::optional<std::string>& text, const Strings& sets,
+std::string breakeven(const std::string& path, const std::optional<std::string>& text, const Overrides& sets,
                       const std::string& gpu, const Variant& variant, const Strings& specs) {
   const py::gil_scoped_release release;
   const auto catalog = catalog_of(specs);

@@ -92,7 +92,8 @@ def _scenario(scenario):
 
 
 def _sets(overrides, kw):
-    """``--set KEY=VALUE`` strings from a dict of dotted keys and from keyword arguments."""
+    """The ``--set KEY=VALUE`` strings and the ``--unset KEY`` keys (a value of None) from a dict of
+    dotted keys and from keyword arguments, as the tuple the module takes."""
     items = []
     if overrides is not None:
         if not isinstance(overrides, Mapping):
@@ -100,13 +101,15 @@ def _sets(overrides, kw):
         items.extend(overrides.items())
     items.extend((key.replace("__", "."), value) for key, value in kw.items())
     sets = []
+    unsets = []
     for key, value in items:
         if not isinstance(key, str) or not key:
             raise TypeError(f"override keys must be dotted key strings such as 'system.gpus', got {key!r}")
         if value is None:
-            raise TypeError(f"override {key}: None has no TOML form (leave the key out)")
-        sets.append(f"{key}={_toml.toml_value(value, key)}")
-    return sets
+            unsets.append(key)  # taken out of the scenario, so its default applies
+        else:
+            sets.append(f"{key}={_toml.toml_value(value, key)}")
+    return sets, unsets
 
 
 def _specs(specs):

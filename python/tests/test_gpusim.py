@@ -144,8 +144,6 @@ class Estimate(unittest.TestCase):
         with self.assertRaises(TypeError):
             gpusim.estimate(TRAINING, overrides={"system.gpus": object()})
         with self.assertRaises(TypeError):
-            gpusim.estimate(TRAINING, system__gpus=None)
-        with self.assertRaises(TypeError):
             gpusim.estimate(42)
 
 

@@ -1,5 +1,6 @@
-"""compare_systems against the command line's compare --systems, and its refusals in Python's
-words. Run by CTest as test_gpusim.py is (python/CMakeLists.txt)."""
+"""compare_systems against the command line's compare --systems, overrides of None against
+--unset, and their refusals in Python's words. Run by CTest as test_gpusim.py is
+(python/CMakeLists.txt)."""
 
 import os
 import unittest
@@ -35,6 +36,23 @@ class Systems(unittest.TestCase):
             gpusim.compare_systems(LORA, ["1xrtx4090"], objective=1)
         with self.assertRaisesRegex(gpusim.InputError, "cannot run on 1xrtx3060-12gb"):
             gpusim.compare_systems(LORA, ["1xrtx3060-12gb"])
+
+
+class Unset(unittest.TestCase):
+    """An override of None takes the key out of the scenario, as --unset does."""
+
+    def test_none_is_the_cli_unset(self):
+        removed = gpusim.estimate(SERVING, overrides={"slo": None})
+        self.assertEqual(removed, cli("estimate", SERVING, "--unset", "slo", "--format", "json"))
+        self.assertIsNone(removed["slo"]["met"])
+        self.assertEqual(gpusim.estimate(SERVING, slo=None), removed)
+        self.assertEqual(gpusim.compare_systems(SERVING, ["1xrtx4090"], slo=None),
+                         cli("compare", SERVING, "--systems", "1xrtx4090", "--unset", "slo", "--format", "json"))
+
+    def test_an_unset_of_a_key_the_file_lacks_is_an_input_error_in_python_words(self):
+        with self.assertRaisesRegex(gpusim.InputError, r'overrides\["slo.ttfx"\] = None'):
+            gpusim.estimate(SERVING, overrides={"slo.ttfx": None})
+        self.assertEqual(cli("estimate", SERVING, "--unset", "slo.ttfx", ok=False).returncode, 2)
 
 
 if __name__ == "__main__":
