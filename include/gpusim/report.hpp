@@ -183,6 +183,33 @@ std::string mass_kg(double kg);
 // "293 days", "3.8 years", or "never within the 5-year lifetime" when the break-even is past the
 // lifetime or owning never pays back.
 std::string breakeven_words(const std::optional<Seconds>& t, Seconds lifetime);
+// "4.1 us", "12.3 ms", "4.12 s", "3.2 min", "21.8 h", "12.0 days".
+std::string duration(Seconds t);
+// One unit for a column of durations, so that a column reads in one unit: the unit duration() gives
+// its largest value.
+struct TimeUnit {
+  double seconds = 1;  // one unit, in seconds
+  const char* name = "s";
+};
+TimeUnit time_unit(const std::vector<Seconds>& column);
+// t in the column's unit, three significant figures (0.0250, 3.00, 12.5) and whole from 100 on
+// (180, 1234), the unit left to the column's header.
+std::string in_unit(Seconds t, TimeUnit u);
+// Three significant figures below 1000, then k/M/G/T/P; never an exponent (money() without "USD").
+std::string amount(double v);
+// A count and what it counts, singular when the number reads "1": "1 GPU-hour", "2 GPU-hours",
+// "1.5 GPU-hours", "0 layouts". A whole number is written in full (1202 layouts), any other with
+// three significant figures (amount()). `many` defaults to `one` + "s".
+std::string count_words(double n, const std::string& one, const std::string& many = {});
+// A text table whose columns are as wide as their widest cell (counted in code points, so "×" is
+// one): a row with fewer cells than the header lets its last cell run on (a row that says why it
+// has no figures).
+struct Table {
+  std::vector<std::string> header;
+  std::vector<bool> right;  // per column: aligned right (numbers) or left (words)
+  std::vector<std::vector<std::string>> rows;
+};
+std::string render(const Table& t, const std::string& indent = "  ");
 
 // ---------------------------------------------------------------- chart geometry (plot.cpp)
 // Ticks follow Heckbert's "nice numbers" [heckbert-1990]: a step of 1, 2 or 5 × 10^k chosen so

@@ -5,17 +5,22 @@
 namespace gpusim::report {
 
 std::string catalog_text(const catalog::Catalog& c) {
-  std::string out = strfmt("%-16s %-10s %-5s %5s %10s %10s %10s %7s %10s %10s\n", "gpu", "arch", "form", "SMs",
-                           "bf16 TF/s", "memory GB", "BW GB/s", "TDP W", "price USD", "cloud $/h");
+  // Memory in GiB (binary, as devices report it); bandwidth in GB/s (decimal, as specified).
+  Table t;
+  t.header = {"gpu",          "arch",      "form",    "SMs",         "bf16 (TF/s)",
+              "memory (GiB)", "BW (GB/s)", "TDP (W)", "price (USD)", "cloud (USD/h)"};
+  t.right = {false, false, false, true, true, true, true, true, true, true};
   for (const auto& id : c.ids(catalog::SpecKind::kGpu)) {
     const hardware::GpuSpec g = c.gpu(id);
     const DType main = g.supports(DType::kBf16) ? DType::kBf16 : DType::kFp16;
-    out += strfmt("%-16s %-10s %-5s %5d %10.1f %10.1f %10.0f %7.0f %10.0f %10.2f\n", id.c_str(),
-                  hardware::to_string(g.arch), base::name_in(hardware::kFormFactorNames, g.form_factor), g.sm_count,
-                  units::to_teraflops(g.peak_for(main)), units::to_gigabytes(g.memory_capacity),
-                  units::to_gigabytes_per_second(g.memory_bandwidth), units::to_watts(g.tdp), units::to_usd(g.purchase),
-                  units::to_usd_per_hour(g.cloud_rate));
+    t.rows.push_back({id, hardware::to_string(g.arch), base::name_in(hardware::kFormFactorNames, g.form_factor),
+                      std::to_string(g.sm_count), strfmt("%.1f", units::to_teraflops(g.peak_for(main))),
+                      strfmt("%.1f", gib(g.memory_capacity)),
+                      strfmt("%.0f", units::to_gigabytes_per_second(g.memory_bandwidth)),
+                      strfmt("%.0f", units::to_watts(g.tdp)), amount(units::to_usd(g.purchase)),
+                      amount(units::to_usd_per_hour(g.cloud_rate))});
   }
+  std::string out = render(t, "");
   out += strfmt("\n%-16s %-9s %-12s %-9s %-10s %-30s %s\n", "runtime", "kind", "launch", "attention", "optimizer",
                 "fused: norm+res act rope loss", "bgrad normbwd overlap dp/gather/tp/pp");
   for (const auto& id : c.ids(catalog::SpecKind::kRuntime)) {

@@ -194,18 +194,18 @@ std::string plan_svg(const scenario::Scenario& sc, const search::PlanResult& r) 
     const double t = units::to_hours(b.eval.job_time), c = units::to_usd(b.cloud);
     ch.dot(t, c, 6, "#d62728", 1);
     const std::string words =
-        strfmt("best: %d GPUs TP %d × PP %d × DP %d, %s, %s", b.gpus, b.layout.tensor, b.layout.pipeline, b.layout.data,
-               duration(b.eval.job_time).c_str(), money(c).c_str());
+        strfmt("best: %s TP %d × PP %d × DP %d, %s, %s", count_words(b.gpus, "GPU").c_str(), b.layout.tensor,
+               b.layout.pipeline, b.layout.data, duration(b.eval.job_time).c_str(), money(c).c_str());
     if (!labels.place(ch.px(t), ch.py(c), 6, words, 10, "#d62728")) {
       plot::title(svg, f.left, f.bottom + 80, words, 10, kW - plot::kMargin, "#d62728");
     }
   }
+  const std::string fit = count_words(static_cast<double>(r.feasible.size()), "layout") +
+                          (r.feasible.size() == 1 ? " that fits" : " that fit");
   plot::title(svg, f.left, f.bottom + 62,
-              trade_off ? strfmt("%zu layouts that fit (grey); blue: the frontier, no layout both faster and cheaper",
-                                 r.feasible.size())
-                        : strfmt("%zu layouts that fit (grey), all on %d GPUs: no frontier is drawn (plan --max-gpus "
-                                 "tries more GPU counts)",
-                                 r.feasible.size(), g_lo),
+              trade_off ? strfmt("%s (grey); blue: the frontier, no layout both faster and cheaper", fit.c_str())
+                        : strfmt("%s (grey), all on %s: no frontier is drawn (plan --max-gpus tries more GPU counts)",
+                                 fit.c_str(), count_words(g_lo, "GPU").c_str()),
               10, kW - plot::kMargin, "#555");
   return svg.str();
 }

@@ -79,7 +79,7 @@ std::string cross_validation_text(const validation::CrossValidation& cv) {
   out += model_error_text(cv.model_error);
   out += "\nvalues taken back, per publication left out (spec, key, shipped -> without it):\n";
   for (const validation::Fold& f : cv.folds) {
-    out += strfmt("  %s (%d rows)\n", f.publication.c_str(), f.rows);
+    out += strfmt("  %s (%s)\n", f.publication.c_str(), count_words(f.rows, "row").c_str());
     for (const auto& t : f.taken_back) {
       out += taken_back_line(t);
     }

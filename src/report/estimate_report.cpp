@@ -88,16 +88,16 @@ std::string serving_words(const answer::Estimate::Serving& sv) {
   std::string arrival;
   switch (load.arrival) {
     case workload::Arrival::kOffline:
-      arrival = load.requests > 0 ? strfmt("%lld requests queued at once", static_cast<long long>(load.requests))
+      arrival = load.requests > 0 ? count_words(static_cast<double>(load.requests), "request") + " queued at once"
                                   : std::string("one batch per replica");
       break;
     case workload::Arrival::kConcurrency:
-      arrival = strfmt("%lld requests, %lld in flight", static_cast<long long>(load.requests),
+      arrival = strfmt("%s, %lld in flight", count_words(static_cast<double>(load.requests), "request").c_str(),
                        static_cast<long long>(load.concurrency));
       break;
     case workload::Arrival::kPoisson:
-      arrival = strfmt("%lld requests arriving at %.3g per second (Poisson)", static_cast<long long>(load.requests),
-                       load.rate);
+      arrival = strfmt("%s arriving at %.3g per second (Poisson)",
+                       count_words(static_cast<double>(load.requests), "request").c_str(), load.rate);
       break;
   }
   const workload::Layout& l = sv.layout;
@@ -219,9 +219,9 @@ std::string estimate_text(const answer::Estimate& e) {
     }
     if (r.truncated) {
       line(out, "load",
-           strfmt("the simulation stopped at its iteration limit with %.0f requests completed (the KV pool thrashes); "
+           strfmt("the simulation stopped at its iteration limit with %s completed (the KV pool thrashes); "
                   "the figures are over those",
-                  r.requests));
+                  count_words(std::round(r.requests), "request").c_str()));
     }
     if (e.slo) {
       line(out, "SLO", slo_text(*e.slo));
@@ -254,16 +254,17 @@ std::string estimate_text(const answer::Estimate& e) {
   } else if (ev.inference && ev.inference->kv_capacity_tokens > 0) {
     const step::InferenceResult& r = *ev.inference;
     line(out, "",
-         strfmt("KV cache holds %s tokens per replica; %.0f %% in use on average; %.0f preemptions",
-                human(r.kv_capacity_tokens).c_str(), pct(r.kv_utilization), r.preemptions));
+         strfmt("KV cache holds %s tokens per replica; %.0f %% in use on average; %s",
+                human(r.kv_capacity_tokens).c_str(), pct(r.kv_utilization),
+                count_words(std::round(r.preemptions), "preemption").c_str()));
   }
   if (ev.training && ran) {
     line(
         out, "time",
         strfmt(
-            "%s to train %s %s   %s GPU-hours", duration(ev.job_time).c_str(),
+            "%s to train %s %s   %s", duration(ev.job_time).c_str(),
             human(e.images && ev.tokens_per_s > 0 ? ev.tokens * ev.samples_per_s / ev.tokens_per_s : ev.tokens).c_str(),
-            unit, human(units::to_hours(ev.gpu_time)).c_str()));
+            unit, count_words(units::to_hours(ev.gpu_time), "GPU-hour").c_str()));
   }
   if (ran) {
     power_and_cost_lines(out, e);

@@ -94,7 +94,7 @@ std::string breakeven_words(const std::optional<Seconds>& t, Seconds lifetime) {
   if (!t || *t > lifetime) {
     return "never within the " + strfmt("%.3g", units::to_years(lifetime)) + "-year lifetime";
   }
-  return units::to_days(*t) < 1096 ? strfmt("%.0f days", units::to_days(*t))
+  return units::to_days(*t) < 1096 ? count_words(std::round(units::to_days(*t)), "day")
                                    : strfmt("%.1f years", units::to_years(*t));
 }
 
@@ -147,7 +147,23 @@ TimeUnit time_unit(const std::vector<Seconds>& column) {
 
 std::string in_unit(Seconds t, TimeUnit u) {
   const double v = t.value() / u.seconds;
-  return strfmt(v >= 100 ? "%.0f" : v >= 10 ? "%.1f" : "%.2f", v);
+  if (v == 0 || !std::isfinite(v)) {
+    return strfmt("%.0f", v);
+  }
+  // Three significant figures: as many decimals as the magnitude leaves, one fewer when rounding
+  // carries into the next power of ten (9.996 reads 10.0).
+  const int magnitude = static_cast<int>(std::floor(std::log10(std::fabs(v))));
+  int decimals = std::clamp(2 - magnitude, 0, 15);
+  const double scale = std::pow(10.0, decimals);
+  if (decimals > 0 && std::fabs(std::round(v * scale) / scale) >= std::pow(10.0, magnitude + 1)) {
+    --decimals;
+  }
+  return strfmt("%.*f", decimals, v);
+}
+
+std::string count_words(double n, const std::string& one, const std::string& many) {
+  const std::string number = n == std::floor(n) && std::fabs(n) < 1e15 ? strfmt("%.0f", n) : amount(n);
+  return number + " " + (number == "1" ? one : many.empty() ? one + "s" : many);
 }
 
 namespace {

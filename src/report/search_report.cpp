@@ -1,6 +1,7 @@
 // Reports of the searches: plan (ranked layouts, why the best wins, what was infeasible), compare
 // (GPUs ranked for one job) and sweep (one row per grid point).
 #include <algorithm>
+#include <functional>
 
 #include "gpusim/report.hpp"
 #include "report/format.hpp"
@@ -84,7 +85,8 @@ std::string region_text(const scenario::Scenario& sc, const search::PlanResult& 
       const bool offload = t != nullptr && (t->offload_optimizer != workload::Offload::kNone ||
                                             t->offload_params != workload::Offload::kNone || t->offload_activations);
       return strfmt(
-          "%llu layouts do not fit in %.1f GiB per GPU%s (the smallest of them needs %.2f GiB%s)", n,
+          "%s %s not fit in %.1f GiB per GPU%s (the smallest of them needs %.2f GiB%s)",
+          count_words(static_cast<double>(n), "layout").c_str(), n == 1 ? "does" : "do",
           gib(sc.system.gpu.memory_capacity),
           offload ? strfmt(" or their offload in the host's %.0f GiB", gib(sc.system.host.memory)).c_str() : "",
           gib(r.closest_memory), offload ? " on the GPU" : "");
@@ -106,12 +108,13 @@ std::string region_text(const scenario::Scenario& sc, const search::PlanResult& 
 std::string plan_text(const scenario::Scenario& sc, const search::PlanOptions& o, const search::PlanResult& r,
                       const std::optional<SearchTiming>& timing) {
   const std::string counts = o.max_gpus > sc.system.gpus ? strfmt("%d to %d GPUs", sc.system.gpus, o.max_gpus)
-                                                         : strfmt("%d GPUs", sc.system.gpus);
-  std::string text = strfmt("Plan: %s — %s, %s; %llu layouts sized, %llu fit and were timed",
-                            scenario_title(sc).c_str(), sc.system.gpu.id.c_str(), counts.c_str(),
-                            static_cast<unsigned long long>(r.sized), static_cast<unsigned long long>(r.timed));
+                                                         : count_words(sc.system.gpus, "GPU");
+  std::string text =
+      strfmt("Plan: %s — %s, %s; %s sized, %llu fit and were timed", scenario_title(sc).c_str(),
+             sc.system.gpu.id.c_str(), counts.c_str(), count_words(static_cast<double>(r.sized), "layout").c_str(),
+             static_cast<unsigned long long>(r.timed));
   if (timing) {
-    text += strfmt(" in %.3f s (%.2f M timed/s), peak memory %.0f MB", r.seconds,
+    text += strfmt(" in %s (%.2f M timed/s), peak memory %.0f MB", duration(Seconds(r.seconds)).c_str(),
                    r.seconds > 0 ? static_cast<double>(r.timed) / r.seconds / units::kMega : 0.0, timing->peak_rss_mb);
   }
   text += "\n";
@@ -120,19 +123,44 @@ std::string plan_text(const scenario::Scenario& sc, const search::PlanOptions& o
   const bool moe = sc.job.model.moe.has_value();
   const bool ring =
       std::any_of(r.best.begin(), r.best.end(), [](const PlanRow& row) { return row.layout.context > 1; });
-  text += strfmt("  %-4s %5s %6s %5s %5s %4s %5s %-9s %3s %4s %9s %5s %9s %10s %11s%s%s\n", "rank", "gpus", "tensor",
-                 "pipe", "data", "zero", "micro", "recompute", "sp", "virt", "step", "MFU", "mem GiB", "time", "cloud",
-                 moe ? "  expert" : "", ring ? "  context" : "");
+  std::vector<Seconds> steps;
+  std::vector<Seconds> times;
+  for (const PlanRow& row : r.best) {
+    steps.push_back(row.eval.step.time);
+    times.push_back(row.eval.job_time);
+  }
+  const TimeUnit step_unit = time_unit(steps);
+  const TimeUnit time = time_unit(times);
+  Table t;
+  t.header = {"rank", "gpus", "tensor", "pipe", "data", "zero", "micro", "recompute", "sp", "virt"};
+  t.header.insert(t.header.end(), {strfmt("step (%s)", step_unit.name), "MFU (%)", "mem (GiB)",
+                                   strfmt("time (%s)", time.name), "cloud (USD)"});
+  t.right = {false, true, true, true, true, true, true, false, true, true, true, true, true, true, true};
+  if (moe) {
+    t.header.emplace_back("expert");
+    t.right.push_back(true);
+  }
+  if (ring) {
+    t.header.emplace_back("context");
+    t.right.push_back(true);
+  }
   int rank = 0;
   for (const PlanRow& row : r.best) {
     const Layout& l = row.layout;
-    text += strfmt("  %-4d %5d %6d %5d %5d %4d %5lld %-9s %3s %4d %8.3fs %4.0f%% %9.1f %10s %11s%s%s\n", ++rank,
-                   row.gpus, l.tensor, l.pipeline, l.data, l.zero, static_cast<long long>(l.micro_batch),
-                   workload::to_string(l.recompute), l.sequence ? "yes" : "no", l.virtual_stages,
-                   units::to_seconds(row.eval.step.time), pct(row.eval.mfu), gib(row.eval.memory.total()),
-                   duration(row.eval.job_time).c_str(), money(units::to_usd(row.cloud)).c_str(),
-                   moe ? strfmt("  %6d", l.expert).c_str() : "", ring ? strfmt("  %7d", l.context).c_str() : "");
+    t.rows.push_back({std::to_string(++rank), std::to_string(row.gpus), std::to_string(l.tensor),
+                      std::to_string(l.pipeline), std::to_string(l.data), std::to_string(l.zero),
+                      std::to_string(l.micro_batch), workload::to_string(l.recompute), l.sequence ? "yes" : "no",
+                      std::to_string(l.virtual_stages), in_unit(row.eval.step.time, step_unit),
+                      strfmt("%.0f", pct(row.eval.mfu)), strfmt("%.1f", gib(row.eval.memory.total())),
+                      in_unit(row.eval.job_time, time), amount(units::to_usd(row.cloud))});
+    if (moe) {
+      t.rows.back().push_back(std::to_string(l.expert));
+    }
+    if (ring) {
+      t.rows.back().push_back(std::to_string(l.context));
+    }
   }
+  text += render(t);
   if (!r.best.empty()) {
     text += "  best: " + why_best(r, o.objective) + "\n";
   } else if (r.closest) {
@@ -218,42 +246,71 @@ std::string plan_json(const scenario::Scenario& sc, const search::PlanResult& r,
 using answer::usd_per_million_tokens;
 
 namespace {
-std::string cannot_run(const search::CompareRow& r) {
-  return strfmt("  %-4s %-16s cannot run: %s\n", "-", r.gpu.c_str(), r.problem.c_str());
+// A GPU the job cannot run on, or does not fit on: said so in a row of its own, with no figure it
+// would have only if it ran.
+bool without_figures(const search::CompareRow& r, Table& t) {
+  if (!r.estimate) {
+    t.rows.push_back({"-", r.gpu, "cannot run: " + r.problem});
+    return true;
+  }
+  if (!step::runs(r.estimate->eval)) {
+    t.rows.push_back({"-", r.gpu, "DOES NOT FIT: " + shortfall_words(*r.estimate)});
+    return true;
+  }
+  return false;
 }
 
-// A GPU on which the job does not fit: said so, with no figure it would have only if it ran.
-std::string does_not_fit(const search::CompareRow& r) {
-  return strfmt("  %-4s %-16s DOES NOT FIT: %s\n", "-", r.gpu.c_str(), shortfall_words(*r.estimate).c_str());
+// One unit for a column of durations over the rows that run.
+TimeUnit column_unit(const std::vector<search::CompareRow>& rows,
+                     const std::function<Seconds(const answer::Estimate&)>& of) {
+  std::vector<Seconds> column;
+  for (const auto& r : rows) {
+    if (r.estimate && step::runs(r.estimate->eval)) {
+      column.push_back(of(*r.estimate));
+    }
+  }
+  return time_unit(column);
 }
 
 // Serving scenarios compare what a user of the service sees and what it costs.
 std::string compare_serving_text(const std::string& title, const std::vector<search::CompareRow>& rows) {
-  std::string out = "Compare: " + title + "\n";
-  out += strfmt("  %-4s %-16s %5s %10s %10s %10s %10s %12s %10s %10s %-5s %-6s %s\n", "rank", "gpu", "gpus", "TTFT p50",
-                "TTFT p99", "TPOT p50", "TPOT p99", "out tok/s", "req/s", "USD/Mtok", "fits", "SLO", "bottleneck");
+  using Pick = Seconds (*)(const step::InferenceResult&);
+  const Pick picks[] = {[](const step::InferenceResult& i) { return i.ttft.p50; },
+                        [](const step::InferenceResult& i) { return i.ttft.p99; },
+                        [](const step::InferenceResult& i) { return i.tpot.p50; },
+                        [](const step::InferenceResult& i) { return i.tpot.p99; }};
+  std::vector<TimeUnit> units;
+  for (const Pick pick : picks) {
+    units.push_back(column_unit(rows, [pick](const answer::Estimate& e) { return pick(*e.eval.inference); }));
+  }
+  const char* const latencies[] = {"TTFT p50", "TTFT p99", "TPOT p50", "TPOT p99"};
+  Table t;
+  t.header = {"rank", "gpu", "gpus"};
+  for (std::size_t k = 0; k < units.size(); ++k) {
+    t.header.push_back(strfmt("%s (%s)", latencies[k], units[k].name));
+  }
+  t.header.insert(t.header.end(), {"out tok/s", "req/s", "USD/Mtok", "fits", "SLO", "bottleneck"});
+  t.right = {false, false, true, true, true, true, true, true, true, true, false, false, false};
   int rank = 0;
   for (const auto& r : rows) {
-    if (!r.estimate) {
-      out += cannot_run(r);
-      continue;
-    }
-    if (!step::runs(r.estimate->eval)) {
-      out += does_not_fit(r);
+    if (without_figures(r, t)) {
       continue;
     }
     const answer::Estimate& e = *r.estimate;
     const step::InferenceResult& i = *e.eval.inference;
-    out += strfmt("  %-4d %-16s %5d %8.1fms %8.1fms %8.1fms %8.1fms %12.4g %10.3g %10.3g %-5s %-6s %s%s\n", ++rank,
-                  r.gpu.c_str(), e.gpus, units::to_ms(i.ttft.p50), units::to_ms(i.ttft.p99), units::to_ms(i.tpot.p50),
-                  units::to_ms(i.tpot.p99), i.output_tokens_per_s, i.requests_per_s, usd_per_million_tokens(e),
-                  e.eval.memory.fits() ? "yes" : "NO", e.slo ? (e.slo->met() ? "met" : "MISSED") : "-",
-                  explain::to_string(e.diagnosis.bottleneck), i.saturated ? " (saturated)" : "");
+    std::vector<std::string> row = {std::to_string(++rank), r.gpu, std::to_string(e.gpus)};
+    for (std::size_t k = 0; k < units.size(); ++k) {
+      row.push_back(in_unit(picks[k](i), units[k]));
+    }
+    row.insert(row.end(),
+               {amount(i.output_tokens_per_s), amount(i.requests_per_s), amount(usd_per_million_tokens(e)),
+                e.eval.memory.fits() ? "yes" : "NO", e.slo ? (e.slo->met() ? "met" : "MISSED") : "-",
+                std::string(explain::to_string(e.diagnosis.bottleneck)) + (i.saturated ? " (saturated)" : "")});
+    t.rows.push_back(std::move(row));
   }
-  out +=
-      "  ranked by the SLO met, then cloud USD per million output tokens; latencies per request over the simulated "
-      "load\n";
-  return out;
+  return "Compare: " + title + "\n" + render(t) +
+         "  ranked by the SLO met, then cloud USD per million output tokens; latencies per request over the "
+         "simulated load\n";
 }
 }  // namespace
 
@@ -263,28 +320,28 @@ std::string compare_text(const std::string& title, const std::vector<search::Com
       return compare_serving_text(title, rows);
     }
   }
-  std::string out = "Compare: " + title + "\n";
-  out += strfmt("  %-4s %-16s %5s %10s %12s %10s %12s %12s %10s %6s %-5s %s\n", "rank", "gpu", "gpus", "step", "time",
-                "GPU-hours", "cloud", "owned", "per Mtok", "MFU", "fits", "bottleneck");
+  const TimeUnit step_unit = column_unit(rows, [](const answer::Estimate& e) { return e.eval.step.time; });
+  const TimeUnit time = column_unit(rows, [](const answer::Estimate& e) { return e.eval.job_time; });
+  Table t;
+  t.header = {"rank", "gpu", "gpus", strfmt("step (%s)", step_unit.name), strfmt("time (%s)", time.name)};
+  t.header.insert(t.header.end(),
+                  {"GPU-hours", "cloud (USD)", "owned (USD)", "per Mtok (USD)", "MFU (%)", "fits", "bottleneck"});
+  t.right = {false, false, true, true, true, true, true, true, true, true, false, false};
   int rank = 0;
   for (const auto& r : rows) {
-    if (!r.estimate) {
-      out += cannot_run(r);
-      continue;
-    }
-    if (!step::runs(r.estimate->eval)) {
-      out += does_not_fit(r);
+    if (without_figures(r, t)) {
       continue;
     }
     const answer::Estimate& e = *r.estimate;
-    out += strfmt("  %-4d %-16s %5d %10s %12s %10s %12s %12s %10s %5.0f%% %-5s %s\n", ++rank, r.gpu.c_str(), e.gpus,
-                  duration(e.eval.step.time).c_str(), duration(e.eval.job_time).c_str(),
-                  human(units::to_hours(e.eval.gpu_time)).c_str(), money(units::to_usd(e.cost.cloud)).c_str(),
-                  money(units::to_usd(e.cost.owned())).c_str(), money(usd_per_million_tokens(e)).c_str(),
-                  pct(e.eval.mfu), e.eval.memory.fits() ? "yes" : "NO", explain::to_string(e.diagnosis.bottleneck));
+    t.rows.push_back({std::to_string(++rank), r.gpu, std::to_string(e.gpus), in_unit(e.eval.step.time, step_unit),
+                      in_unit(e.eval.job_time, time), amount(units::to_hours(e.eval.gpu_time)),
+                      amount(units::to_usd(e.cost.cloud)), amount(units::to_usd(e.cost.owned())),
+                      amount(usd_per_million_tokens(e)), strfmt("%.0f", pct(e.eval.mfu)),
+                      e.eval.memory.fits() ? "yes" : "NO", explain::to_string(e.diagnosis.bottleneck)});
   }
-  out += "  time = wall clock for the whole job; owned = electricity + hardware share at the scenario's utilization\n";
-  return out;
+  return "Compare: " + title + "\n" + render(t) +
+         "  time = wall clock for the whole job; owned = electricity + hardware share at the scenario's "
+         "utilization\n";
 }
 
 std::string compare_json(const std::vector<search::CompareRow>& rows) {

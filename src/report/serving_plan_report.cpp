@@ -31,24 +31,48 @@ std::string slo_words(const scenario::Slo& s) {
 }
 
 std::string deployment(const ServingPlanRow& r) {
-  return strfmt("%d GPUs, tensor %d x pipeline %d x data %d, %s weights, batch limit %lld", r.gpus, r.layout.tensor,
-                r.layout.pipeline, r.layout.data, r.format.c_str(), static_cast<long long>(r.batch_limit));
+  return strfmt("%s, tensor %d x pipeline %d x data %d, %s weights, batch limit %lld",
+                count_words(r.gpus, "GPU").c_str(), r.layout.tensor, r.layout.pipeline, r.layout.data, r.format.c_str(),
+                static_cast<long long>(r.batch_limit));
 }
 
-std::string row_text(int rank, const ServingPlanRow& r, scenario::Percentile p) {
-  const step::InferenceResult& i = *r.estimate.eval.inference;
-  return strfmt("  %-4s %4d %3d %3d %3d %-9s %6lld %11s %11s %10.1f %10.4g %9.3g %s\n",
-                rank > 0 ? std::to_string(rank).c_str() : "", r.gpus, r.layout.tensor, r.layout.pipeline, r.layout.data,
-                r.format.c_str(), static_cast<long long>(r.batch_limit),
-                duration(answer::percentile_of(i.ttft, p)).c_str(), duration(answer::percentile_of(i.tpot, p)).c_str(),
-                r.per_user, r.per_gpu, r.usd_per_mtok, r.estimate.slo ? (r.meets() ? "yes" : "no") : "-");
-}
-
-std::string header(scenario::Percentile p) {
+// The deployments as a table: rank (none on the frontier), layout, latencies at the SLO's
+// percentile, each latency column in one unit, throughput and cost.
+std::string deployments_text(const std::vector<ServingPlanRow>& rows, bool ranked, scenario::Percentile p) {
+  std::vector<Seconds> ttft;
+  std::vector<Seconds> tpot;
+  for (const ServingPlanRow& r : rows) {
+    ttft.push_back(answer::percentile_of(r.estimate.eval.inference->ttft, p));
+    tpot.push_back(answer::percentile_of(r.estimate.eval.inference->tpot, p));
+  }
+  const TimeUnit ttft_unit = time_unit(ttft);
+  const TimeUnit tpot_unit = time_unit(tpot);
   const char* q = base::name_in(scenario::kPercentileNames, p);
-  return strfmt("  %-4s %4s %3s %3s %3s %-9s %6s %11s %11s %10s %10s %9s %s\n", "rank", "gpus", "tp", "pp", "dp",
-                "format", "limit", (std::string("TTFT ") + q).c_str(), (std::string("TPOT ") + q).c_str(), "tok/s/user",
-                "tok/s/GPU", "USD/Mtok", "SLO");
+  Table t;
+  t.header = {"rank",
+              "gpus",
+              "tp",
+              "pp",
+              "dp",
+              "format",
+              "limit",
+              strfmt("TTFT %s (%s)", q, ttft_unit.name),
+              strfmt("TPOT %s (%s)", q, tpot_unit.name),
+              "tok/s/user",
+              "tok/s/GPU",
+              "USD/Mtok",
+              "SLO"};
+  t.right = {false, true, true, true, true, false, true, true, true, true, true, true, false};
+  int rank = 0;
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    const ServingPlanRow& r = rows[k];
+    t.rows.push_back({ranked ? std::to_string(++rank) : "", std::to_string(r.gpus), std::to_string(r.layout.tensor),
+                      std::to_string(r.layout.pipeline), std::to_string(r.layout.data), r.format,
+                      std::to_string(r.batch_limit), in_unit(ttft[k], ttft_unit), in_unit(tpot[k], tpot_unit),
+                      strfmt("%.1f", r.per_user), amount(r.per_gpu), amount(r.usd_per_mtok),
+                      r.estimate.slo ? (r.meets() ? "yes" : "no") : "-"});
+  }
+  return render(t);
 }
 
 }  // namespace
@@ -74,19 +98,16 @@ std::string plan_serving_text(const scenario::Scenario& sc, const search::PlanOp
                                static_cast<unsigned long long>(r.ruled_out))
                       : "";
   out += strfmt(
-      "  %llu candidates (GPU counts up to %d; formats %s; batch limits in powers of two): %llu do not fit, %llu "
-      "simulated%s, %llu meet the SLO%s\n",
-      static_cast<unsigned long long>(r.candidates), std::max(sc.system.gpus, o.max_gpus), formats.c_str(),
-      static_cast<unsigned long long>(r.no_fit), static_cast<unsigned long long>(r.timed), ruled_out.c_str(),
-      static_cast<unsigned long long>(r.meeting), timing ? strfmt(", in %.2f s", r.seconds).c_str() : "");
+      "  %s (GPU counts up to %d; formats %s; batch limits in powers of two): %llu %s not fit, %llu "
+      "simulated%s, %llu %s the SLO%s\n",
+      count_words(static_cast<double>(r.candidates), "candidate").c_str(), std::max(sc.system.gpus, o.max_gpus),
+      formats.c_str(), static_cast<unsigned long long>(r.no_fit), r.no_fit == 1 ? "does" : "do",
+      static_cast<unsigned long long>(r.timed), ruled_out.c_str(), static_cast<unsigned long long>(r.meeting),
+      r.meeting == 1 ? "meets" : "meet", timing ? (", in " + duration(Seconds(r.seconds))).c_str() : "");
   if (!r.best.empty()) {
     out += strfmt("best by %s:\n", o.objective == search::Objective::kTime ? "output tokens/s per GPU"
                                                                            : "cloud USD per million output tokens");
-    out += header(p);
-    int rank = 0;
-    for (const ServingPlanRow& row : r.best) {
-      out += row_text(++rank, row, p);
-    }
+    out += deployments_text(r.best, true, p);
   } else if (r.closest) {
     out += "  no deployment meets the SLO; the closest is " + deployment(*r.closest) + ":\n    " +
            slo_text(*r.closest->estimate.slo) + "\n";
@@ -109,10 +130,7 @@ std::string plan_serving_text(const scenario::Scenario& sc, const search::PlanOp
   }
   if (!r.frontier.empty()) {
     out += "frontier (no other deployment gives both more tokens/s per user and more per GPU):\n";
-    out += header(p);
-    for (const ServingPlanRow& row : r.frontier) {
-      out += row_text(0, row, p);
-    }
+    out += deployments_text(r.frontier, false, p);
   }
   out += "  tok/s/user = 1 / TPOT p50; tok/s/GPU = output tokens over whole requests per second per GPU\n";
   return out;

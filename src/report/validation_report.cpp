@@ -341,16 +341,17 @@ std::string threshold_breach_text(const validation::ThresholdBreach& b) {
   const char* how = b.cross_validated ? "cross-validated " : "";
   switch (b.what) {
     case W::kRuntimeBias:
-      return base::strfmt("runtime %s has a cross-validated mean error of %+.2f %% over %d rows, beyond +-%.2f %%",
-                          b.group.c_str(), 100.0 * b.value, b.count, b.bound);
+      return base::strfmt("runtime %s has a cross-validated mean error of %+.2f %% over %s, beyond +-%.2f %%",
+                          b.group.c_str(), 100.0 * b.value, count_words(b.count, "row").c_str(), b.bound);
     case W::kKindMedian:
-      return base::strfmt("%smedian |error| %.2f %% of %d %s rows exceeds %.2f %%", how, 100.0 * b.value, b.count,
-                          b.group.c_str(), b.bound);
+      return base::strfmt("%smedian |error| %.2f %% of %s exceeds %.2f %%", how, 100.0 * b.value,
+                          count_words(b.count, b.group + " row").c_str(), b.bound);
     case W::kMedian:
       break;
   }
-  return base::strfmt("%smedian |error| %.2f %% of %d scored %s%srows exceeds %.2f %%", how, 100.0 * b.value, b.count,
-                      b.cross_validated ? "" : b.group.c_str(), b.cross_validated ? "" : " ", b.bound);
+  return base::strfmt("%smedian |error| %.2f %% of %s exceeds %.2f %%", how, 100.0 * b.value,
+                      count_words(b.count, b.cross_validated ? "scored row" : "scored " + b.group + " row").c_str(),
+                      b.bound);
 }
 
 }  // namespace gpusim::report
