@@ -289,8 +289,8 @@ std::string compare_serving_text(const std::string& title, const std::vector<sea
   for (std::size_t k = 0; k < units.size(); ++k) {
     t.header.push_back(strfmt("%s (%s)", latencies[k], units[k].name));
   }
-  t.header.insert(t.header.end(), {"out tok/s", "req/s", "USD/Mtok", "fits", "SLO", "bottleneck"});
-  t.right = {false, false, true, true, true, true, true, true, true, true, false, false, false};
+  t.header.insert(t.header.end(), {"out tok/s", "req/s", "USD/Mtok", "purchase (USD)", "fits", "SLO", "bottleneck"});
+  t.right = {false, false, true, true, true, true, true, true, true, true, true, false, false, false};
   int rank = 0;
   for (const auto& r : rows) {
     if (without_figures(r, t)) {
@@ -304,7 +304,8 @@ std::string compare_serving_text(const std::string& title, const std::vector<sea
     }
     row.insert(row.end(),
                {amount(i.output_tokens_per_s), amount(i.requests_per_s), amount(usd_per_million_tokens(e)),
-                e.eval.memory.fits() ? "yes" : "NO", e.slo ? (e.slo->met() ? "met" : "MISSED") : "-",
+                amount(units::to_usd(e.cost_inputs.purchase)), e.eval.memory.fits() ? "yes" : "NO",
+                e.slo ? (e.slo->met() ? "met" : "MISSED") : "-",
                 std::string(explain::to_string(e.diagnosis.bottleneck)) + (i.saturated ? " (saturated)" : "")});
     t.rows.push_back(std::move(row));
   }
@@ -324,9 +325,9 @@ std::string compare_text(const std::string& title, const std::vector<search::Com
   const TimeUnit time = column_unit(rows, [](const answer::Estimate& e) { return e.eval.job_time; });
   Table t;
   t.header = {"rank", "gpu", "gpus", strfmt("step (%s)", step_unit.name), strfmt("time (%s)", time.name)};
-  t.header.insert(t.header.end(),
-                  {"GPU-hours", "cloud (USD)", "owned (USD)", "per Mtok (USD)", "MFU (%)", "fits", "bottleneck"});
-  t.right = {false, false, true, true, true, true, true, true, true, true, false, false};
+  t.header.insert(t.header.end(), {"GPU-hours", "cloud (USD)", "owned (USD)", "purchase (USD)", "per Mtok (USD)",
+                                   "MFU (%)", "fits", "bottleneck"});
+  t.right = {false, false, true, true, true, true, true, true, true, true, true, false, false};
   int rank = 0;
   for (const auto& r : rows) {
     if (without_figures(r, t)) {
@@ -336,8 +337,9 @@ std::string compare_text(const std::string& title, const std::vector<search::Com
     t.rows.push_back({std::to_string(++rank), r.gpu, std::to_string(e.gpus), in_unit(e.eval.step.time, step_unit),
                       in_unit(e.eval.job_time, time), amount(units::to_hours(e.eval.gpu_time)),
                       amount(units::to_usd(e.cost.cloud)), amount(units::to_usd(e.cost.owned())),
-                      amount(usd_per_million_tokens(e)), strfmt("%.0f", pct(e.eval.mfu)),
-                      e.eval.memory.fits() ? "yes" : "NO", explain::to_string(e.diagnosis.bottleneck)});
+                      amount(units::to_usd(e.cost_inputs.purchase)), amount(usd_per_million_tokens(e)),
+                      strfmt("%.0f", pct(e.eval.mfu)), e.eval.memory.fits() ? "yes" : "NO",
+                      explain::to_string(e.diagnosis.bottleneck)});
   }
   return "Compare: " + title + "\n" + render(t) +
          "  time = wall clock for the whole job; owned = electricity + hardware share at the scenario's "
@@ -365,6 +367,7 @@ std::string compare_json(const std::vector<search::CompareRow>& rows) {
       figure("gpu_hours", units::to_hours(e.eval.gpu_time));
       figure("cloud_usd", units::to_usd(e.cost.cloud));
       figure("owned_usd", units::to_usd(e.cost.owned()));
+      w.value("purchase_usd", units::to_usd(e.cost_inputs.purchase));  // the system's price, run or not
       figure("usd_per_million_tokens", usd_per_million_tokens(e));
       if (e.slo) {
         ran ? w.value("slo_met", e.slo->met()) : w.null("slo_met");
