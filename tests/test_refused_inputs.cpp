@@ -390,3 +390,18 @@ TEST_CASE("an unknown key in an architecture file's [meta] is refused", "[refuse
   CHECK(ds[0].format() ==
         file + ":" + std::to_string(line) + ":1: meta.sourses: unknown key (did you mean \"sources\"?)");
 }
+
+TEST_CASE("a GPU count written as a float beyond any integer is refused as input, in the file or by --set",
+          "[refused][set]") {
+  // The loader compares the file's counts with the counts after the overrides (a purchase price is
+  // for the file's count): a float count must be refused, never converted to an integer.
+  const std::string toml =
+      "name = \"x\"\n[system]\ngpu = \"rtx4090\"\ngpus = 1e308\n[model]\npreset = \"gpt2-124m\"\n"
+      "[training]\ntokens = 1e9\nseq_len = 1024\nglobal_batch = 8\n";
+  CHECK_THROWS_AS(test::scenario(toml), InputError);
+  const std::string whole =
+      "name = \"x\"\n[system]\ngpu = \"rtx4090\"\ngpus = 1\n[model]\npreset = \"gpt2-124m\"\n"
+      "[training]\ntokens = 1e9\nseq_len = 1024\nglobal_batch = 8\n";
+  CHECK_THROWS_AS(test::scenario(whole, {{"system.gpus", "1e308"}}), InputError);
+  CHECK_THROWS_AS(test::scenario(whole, {{"system.gpus_per_node", "-1e308"}}), InputError);
+}

@@ -308,8 +308,16 @@ std::optional<Scenario> resolve_tree(const catalog::Catalog& catalog, const std:
   } reverter{undo};
   Diagnostics diags;
   const std::string file_gpu = root["system"]["gpu"].value_or(std::string());
-  const std::int64_t file_gpus = root["system"]["gpus"].value_or(std::int64_t{0});
-  const std::int64_t file_per_node = root["system"]["gpus_per_node"].value_or(std::int64_t{0});
+  // The file's counts as written (integers only: value_or would convert a float such as 1e308 to an
+  // integer, which is undefined; a count that is no integer is refused by the [system] reader).
+  const auto count_at = [&root](const char* key) -> std::optional<std::int64_t> {
+    if (const auto* v = root["system"][key].as_integer()) {
+      return v->get();
+    }
+    return std::nullopt;
+  };
+  const std::optional<std::int64_t> file_gpus = count_at("gpus");
+  const std::optional<std::int64_t> file_per_node = count_at("gpus_per_node");
   for (const auto& o : overrides) {  // removals first, so that a --set may write the key anew
     if (o.remove) {
       apply_removal(tree, o, diags, undo);
@@ -390,8 +398,7 @@ std::optional<Scenario> resolve_tree(const catalog::Catalog& catalog, const std:
   }
   {
     auto c = r.table("cost", Need::kOptional);
-    const bool count_changed = root["system"]["gpus"].value_or(std::int64_t{0}) != file_gpus ||
-                               root["system"]["gpus_per_node"].value_or(std::int64_t{0}) != file_per_node;
+    const bool count_changed = count_at("gpus") != file_gpus || count_at("gpus_per_node") != file_per_node;
     const bool gpu_changed = !file_gpu.empty() && file_gpu != sc.system.gpu.id;
     sc.hardware_replaced = gpu_changed || count_changed;
     read_cost(c ? &*c : nullptr, catalog, sc, gpu_changed, count_changed);
