@@ -8,6 +8,7 @@ set(GPUSIM_CORE_SOURCES
   src/units/parse.cpp
   src/workload/model.cpp
   src/workload/lora.cpp
+  src/workload/speculative.cpp
   src/workload/resnet.cpp
   src/workload/precision.cpp
   src/workload/model_error.cpp
@@ -34,6 +35,7 @@ set(GPUSIM_CORE_SOURCES
   src/scenario/runtime.cpp
   src/scenario/schema.cpp
   src/scenario/serving.cpp
+  src/scenario/speculative.cpp
   src/scenario/training.cpp
   src/scenario/variants.cpp
   src/lowering/mla.cpp

@@ -85,7 +85,7 @@ TEST_CASE("an iteration's time alone, and through the parts of its counts at any
       // row), the parts looked up once as a decode stretch does.
       step::IterationShape longer = sh;
       longer.context += sh.rows;
-      const step::IterationModel::Counts parts = m.counts(sh.tokens, sh.rows);
+      const step::IterationModel::Counts parts = m.counts(sh);
       CHECK(m.time(parts, sh).value() == alone);
       CHECK(m.time(parts, longer).value() == m.cost(longer).time.value());
       check_equal(m.cost(parts, longer), m.cost(longer));

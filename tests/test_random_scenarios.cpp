@@ -427,13 +427,21 @@ TEST_CASE(
     "to the communication they add",
     "[properties][random][monotone]") {
   const int checked = each_training(20261128, 3000, 300, generate, [](const Scenario& sc) {
-    const step::StepBreakdown base = step::evaluate(sc).step;
-    const step::StepBreakdown wide = step::evaluate(twice_data_parallel(sc)).step;
+    const step::Evaluation narrow = step::evaluate(sc);
+    const step::Evaluation twice = step::evaluate(twice_data_parallel(sc));
+    const step::StepBreakdown& base = narrow.step;
+    const step::StepBreakdown& wide = twice.step;
     // Everything but the exposed communication and the pipeline bubble (whole stages, each with the
     // communication it exposes) never grows: the same kernels on each GPU, the same launches.
     const double rest = (base.time - base.communication - base.bubble).value();
     CHECK((wide.time - wide.communication - wide.bubble).value() <= rest * (1 + 1e-9));
-    CHECK((wide.compute + wide.overhead).value() <= (base.compute + base.overhead).value() * (1 + 1e-9));
+    // The same kernels at the same clock. Under a binding power limit a step with less idle time (an
+    // offloaded optimizer's host work halved over twice the ranks) averages more power and settles at
+    // a lower clock, which lengthens its kernels: right, and not what this property is about.
+    INFO("clock " << narrow.clock << " -> " << twice.clock);
+    if (twice.clock >= narrow.clock) {
+      CHECK((wide.compute + wide.overhead).value() <= (base.compute + base.overhead).value() * (1 + 1e-9));
+    }
   });
   CHECK(checked >= 200);
 }

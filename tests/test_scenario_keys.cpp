@@ -216,6 +216,13 @@ scheduler_steps = 4
 mixed_batches = false
 api_latency = "8 ms"
 allreduce_on_amd = false
+prefix_tokens = 96
+prefix_hit_rate = 0.5
+[serving.speculative]
+method = "eagle"
+tokens = 4
+acceptance = 0.8
+draft_layers = 2
 [slo]
 ttft = "300 ms"
 tpot = "20 ms"
@@ -254,6 +261,31 @@ name = "vllm"
   CHECK_FALSE(engine.mixed_batches);
   CHECK(engine.api_latency.value() == Approx(8e-3));
   CHECK_FALSE(engine.allreduce_on_amd);
+  CHECK(served.job.inference->prefix.tokens == 96);
+  CHECK(served.job.inference->prefix.hit_rate == Approx(0.5));
+  const workload::Speculative& spec = served.job.inference->speculative;
+  CHECK(spec.method == workload::SpecMethod::kEagle);
+  CHECK(spec.tokens == 4);
+  CHECK(spec.acceptance == Approx(0.8));
+  REQUIRE(spec.proposer.has_value());
+  CHECK(spec.proposer->layers == 2);
+  // The draft model's key, on its own method.
+  const Scenario drafted = test::scenario(R"(name = "draft"
+[system]
+gpu = "h100-sxm5-80gb"
+gpus = 1
+[model]
+preset = "llama3-8b"
+[inference]
+[serving.speculative]
+method = "draft"
+draft_model = "llama3.2-1b"
+[runtime]
+name = "vllm"
+)");
+  CHECK(drafted.job.inference->speculative.draft_name == "llama3.2-1b");
+  REQUIRE(drafted.job.inference->speculative.proposer.has_value());
+  CHECK(drafted.job.inference->speculative.proposer->hidden == 2048);
   const Scenario closed = test::scenario(R"(name = "closed loop"
 [system]
 gpu = "h100-sxm5-80gb"
@@ -297,7 +329,7 @@ memory_format = "nchw"
   for (const auto& t : scenario::schema()) {
     covered += t.keys.size();
   }
-  // top level, system, model and its two tables, training, inference, serving, slo, parallelism,
-  // runtime and its three tables, input, cost
-  CHECK(covered == 11 + 11 + 20 + 7 + 5 + 21 + 6 + 27 + 4 + 10 + 13 + 7 + 5 + 6 + 5 + 9);
+  // top level, system, model and its two tables, training, inference, serving and its table, slo,
+  // parallelism, runtime and its three tables, input, cost
+  CHECK(covered == 11 + 11 + 20 + 7 + 5 + 21 + 6 + 30 + 5 + 4 + 10 + 13 + 7 + 5 + 6 + 5 + 9);
 }

@@ -108,6 +108,8 @@ struct ServingPlanRow {
   workload::Layout layout;
   std::string format;
   std::int64_t batch_limit = 1;
+  // Speculative decoding: tokens proposed per step (0: off; the scenario's method otherwise).
+  std::int64_t speculative_tokens = 0;
   answer::Estimate estimate;
   double per_gpu = 0;       // output tokens/s per GPU
   double per_user = 0;      // output tokens/s per user (1 / TPOT p50)
@@ -121,9 +123,11 @@ struct ServingPlanResult {
   std::vector<ServingPlanRow> frontier;   // no candidate has both more tokens/s per user and per GPU
   std::optional<ServingPlanRow> closest;  // nothing meets the SLO: the smallest worst latency / limit
   std::vector<std::string> formats;       // the formats searched
-  std::uint64_t candidates = 0;           // (GPU count, layout, format, batch limit) tuples considered
-  std::uint64_t no_fit = 0;               // of them, those whose weights and KV pool do not fit
-  std::uint64_t timed = 0;                // simulated
+  // Speculative tokens per step searched (0: off); {0} when the scenario names no method.
+  std::vector<std::int64_t> speculative_tokens{0};
+  std::uint64_t candidates = 0;  // (GPU count, layout, format, batch limit) tuples considered
+  std::uint64_t no_fit = 0;      // of them, those whose weights and KV pool do not fit
+  std::uint64_t timed = 0;       // simulated
   // Not simulated: their TPOT bound (step::ServingBounds) misses the SLO, and their bounds show them
   // neither on the frontier nor the closest.
   std::uint64_t ruled_out = 0;

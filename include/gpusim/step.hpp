@@ -203,6 +203,16 @@ class TableCache {
 //              overlaps it: engine_host_time in src/step/engine_host.hpp)
 // dense(T), head(rows) and the all-reduces are tabulated over a grid of T and interpolated;
 // attention is linear in decode rows, context tokens and pairs (memory- and compute-bound slopes).
+// With speculative decoding [leviathan-2023] an iteration's d decode rows are d speculative steps:
+//   target  = the iteration above with T + k·d tokens and rows + k·d rows (k + 1 verified
+//             positions per sequence; their attention reads each sequence's KV once, the k extra
+//             queries' arithmetic hidden under that read at the few rows per KV head it adds),
+//             its context in tokens (the engine counts a request's output in steps: × (P + N/2) /
+//             (P + S/2), the mean request's ratio, ServingSetup::tokens_per_step)
+//   propose = proposer(the iteration's tokens) + (passes − 1) · proposer(d decode rows)
+//   time    = p · stage(target) + propose + the engine's host work (per sequence, not per token)
+// where the proposer is the draft network's own IterationModel at the same clock and tensor split,
+// with no engine host work of its own.
 // A grid point is tabulated the first time an iteration falls beside it: a short run (one batch, a
 // few hundred requests) touches few of them, and the values are the same whenever they are made.
 // The tables are those of `cache` where it holds them (TableCache); copies share them too. One
@@ -292,8 +302,17 @@ class IterationModel {
   [[nodiscard]] const RowPart& row_part(double rows) const;
   // The time of an iteration from its parts; `stage` is set to one stage's time, `busy` to its
   // kernels' busy time.
-  [[nodiscard]] Seconds time(const TokenPart& t, const RowPart& r, const IterationShape& s, double& stage,
-                             double& busy) const;
+  // `v` is the target's iteration (verified(s)), `s` the engine's.
+  [[nodiscard]] Seconds time(const TokenPart& t, const RowPart& r, const IterationShape& v, const IterationShape& s,
+                             double& stage, double& busy) const;
+  // The target's share of a speculative iteration (the iteration itself without speculation).
+  [[nodiscard]] IterationShape verified(const IterationShape& s) const;
+  // The proposer's passes over an iteration; zero without a proposer.
+  [[nodiscard]] IterationCost propose(const IterationShape& s) const;
+  double spec_extra_ = 0;     // k: tokens verified per decode row beyond its own
+  double context_scale_ = 1;  // engine context to tokens (speculation)
+  double passes_ = 0;         // proposer passes per step
+  std::shared_ptr<const IterationModel> proposer_;
   mutable TokenPart other_tokens_;  // the last count the memo does not keep
   mutable RowPart other_rows_;
   double memo_limit_ = 0;  // counts below it are kept in the tables' memo (token_part, row_part)
@@ -307,7 +326,8 @@ class IterationModel {
     const TokenPart* tokens_ = nullptr;
     const RowPart* rows_ = nullptr;
   };
-  [[nodiscard]] Counts counts(double tokens, double rows) const;
+  // The parts of the iteration `s` (only its token and row counts and decode rows are read).
+  [[nodiscard]] Counts counts(const IterationShape& s) const;
   // time(s) and cost(s) for an iteration of `c`'s token and row counts (s.tokens, s.rows), to the
   // last bit.
   [[nodiscard]] Seconds time(const Counts& c, const IterationShape& s) const;

@@ -373,6 +373,50 @@ struct Load {
   bool operator==(const Load&) const = default;
 };
 
+// Speculative decoding ([serving.speculative] in docs/scenarios.md): each decode step of a request
+// proposes `tokens` (k) tokens cheaply and the target model verifies them in one pass over k + 1
+// positions, keeping the accepted prefix and one token of its own [leviathan-2023]. The proposer is
+// a small draft model run k times, EAGLE's draft layers on the target's features run k times
+// [eagle-2024], Medusa's k extra heads run once [medusa-2024], or an n-gram lookup in the context,
+// which costs no GPU time [saxena-2023-pld].
+enum class SpecMethod { kNone, kDraft, kEagle, kMedusa, kNgram };
+inline constexpr base::Named<SpecMethod> kSpecMethodNames[] = {{SpecMethod::kNone, "none"},
+                                                               {SpecMethod::kDraft, "draft"},
+                                                               {SpecMethod::kEagle, "eagle"},
+                                                               {SpecMethod::kMedusa, "medusa"},
+                                                               {SpecMethod::kNgram, "ngram"}};
+struct Speculative {
+  SpecMethod method = SpecMethod::kNone;
+  std::int64_t tokens = 0;  // k: proposed per step
+  double acceptance = 0;    // α: the chance each proposed token is accepted, the ones before it accepted
+  std::string draft_name;   // the draft model as the scenario names it (method draft)
+  // The proposer's network, run `passes` times per step: the draft model, EAGLE's draft layers (the
+  // target's shape with those layers), Medusa's heads (the target's shape with no layers: its head);
+  // none for n-grams.
+  std::optional<ModelShape> proposer;
+  [[nodiscard]] bool on() const { return method != SpecMethod::kNone && tokens > 0; }
+  bool operator==(const Speculative&) const = default;
+};
+// Tokens a speculative step yields on average, the accepted prefix of k proposals plus the
+// target's own token, when each is accepted with probability α independently [leviathan-2023, eq. 1]:
+//   τ = (1 − α^(k+1)) / (1 − α)   (k + 1 at α = 1; 1 without speculation)
+double tokens_per_step(const Speculative& s);
+// Proposer passes per step: k for a draft model or EAGLE (autoregressive), k heads at once for Medusa
+// (each head an output projection: k head passes), none for n-grams.
+double proposer_passes(const Speculative& s);
+// Weights of the proposer the deployment holds beside the target's (0 for n-grams).
+double proposer_params(const Speculative& s);
+
+// Prefix caching ([serving] prefix_tokens, prefix_hit_rate): requests that share a prompt prefix (a
+// system prompt, earlier turns of a chat) find its KV blocks cached with probability `hit_rate`; they
+// prefill only the rest, and the cached blocks are held once in the pool. Engines cache whole KV
+// blocks only, so the prefix counts in whole blocks [vllm-apc, zheng-2024-sglang].
+struct PrefixCache {
+  std::int64_t tokens = 0;  // the shared prefix of every prompt
+  double hit_rate = 0;      // share of requests that find it cached
+  bool operator==(const PrefixCache&) const = default;
+};
+
 struct Inference {
   std::int64_t batch = 1;
   bool batch_max = false;    // batch = "max": as many concurrent sequences as the memory holds
@@ -384,6 +428,8 @@ struct Inference {
   double weight_bytes = 2;                // bytes per weight as stored
   double kv_bytes = 2;                    // bytes per KV-cache element
   Load load;
+  Speculative speculative;
+  PrefixCache prefix;
   bool operator==(const Inference&) const = default;
 };
 

@@ -223,7 +223,13 @@ MemoryBreakdown training_memory(const ModelShape& m, const workload::Training& t
 
 Bytes kv_bytes_per_token(const ModelShape& m, const workload::Inference& inf, const workload::Layout& layout) {
   const double stage_layers = std::ceil(static_cast<double>(m.layers) / layout.pipeline);
-  return Bytes(2.0 * stage_layers * m.cached_kv_width(layout.tensor) * inf.kv_bytes);
+  double layers_width = stage_layers * m.cached_kv_width(layout.tensor);
+  // A draft model or EAGLE's draft layers keep a KV cache of their own for every token the target
+  // holds (Medusa's heads and n-grams keep none).
+  if (const workload::Speculative& sp = inf.speculative; sp.on() && sp.proposer && sp.proposer->layers > 0) {
+    layers_width += static_cast<double>(sp.proposer->layers) * sp.proposer->cached_kv_width(layout.tensor);
+  }
+  return Bytes(2.0 * layers_width * inf.kv_bytes);
 }
 
 MemoryBreakdown inference_memory(const ModelShape& m, const workload::Inference& inf, const GpuSpec& g,
@@ -235,6 +241,9 @@ MemoryBreakdown inference_memory(const ModelShape& m, const workload::Inference&
   // Tensor parallelism splits every matrix and the vocabulary-parallel embedding and head;
   // pipeline stages hold their share of the layers.
   mb.weights = Bytes(workload::total_params(m) * inf.weight_bytes / (tp * pp));
+  // A speculative proposer's weights sit beside the target's on every GPU of the stage that runs it
+  // (split as the target's tensors are; conservatively whole on every pipeline stage).
+  mb.weights += Bytes(workload::proposer_params(inf.speculative) * inf.weight_bytes / tp);
   const bool continuous = engine.scheduler == workload::Scheduler::kContinuous;
   // Workspace: one layer's activations for the largest iteration (a continuous engine profiles a
   // forward of its token budget; a static one prefills the whole batch at once) and the fp32

@@ -101,9 +101,23 @@ std::string serving_words(const answer::Estimate::Serving& sv) {
       break;
   }
   const workload::Layout& l = sv.layout;
-  return strfmt("%s · %s · prompt %lld, output %lld tokens · tensor %d x pipeline %d x data %d", engine.c_str(),
+  std::string extras;
+  if (const workload::Speculative& sp = inf.speculative; sp.on()) {
+    extras += strfmt(" · %s speculation: %lld tokens proposed per step, %.2f accepted per step on average (α %.2f)",
+                     base::name_in(workload::kSpecMethodNames, sp.method), static_cast<long long>(sp.tokens),
+                     workload::tokens_per_step(sp), sp.acceptance);
+    if (!sp.draft_name.empty()) {
+      extras += ", draft model " + sp.draft_name;
+    }
+  }
+  if (inf.prefix.tokens > 0 && inf.prefix.hit_rate > 0 && en.scheduler == workload::Scheduler::kContinuous) {
+    extras +=
+        strfmt(" · prefix cache: %lld shared prompt tokens, found cached by %.0f %% of requests",
+               static_cast<long long>(inf.prefix.tokens / en.kv_block * en.kv_block), 100.0 * inf.prefix.hit_rate);
+  }
+  return strfmt("%s · %s · prompt %lld, output %lld tokens · tensor %d x pipeline %d x data %d%s", engine.c_str(),
                 arrival.c_str(), static_cast<long long>(inf.prompt_tokens), static_cast<long long>(inf.output_tokens),
-                l.tensor, l.pipeline, l.data);
+                l.tensor, l.pipeline, l.data, extras.c_str());
 }
 
 // Power, energy, carbon and cost: the lines of a job that runs.

@@ -30,15 +30,29 @@ std::string slo_words(const scenario::Slo& s) {
   return out;
 }
 
+std::string speculation_words(const ServingPlanRow& r) {
+  if (r.speculative_tokens == 0) {
+    return "no speculation";
+  }
+  if (!r.estimate.serving) {
+    return strfmt("speculation of %lld tokens", static_cast<long long>(r.speculative_tokens));
+  }
+  const workload::Speculative& sp = r.estimate.serving->inference.speculative;
+  return strfmt("%s speculation of %lld tokens (%.2f per step)", base::name_in(workload::kSpecMethodNames, sp.method),
+                static_cast<long long>(r.speculative_tokens), workload::tokens_per_step(sp));
+}
+
 std::string deployment(const ServingPlanRow& r) {
-  return strfmt("%s, tensor %d x pipeline %d x data %d, %s weights, batch limit %lld",
+  return strfmt("%s, tensor %d x pipeline %d x data %d, %s weights, batch limit %lld%s",
                 count_words(r.gpus, "GPU").c_str(), r.layout.tensor, r.layout.pipeline, r.layout.data, r.format.c_str(),
-                static_cast<long long>(r.batch_limit));
+                static_cast<long long>(r.batch_limit),
+                r.speculative_tokens > 0 ? (", " + speculation_words(r)).c_str() : "");
 }
 
 // The deployments as a table: rank (none on the frontier), layout, latencies at the SLO's
 // percentile, each latency column in one unit, throughput and cost.
-std::string deployments_text(const std::vector<ServingPlanRow>& rows, bool ranked, scenario::Percentile p) {
+std::string deployments_text(const std::vector<ServingPlanRow>& rows, bool ranked, scenario::Percentile p,
+                             bool speculation) {
   std::vector<Seconds> ttft;
   std::vector<Seconds> tpot;
   for (const ServingPlanRow& r : rows) {
@@ -63,6 +77,10 @@ std::string deployments_text(const std::vector<ServingPlanRow>& rows, bool ranke
               "USD/Mtok",
               "SLO"};
   t.right = {false, true, true, true, true, false, true, true, true, true, true, true, false};
+  if (speculation) {  // a column for the tokens proposed per step, after the format
+    t.header.insert(t.header.begin() + 6, "spec k");
+    t.right.insert(t.right.begin() + 6, true);
+  }
   int rank = 0;
   for (std::size_t k = 0; k < rows.size(); ++k) {
     const ServingPlanRow& r = rows[k];
@@ -71,8 +89,38 @@ std::string deployments_text(const std::vector<ServingPlanRow>& rows, bool ranke
                       std::to_string(r.batch_limit), in_unit(ttft[k], ttft_unit), in_unit(tpot[k], tpot_unit),
                       strfmt("%.1f", r.per_user), amount(r.per_gpu), amount(r.usd_per_mtok),
                       r.estimate.slo ? (r.meets() ? "yes" : "no") : "-"});
+    if (speculation) {
+      t.rows.back().insert(t.rows.back().begin() + 6,
+                           r.speculative_tokens > 0 ? std::to_string(r.speculative_tokens) : "off");
+    }
   }
   return render(t);
+}
+
+// Why the best deployment speculates, or does not: its step against the best deployment of the
+// other kind that meets the SLO.
+std::string speculation_reason(const search::ServingPlanResult& r) {
+  if (r.speculative_tokens.size() <= 1 || r.best.empty()) {
+    return "";
+  }
+  const ServingPlanRow& top = r.best.front();
+  const auto other = std::find_if(r.best.begin(), r.best.end(), [&](const ServingPlanRow& row) {
+    return (row.speculative_tokens > 0) != (top.speculative_tokens > 0);
+  });
+  const std::string against =
+      other == r.best.end()
+          ? std::string(top.speculative_tokens > 0 ? "no deployment without it meets the SLO"
+                                                   : "no deployment with it meets the SLO")
+          : strfmt("%s / %s tok/s per GPU and %.1f / %.1f tok/s per user with %s", amount(top.per_gpu).c_str(),
+                   amount(other->per_gpu).c_str(), top.per_user, other->per_user, speculation_words(*other).c_str());
+  if (top.speculative_tokens > 0) {
+    return "  the best speculates (" + speculation_words(top) +
+           "): each step verifies its proposals in one pass that costs little more than one decode while the batch "
+           "keeps decoding bound by reading the weights; " +
+           against + "\n";
+  }
+  return "  the best does not speculate: at its batch the verify pass's extra tokens cost more than the " +
+         std::string("accepted ones save; ") + against + "\n";
 }
 
 }  // namespace
@@ -83,6 +131,12 @@ std::string plan_serving_text(const scenario::Scenario& sc, const search::PlanOp
   std::string formats;
   for (const auto& f : r.formats) {
     formats += (formats.empty() ? "" : ", ") + f;
+  }
+  if (r.speculative_tokens.size() > 1) {
+    formats += "; speculative tokens per step";
+    for (const std::int64_t k : r.speculative_tokens) {
+      formats += (k == r.speculative_tokens.front() ? " " : ", ") + (k > 0 ? std::to_string(k) : std::string("off"));
+    }
   }
   std::string out = strfmt("Plan (serving): %s — %s, %s\n", scenario_title(sc).c_str(), sc.system.gpu.id.c_str(),
                            sc.runtime.name.c_str());
@@ -107,7 +161,8 @@ std::string plan_serving_text(const scenario::Scenario& sc, const search::PlanOp
   if (!r.best.empty()) {
     out += strfmt("best by %s:\n", o.objective == search::Objective::kTime ? "output tokens/s per GPU"
                                                                            : "cloud USD per million output tokens");
-    out += deployments_text(r.best, true, p);
+    out += deployments_text(r.best, true, p, r.speculative_tokens.size() > 1);
+    out += speculation_reason(r);
   } else if (r.closest) {
     out += "  no deployment meets the SLO; the closest is " + deployment(*r.closest) + ":\n    " +
            slo_text(*r.closest->estimate.slo) + "\n";
@@ -130,7 +185,7 @@ std::string plan_serving_text(const scenario::Scenario& sc, const search::PlanOp
   }
   if (!r.frontier.empty()) {
     out += "frontier (no other deployment gives both more tokens/s per user and more per GPU):\n";
-    out += deployments_text(r.frontier, false, p);
+    out += deployments_text(r.frontier, false, p, r.speculative_tokens.size() > 1);
   }
   out += "  tok/s/user = 1 / TPOT p50; tok/s/GPU = output tokens over whole requests per second per GPU\n";
   return out;
@@ -170,6 +225,7 @@ std::string plan_serving_json(const scenario::Scenario& sc, const search::Servin
       w.value("data", row.layout.data);
       w.value("weight_format", row.format);
       w.value("batch_limit", static_cast<double>(row.batch_limit));
+      w.value("speculative_tokens", static_cast<double>(row.speculative_tokens));
       w.value("ttft_p50_s", units::to_seconds(i.ttft.p50));
       w.value("ttft_p99_s", units::to_seconds(i.ttft.p99));
       w.value("tpot_p50_s", units::to_seconds(i.tpot.p50));

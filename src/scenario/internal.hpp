@@ -56,7 +56,9 @@ void check_training(parse::Reader& r, const Scenario& sc, const workload::Recipe
 void read_inference(parse::Reader& r, Scenario& sc, RuntimeOverrides& overrides);
 // [serving]: the load and the engine settings that override the runtime's (serving.cpp). Runs
 // after the runtime is resolved; `r` is null when the table is absent.
-void read_serving(parse::Reader* r, Scenario& sc);
+void read_serving(parse::Reader* r, const catalog::Catalog& cat, Scenario& sc);
+// [serving.speculative]: the speculative-decoding method and its proposer (speculative.cpp).
+void read_speculative(parse::Reader& r, const catalog::Catalog& cat, Scenario& sc);
 // [slo]: latency limits on a serving scenario (serving.cpp).
 void read_slo(parse::Reader& r, Scenario& sc);
 

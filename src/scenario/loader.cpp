@@ -378,7 +378,7 @@ std::optional<Scenario> resolve_tree(const catalog::Catalog& catalog, const std:
   }
   if (sc.job.inference && diags.empty()) {
     auto sv = r.table("serving", Need::kOptional);
-    detail::read_serving(sv ? &*sv : nullptr, sc);
+    detail::read_serving(sv ? &*sv : nullptr, catalog, sc);
   } else if (has_training && r.has("serving")) {
     r.error("serving", "[serving] describes the load on an inference deployment; this scenario trains");
   } else {

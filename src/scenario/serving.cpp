@@ -136,7 +136,7 @@ void read_inference(Reader& r, Scenario& sc, RuntimeOverrides& overrides) {
   sc.job.inference = inf;
 }
 
-void read_serving(Reader* r, Scenario& sc) {
+void read_serving(Reader* r, const catalog::Catalog& cat, Scenario& sc) {
   workload::Inference& inf = *sc.job.inference;
   workload::ServingEngine& e = sc.runtime.serving;
   workload::Load& load = inf.load;
@@ -186,6 +186,28 @@ void read_serving(Reader* r, Scenario& sc) {
     }
     if (load.arrival != workload::Arrival::kConcurrency && r->has("concurrency")) {
       r->error("concurrency", "a concurrency applies to arrival = \"concurrency\" only");
+    }
+    if (auto v = r->integer("prefix_tokens", Need::kOptional, 0, limits::kSequence)) {
+      inf.prefix.tokens = *v;
+      if (*v >= inf.prompt_tokens) {
+        r->error("prefix_tokens", strfmt("a shared prefix of %lld tokens leaves nothing of the %lld-token prompts to "
+                                         "prefill: it must be shorter than inference.prompt_tokens",
+                                         static_cast<long long>(*v), static_cast<long long>(inf.prompt_tokens)));
+      }
+    }
+    if (auto v = r->number("prefix_hit_rate", Need::kOptional, Range::kNonNegative)) {
+      inf.prefix.hit_rate = *v;
+      if (*v > 1) {
+        r->error("prefix_hit_rate", strfmt("a share of requests: 0 to 1, got %g", *v));
+      }
+    }
+    if (r->has("prefix_hit_rate") != r->has("prefix_tokens")) {
+      r->error(r->has("prefix_tokens") ? "prefix_tokens" : "prefix_hit_rate",
+               "prefix caching needs both prefix_tokens (the shared prefix) and prefix_hit_rate (the share of requests "
+               "that find it cached)");
+    }
+    if (auto sp = r->table("speculative", Need::kOptional)) {
+      read_speculative(*sp, cat, sc);
     }
     const auto longest_prompt =
         static_cast<std::int64_t>(static_cast<double>(inf.prompt_tokens) * (1.0 + load.length_spread));

@@ -58,13 +58,33 @@ bool tensor_splits(const workload::ModelShape& m, int tp) {
 struct Candidate {
   int gpus = 1;
   Layout layout;
-  std::size_t format = 0;  // index into the searched formats
+  std::size_t format = 0;      // index into the searched formats
+  std::int64_t speculate = 0;  // tokens proposed per step, 0: off
 };
+
+// Speculation searched when the scenario names a method (its proposer is the user's choice): off,
+// the scenario's k, and the chain lengths engines' examples use (1 to 5: vLLM, TensorRT-LLM and
+// SGLang [vllm-spec-decode-docs, trtllm-spec-decode-docs]).
+std::vector<std::int64_t> speculation_searched(const scenario::Scenario& sc) {
+  const workload::Speculative& sp = sc.job.inference->speculative;
+  if (!sp.on()) {
+    return {0};
+  }
+  std::vector<std::int64_t> out{0, 1, 2, 3, 5, sp.tokens};
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
 
 // The scenario as the candidate runs it with a batch limit b (see search.hpp).
 scenario::Scenario variant(const scenario::Scenario& base, const Candidate& c, std::int64_t b) {
   scenario::Scenario s = scenario::with_layout(base, c.layout, c.gpus);
   workload::Inference& inf = *s.job.inference;
+  if (c.speculate == 0) {
+    inf.speculative = workload::Speculative{};
+  } else {
+    inf.speculative.tokens = c.speculate;
+  }
   workload::ServingEngine& e = s.runtime.serving;
   const std::int64_t engines = static_cast<std::int64_t>(c.layout.data) * c.layout.pipeline;
   if (e.scheduler == workload::Scheduler::kStatic) {
@@ -101,6 +121,7 @@ ServingPlanResult plan_serving(const scenario::Scenario& sc, const PlanOptions& 
   const auto start = std::chrono::steady_clock::now();
   ServingPlanResult r;
   r.formats = serving_formats(sc, o);
+  r.speculative_tokens = speculation_searched(sc);
   std::vector<scenario::Scenario> formatted;
   for (const auto& f : r.formats) {
     formatted.push_back(scenario::with_weight_format(sc, f));  // InputError for a bad or unsupported format
@@ -118,13 +139,16 @@ ServingPlanResult plan_serving(const scenario::Scenario& sc, const PlanOptions& 
           continue;
         }
         for (std::size_t f = 0; f < formatted.size(); ++f) {
-          Candidate c;
-          c.gpus = gpus;
-          c.layout.tensor = tp;
-          c.layout.pipeline = pp;
-          c.layout.data = gpus / (tp * pp);
-          c.format = f;
-          candidates.push_back(c);
+          for (const std::int64_t k : r.speculative_tokens) {
+            Candidate c;
+            c.gpus = gpus;
+            c.layout.tensor = tp;
+            c.layout.pipeline = pp;
+            c.layout.data = gpus / (tp * pp);
+            c.format = f;
+            c.speculate = k;
+            candidates.push_back(c);
+          }
         }
       }
     }
@@ -166,6 +190,7 @@ ServingPlanResult plan_serving(const scenario::Scenario& sc, const PlanOptions& 
     row.layout = c.layout;
     row.format = r.formats[c.format];
     row.batch_limit = b;
+    row.speculative_tokens = c.speculate;
     answer::Options estimate;
     estimate.advice = false;
     estimate.tables = &out.tables;
@@ -327,7 +352,7 @@ ServingPlanResult plan_serving(const scenario::Scenario& sc, const PlanOptions& 
   for (auto& row : r.best) {
     const bool seen = std::any_of(distinct.begin(), distinct.end(), [&](const ServingPlanRow& d) {
       return d.gpus == row.gpus && d.layout.tensor == row.layout.tensor && d.layout.pipeline == row.layout.pipeline &&
-             d.format == row.format;
+             d.format == row.format && d.speculative_tokens == row.speculative_tokens;
     });
     if (!seen) {
       distinct.push_back(std::move(row));

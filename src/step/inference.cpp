@@ -205,8 +205,10 @@ void Evaluator::serving_run(const Layout& layout, const System& sys, const physi
       shared_ops(lowering::lower_forward(m, inf, *runtime_, layout.tensor, seqs, 1.0, prompt + output / 2.0));
   out.prefill_clock = clock_of(prefill_ops);
   out.decode_clock = clock_of(decode_ops);
-  const double max_tokens =
-      std::max({prefill_tokens * (1.0 + inf.load.length_spread), seqs, static_cast<double>(engine.max_seqs)});
+  // A speculative step verifies k + 1 tokens of every decoding sequence.
+  const double verified = 1.0 + static_cast<double>(inf.speculative.on() ? inf.speculative.tokens : 0);
+  const double max_tokens = std::max({prefill_tokens * (1.0 + inf.load.length_spread), seqs * verified,
+                                      static_cast<double>(engine.max_seqs) * verified});
   // Both phases at one clock (neither meets the power limit) share their tables, as do the runs
   // of a serving search that differ in load or batch limit alone (options.tables).
   out.tables = options.tables != nullptr ? options.tables : &out.own;
@@ -233,10 +235,22 @@ void Evaluator::serving_run(const Layout& layout, const System& sys, const physi
   // the offline API (or a throughput run, whose rate a fixed latency per request does not move).
   s.api_latency = inf.load.arrival == workload::Arrival::kOffline ? 0.0 : engine.api_latency.value();
   s.kv_block = std::max<std::int64_t>(1, engine.kv_block);
-  const double one_request = std::ceil(context / static_cast<double>(s.kv_block));
+  // Speculation: the engine counts a request's output in steps of τ tokens (ServingSetup), so its
+  // pool is counted so too: a request of P + N tokens holds P + S in the engine (S steps), and a
+  // pool of T tokens holds T (P + S) / (P + N) of the engine's (exact for the mean request).
+  s.tokens_per_step = workload::tokens_per_step(inf.speculative);
+  const double steps = 1.0 + (output - 1.0) / s.tokens_per_step;
+  const double in_steps = (prompt + steps) / (prompt + output);
+  // Prefix caching (continuous engines): the shared prefix's whole blocks, held once.
+  const bool prefix = continuous && inf.prefix.tokens > 0 && inf.prefix.hit_rate > 0;
+  s.prefix = prefix ? inf.prefix.tokens / s.kv_block * s.kv_block : 0;
+  s.prefix_hit = prefix ? inf.prefix.hit_rate : 0.0;
+  const double shared_blocks = static_cast<double>(s.prefix / s.kv_block);
+  const double one_request = std::ceil(context * in_steps / static_cast<double>(s.kv_block));
   s.kv_blocks =
       continuous
-          ? static_cast<std::int64_t>(std::max(one_request, std::floor(pool_tokens / static_cast<double>(s.kv_block))))
+          ? static_cast<std::int64_t>(std::max(
+                one_request, std::floor(pool_tokens * in_steps / static_cast<double>(s.kv_block)) - shared_blocks))
           : std::int64_t{1} << 50;
   s.prompt = inf.prompt_tokens;
   s.output = inf.output_tokens;
@@ -292,7 +306,8 @@ Evaluation Evaluator::evaluate_inference(const Layout& layout, const System& sys
   if (r.tpot.p50.value() > 0) {
     r.tokens_per_s_per_user = 1.0 / r.tpot.p50.value();
   }
-  r.decode_tokens_per_s = run.decode_rate * engines;
+  // (a speculative step decodes τ tokens of its sequence)
+  r.decode_tokens_per_s = run.decode_rate * engines * s.tokens_per_step;
   r.prefill_tokens_per_s = run.prefill_rate * engines;
   if (run.decode.time.value() > 0) {
     r.mbu = run.decode.dram.value() / run.decode.time.value() / g.memory_bandwidth.value();
@@ -320,7 +335,8 @@ Evaluation Evaluator::evaluate_inference(const Layout& layout, const System& sys
   // The step fields describe one decode iteration of the mean decode batch.
   IterationShape d;
   d.rows = d.tokens = d.decode_rows = std::max(1.0, std::round(run.decode_rows));
-  d.context = d.rows * (prompt + output / 2.0);
+  // (in the engine's count: a speculative request's output in steps, ServingSetup)
+  d.context = d.rows * (prompt + (1.0 + (output - 1.0) / s.tokens_per_step) / 2.0);
   const IterationCost dc = decode_model.cost(d);
   StepBreakdown& st = e.step;
   st.time = dc.time;

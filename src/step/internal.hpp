@@ -171,6 +171,14 @@ struct ServingSetup {
   double rate = 0;               // requests per second (Poisson)
   std::int64_t concurrency = 0;  // in flight (closed loop)
   std::uint64_t seed = 1;
+  // Speculative decoding: output tokens a decode step yields on average (workload::tokens_per_step);
+  // a request of N output tokens takes its first from the prompt's pass and the rest in
+  // round((N − 1) / τ) steps, each of which the engine runs as one decode.
+  double tokens_per_step = 1;
+  // Prefix caching: the shared prefix (whole KV blocks, held once in the pool, outside kv_blocks) and
+  // the share of requests that find it cached (drawn from a stream of their own).
+  std::int64_t prefix = 0;
+  double prefix_hit = 0;
   bool latencies = true;  // false: the outcome's latency percentiles are left empty (a capacity run)
 };
 // Kernel time and traffic of the iterations run at one clock.

@@ -124,6 +124,8 @@ struct TableCache::Tables {
     a.batch = b.batch;
     a.batch_max = b.batch_max;
     a.load = b.load;
+    a.speculative = b.speculative;  // a model's speculation is its own (IterationModel's constructor)
+    a.prefix = b.prefix;
     return a == b;
   }
   static bool same_read(workload::Runtime a, const workload::Runtime& b) {
@@ -251,6 +253,62 @@ IterationModel::IterationModel(const hardware::System& sys, const physics::Fabri
   kernels_ = tables_->kernels;
   gap_ = g.efficiency.kernel_overhead * kernels_;
   host_ = physics::launch_cost(g, rt) * kernels_;
+  const workload::Speculative& sp = inf.speculative;
+  if (sp.on()) {
+    spec_extra_ = static_cast<double>(sp.tokens);
+    const double tau = workload::tokens_per_step(sp);
+    const auto prompt = static_cast<double>(inf.prompt_tokens);
+    const auto output = static_cast<double>(inf.output_tokens);
+    const double steps = 1.0 + (output - 1.0) / tau;
+    context_scale_ = (prompt + output / 2.0) / (prompt + steps / 2.0);
+    passes_ = workload::proposer_passes(sp);
+    if (sp.proposer && passes_ > 0) {
+      // The proposer: its own network at this clock and tensor split, whole on one stage, its
+      // host work the engine's iteration's (counted once, by the target).
+      workload::Inference own = inf;
+      own.speculative = workload::Speculative{};
+      workload::Runtime quiet = rt;
+      quiet.serving.step_overhead = Seconds(0);
+      quiet.serving.schedule_per_sequence = Seconds(0);
+      quiet.serving.output_per_sequence = Seconds(0);
+      workload::Layout one = layout;
+      one.pipeline = 1;
+      proposer_ =
+          std::make_shared<const IterationModel>(sys, fabric, *sp.proposer, own, quiet, one, clock, max_tokens, cache);
+    }
+  }
+}
+
+IterationShape IterationModel::verified(const IterationShape& s) const {
+  if (spec_extra_ <= 0) {
+    return s;
+  }
+  IterationShape v = s;
+  const double extra = spec_extra_ * s.decode_rows;
+  v.tokens += extra;
+  v.rows += extra;
+  v.context *= context_scale_;
+  return v;
+}
+
+IterationCost IterationModel::propose(const IterationShape& s) const {
+  IterationCost c;
+  if (!proposer_ || s.tokens <= 0) {
+    return c;
+  }
+  IterationShape first = s;  // the prompt chunks fill its cache; each decode row proposes its first token
+  first.context *= context_scale_;
+  c = proposer_->cost(first);
+  if (s.decode_rows > 0 && passes_ > 1) {
+    IterationShape next;  // the further proposals: the decode rows alone
+    next.tokens = next.rows = next.decode_rows = s.decode_rows;
+    next.context = first.context + s.decode_rows;
+    const IterationCost more = proposer_->cost(next);
+    static_cast<PhaseCost&>(c) += more.times(passes_ - 1.0);
+    c.communication += more.communication * (passes_ - 1.0);
+    c.communication_total += more.communication_total * (passes_ - 1.0);
+  }
+  return c;
 }
 
 void IterationModel::derive(TableCache::Tables& t) {
@@ -333,35 +391,40 @@ const IterationModel::RowPart& IterationModel::row_part(double rows) const {
   });
 }
 
-Seconds IterationModel::time(const TokenPart& t, const RowPart& r, const IterationShape& s, double& stage,
-                             double& busy) const {
-  const double kernels = t.dense.time + r.head.time + decode_per_row_.time * s.decode_rows +
-                         decode_per_context_.time * s.context + prefill_per_pair_.time * s.pairs;
+Seconds IterationModel::time(const TokenPart& t, const RowPart& r, const IterationShape& v, const IterationShape& s,
+                             double& stage, double& busy) const {
+  const double kernels = t.dense.time + r.head.time + decode_per_row_.time * v.decode_rows +
+                         decode_per_context_.time * v.context + prefill_per_pair_.time * v.pairs;
   busy = kernels * (1.0 + remainder_) + gap_.value();
   const double gpu = busy + t.comm;
   stage = std::max(gpu, host_.value());
-  const Seconds device(pipeline_ * stage + (pipeline_ - 1) * t.send);
+  Seconds device(pipeline_ * stage + (pipeline_ - 1) * t.send);
+  if (proposer_) {
+    device += propose(s).time;
+  }
   return device + engine_host_time(engine_, s, device);
 }
 
 Seconds IterationModel::time(const IterationShape& s) const {
   double stage = 0;
   double busy = 0;
-  const TokenPart& t = token_part(s.tokens);
-  return time(t, row_part(s.rows), s, stage, busy);
+  const IterationShape v = verified(s);
+  const TokenPart& t = token_part(v.tokens);
+  return time(t, row_part(v.rows), v, s, stage, busy);
 }
 
-IterationModel::Counts IterationModel::counts(double tokens, double rows) const {
+IterationModel::Counts IterationModel::counts(const IterationShape& s) const {
+  const IterationShape v = verified(s);
   Counts c;
-  c.tokens_ = &token_part(tokens);
-  c.rows_ = &row_part(rows);
+  c.tokens_ = &token_part(v.tokens);
+  c.rows_ = &row_part(v.rows);
   return c;
 }
 
 Seconds IterationModel::time(const Counts& c, const IterationShape& s) const {
   double stage = 0;
   double busy = 0;
-  return time(*c.tokens_, *c.rows_, s, stage, busy);
+  return time(*c.tokens_, *c.rows_, verified(s), s, stage, busy);
 }
 
 // time() with each of its terms at its least. The tables at a count are linear interpolations
@@ -405,9 +468,10 @@ Seconds IterationModel::floor() const {
   return std::max(Seconds(0), (device + host) * (1.0 - kMargin));
 }
 
-IterationCost IterationModel::cost(const IterationShape& s) const { return cost(counts(s.tokens, s.rows), s); }
+IterationCost IterationModel::cost(const IterationShape& s) const { return cost(counts(s), s); }
 
-IterationCost IterationModel::cost(const Counts& parts, const IterationShape& s) const {
+IterationCost IterationModel::cost(const Counts& parts, const IterationShape& scheduled) const {
+  const IterationShape s = verified(scheduled);
   const TokenPart& t = *parts.tokens_;
   const RowPart& r = *parts.rows_;
   const Point& dense = t.dense;
@@ -419,13 +483,22 @@ IterationCost IterationModel::cost(const Counts& parts, const IterationShape& s)
   double stage = 0;
   double busy = 0;
   IterationCost c;
-  c.time = time(t, r, s, stage, busy);
+  c.time = time(t, r, s, scheduled, stage, busy);
   c.compute_bound = Seconds(sum(&Point::compute_bound) * (1.0 + remainder_));
   c.memory_bound = Seconds(sum(&Point::memory_bound) * (1.0 + remainder_));
   c.arithmetic = Seconds(sum(&Point::arithmetic) * (1.0 + remainder_));
   c.communication = Seconds(pipeline_ * (stage - std::max(busy, host_.value())) + (pipeline_ - 1) * t.send);
   c.communication_total = Seconds(pipeline_ * t.comm + (pipeline_ - 1) * t.send);
   c.dram = Bytes(sum(&Point::dram));
+  if (proposer_) {  // its kernels and traffic beside the target's (its time is in c.time already)
+    const IterationCost p = propose(scheduled);
+    c.compute_bound += p.compute_bound;
+    c.memory_bound += p.memory_bound;
+    c.arithmetic += p.arithmetic;
+    c.dram += p.dram;
+    c.communication += p.communication;
+    c.communication_total += p.communication_total;
+  }
   return c;
 }
 

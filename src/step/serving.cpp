@@ -43,8 +43,15 @@ Engine::Engine(const ServingSetup& s, const IterationModel& prefill, const Itera
     Request& r = reqs_.emplace_back();
     r.arrival = d.arrival;
     r.prompt = d.prompt;
-    r.output = d.output;
+    // Speculative steps: the first token from the prompt's pass, the rest τ per step on average.
+    r.output = engine_output(s, d.output);
     r.tokens = d.output;
+    if (d.hit) {
+      // The prefix's whole blocks are cached: held by the pool already, and its tokens computed.
+      r.shared = std::min(s.prefix, d.prompt - 1) / s.kv_block;
+      r.blocks = r.shared;
+      r.computed = r.shared * s.kv_block;
+    }
   }
   released_ = static_cast<std::size_t>(closed ? initial : s.requests);
   totals_ = !by_request.load();

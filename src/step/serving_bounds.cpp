@@ -3,13 +3,14 @@
 //   iteration  no iteration that samples a token takes less than the least of the prefill and the
 //              decode model's floors (IterationModel::floor): either may time it.
 //   tpot       a request's time per output token is its span from first to last token over its
-//              n − 1 later tokens. Each of them is sampled in an iteration of its own that starts
+//              n − 1 later tokens, sampled in m − 1 iterations (m = n, or with speculative
+//              decoding the engine's steps, engine_output). Each is an iteration of its own that starts
 //              after its first token was sampled (an evicted request is recomputed in later
 //              iterations), so the span holds n − 1 of them, each at least the floor; an engine that
 //              hands tokens out one iteration late (overlap scheduler, async output) stamps the first
 //              token at the end of the iteration that samples the second, and the last at the end
 //              of the run when nothing follows it, so there the span holds n − 2:
-//                tpot >= floor · (n − 1 − late) / (n − 1),  the least over the load's requests
+//                tpot >= floor · (m − 1 − late) / (n − 1),  the least over the load's requests
 //              (a latency percentile or mean of values that each meet a bound meets it).
 //   throughput a run that completes its Poisson load spans from its first arrival to its last
 //              request's end, at least an iteration after the last arrival, so its output tokens per
@@ -17,8 +18,8 @@
 //   capacity   an iteration samples one token for each of at most C sequences: the batch limit, and
 //              for a KV pool the requests it holds at once, each with the blocks of at least the
 //              shortest prompt. Every output token is sampled, so requests that end within a span
-//              took at least their output tokens / C iterations of it, and a run's requests per
-//              second are at most C / (shortest output · floor) per engine.
+//              took at least their output tokens' steps / C iterations of it, and a run's requests
+//              per second are at most C / (shortest output's steps · floor) per engine.
 #include <algorithm>
 #include <limits>
 
@@ -46,8 +47,9 @@ ServingBounds bounds_of(ServingRun& run) {
   double last = -std::numeric_limits<double>::infinity();
   for (const serving_engine::Drawn& r : load) {
     const auto n = static_cast<double>(r.output);
+    const auto m = static_cast<double>(serving_engine::engine_output(s, r.output));
     if (r.output > 1) {
-      tpot = std::min(tpot, floor * (n - 1.0 - late) / (n - 1.0));
+      tpot = std::min(tpot, floor * std::max(0.0, m - 1.0 - late) / (n - 1.0));
     }
     tokens += n;
     first = std::min(first, r.arrival);
@@ -66,11 +68,14 @@ ServingBounds bounds_of(ServingRun& run) {
   };
   auto seqs = static_cast<double>(s.max_seqs);
   if (s.scheduler == workload::Scheduler::kContinuous) {
-    const std::int64_t blocks = std::max<std::int64_t>(1, (shortest(s.prompt, s.spread) + s.kv_block - 1) / s.kv_block);
+    // (a request that finds the shared prefix cached holds only the blocks beyond it)
+    const std::int64_t own = shortest(s.prompt, s.spread) - (s.prefix_hit > 0 ? s.prefix : 0);
+    const std::int64_t blocks = std::max<std::int64_t>(1, (own + s.kv_block - 1) / s.kv_block);
     seqs = std::min(seqs, std::floor(static_cast<double>(s.kv_blocks) / static_cast<double>(blocks)));
   }
   b.capacity_requests_per_s =
-      seqs / (static_cast<double>(shortest(s.output, s.output_spread)) * floor) * run.engines * (1.0 + kMargin);
+      seqs / (static_cast<double>(serving_engine::engine_output(s, shortest(s.output, s.output_spread))) * floor) *
+      run.engines * (1.0 + kMargin);
   return b;
 }
 

@@ -72,9 +72,10 @@ void Engine::admit_waiting(IterationShape& shape, std::vector<Scheduled>& batch,
   while (!waiting_.empty() && budget > 0 && static_cast<std::int64_t>(running_count()) < s_.max_seqs) {
     const std::size_t id = waiting_.front();
     Request& r = reqs_[id];
-    const std::int64_t take = s_.chunked ? std::min(r.prompt, budget) : (r.prompt <= budget ? r.prompt : 0);
+    const std::int64_t need = r.prompt - r.computed;  // all but a cached prefix
+    const std::int64_t take = s_.chunked ? std::min(need, budget) : (need <= budget ? need : 0);
     // GUARANTEED_NO_EVICT-style admission takes the blocks of the whole request at once.
-    if (take == 0 || !reserve(r, s_.reserve_output ? r.prompt + r.output : take)) {
+    if (take == 0 || !reserve(r, s_.reserve_output ? r.prompt + r.output : r.computed + take)) {
       break;  // no room this iteration: requests are admitted in order
     }
     waiting_.pop_front();

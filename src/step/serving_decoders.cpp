@@ -142,7 +142,7 @@ void Engine::evict_to_fit(std::int64_t need, bool decoders) {
       --prompts;  // the back of the prompts in running order
       need -= std::max<std::int64_t>(0, blocks_for(r.computed + takes_[prompts]) - r.blocks);
     }
-    room += held_blocks(r);
+    room += held_blocks(r) - r.shared;
     ++evicted;
   }
   for (; evicted > 0; --evicted) {

@@ -39,6 +39,7 @@ struct Drawn {
   double arrival = 0;
   std::int64_t prompt = 0;
   std::int64_t output = 0;
+  bool hit = false;  // finds the shared prefix cached
 };
 // The requests of the load `s` describes, in arrival order (serving_load.cpp).
 std::vector<Drawn> draw_load(const ServingSetup& s);
@@ -58,7 +59,8 @@ struct Request {
   std::int64_t tokens = 0;     // output tokens its user receives: the drawn output, whatever evictions
   std::int64_t computed = 0;   // prompt tokens whose KV is cached
   std::int64_t generated = 0;  // output tokens so far
-  std::int64_t blocks = 0;     // KV blocks held
+  std::int64_t blocks = 0;     // KV blocks held (with the shared prefix's)
+  std::int64_t shared = 0;     // of them, the shared prefix's: held once by the pool, never released
   double first = -1;           // time of the first output token
   double scheduled = -1;       // time its first token was scheduled
   double done = -1;
@@ -68,6 +70,12 @@ struct Request {
   std::int64_t phase = 0;
   DecodeClass cls = DecodeClass::kNone;
 };
+
+// The decode steps the engine runs for a request of `output` tokens: one per token, or with
+// speculative decoding the first from the prompt's pass and the rest τ per step (ServingSetup).
+inline std::int64_t engine_output(const ServingSetup& s, std::int64_t output) {
+  return s.tokens_per_step > 1 ? 1 + std::llround(static_cast<double>(output - 1) / s.tokens_per_step) : output;
+}
 
 inline std::int64_t draw_length(Random& rng, std::int64_t mean, double spread) {
   if (spread <= 0) {

@@ -24,8 +24,8 @@ bool Engine::reserve(Request& r, std::int64_t tokens) {
 }
 
 void Engine::release(Request& r) {
-  free_blocks_ += r.blocks;
-  r.blocks = 0;
+  free_blocks_ += r.blocks - r.shared;
+  r.blocks = r.shared;
 }
 
 // Evicts the latest admitted running request: it returns to the queue's front and will prefill
@@ -42,7 +42,7 @@ void Engine::requeue(std::size_t id) {
   v.prompt += v.generated;
   v.output -= v.generated;
   v.generated = 0;
-  v.computed = 0;
+  v.computed = v.shared * s_.kv_block;  // the shared prefix stays cached
   waiting_.push_front(id);
   out_.preemptions += 1;
 }

@@ -32,6 +32,14 @@ std::vector<Drawn> draw_load(const ServingSetup& s) {
     }
     out.push_back(r);
   }
+  // Prefix hits from a stream of their own, so that a load draws the same requests with or without
+  // prefix caching.
+  if (s.prefix > 0 && s.prefix_hit > 0) {
+    Random hits(s.seed ^ 0xA5A5A5A5DEADBEEFULL);
+    for (Drawn& r : out) {
+      r.hit = hits.uniform() < s.prefix_hit;
+    }
+  }
   return out;
 }
 
@@ -52,7 +60,7 @@ namespace {
 bool same_load(const ServingSetup& a, const ServingSetup& b) {
   return a.seed == b.seed && a.requests == b.requests && a.prompt == b.prompt && a.output == b.output &&
          a.spread == b.spread && a.output_spread == b.output_spread && a.arrival == b.arrival && a.rate == b.rate &&
-         a.concurrency == b.concurrency;
+         a.concurrency == b.concurrency && a.prefix == b.prefix && a.prefix_hit == b.prefix_hit;
 }
 }  // namespace
 

@@ -73,7 +73,7 @@ bool Engine::stretch(double arrival) {
   // token to hand out, neither is read.
   double a = 0;
   double b = 0;
-  const IterationModel::Counts parts = decode_.counts(rows, rows);  // every iteration's counts
+  const IterationModel::Counts parts = decode_.counts(shape_at(0));  // every iteration's counts
   if (arrival >= 0 || !pending_first_.empty() || !pending_done_.empty()) {
     a = decode_.time(parts, shape_at(0)).value();
     b = std::max(0.0, decode_.time(parts, shape_at(1)).value() - a);
