@@ -90,3 +90,42 @@ TEST_CASE("the decode set and static totals give the request-by-request engine's
   CHECK(checked == 400);
   CHECK(preempting >= 10);  // the eviction rules are exercised, not only the roomy pools
 }
+
+TEST_CASE(
+    "with prefix caching and speculative decoding the decode set gives the request-by-request engine's reports, "
+    "byte for byte",
+    "[serving][engine][random][prefix][speculative]") {
+  std::mt19937 rng(20261128);
+  int checked = 0;
+  int hits = 0;
+  for (int i = 0; checked < 150 && i < 3000; ++i) {
+    std::string text = random_serving(rng);
+    const std::size_t runtime = text.find("[runtime]");
+    const std::size_t serving = text.find("[serving]\n") + std::string("[serving]\n").size();
+    std::string keys = "prefix_tokens = " + pick(rng, std::vector<std::string>{"8", "64", "600"}) +
+                       "\nprefix_hit_rate = " + pick(rng, std::vector<std::string>{"0", "0.5", "1"}) + "\n";
+    std::string spec;
+    const std::string method = pick(rng, std::vector<std::string>{"none", "ngram", "eagle", "medusa"});
+    if (method != "none") {
+      spec = "[serving.speculative]\nmethod = \"" + method + "\"\ntokens = " +
+             pick(rng, std::vector<std::string>{"1", "3", "7"}) + "\n";
+    }
+    text = text.substr(0, serving) + keys + text.substr(serving, runtime - serving) + spec + text.substr(runtime);
+    std::optional<Scenario> sc;
+    try {
+      sc = test::scenario(text);
+    } catch (const InputError&) {
+      continue;  // a prefix as long as the prompt, ...
+    }
+    INFO(text);
+    const answer::Estimate e = answer::estimate(*sc, answer::Options{false});
+    if (!e.eval.inference) {
+      continue;
+    }
+    ++checked;
+    hits += sc->job.inference->prefix.hit_rate > 0 ? 1 : 0;
+    CHECK(report_of(*sc, false) == report_of(*sc, true));
+  }
+  CHECK(checked == 150);
+  CHECK(hits >= 50);
+}
