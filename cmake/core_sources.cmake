@@ -36,6 +36,7 @@ set(GPUSIM_CORE_SOURCES
   src/scenario/schema.cpp
   src/scenario/serving.cpp
   src/scenario/speculative.cpp
+  src/scenario/disaggregated.cpp
   src/scenario/training.cpp
   src/scenario/variants.cpp
   src/lowering/mla.cpp
@@ -56,6 +57,7 @@ set(GPUSIM_CORE_SOURCES
   src/step/inference.cpp
   src/step/iteration.cpp
   src/step/serving.cpp
+  src/step/disaggregated.cpp
   src/step/percentiles.cpp
   src/step/serving_stretch.cpp
   src/step/serving_load.cpp

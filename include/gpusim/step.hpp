@@ -114,6 +114,10 @@ struct InferenceResult {
   double saturation_requests_per_s = 0;  // Poisson load: the most the deployment completes per second
   bool saturated = false;                // the offered rate exceeds it: the queue grows without bound
   bool truncated = false;                // the simulation stopped at its iteration limit with requests left
+  // Disaggregated pools: a request's KV cache moved from the prefill to the decode pool (mean bytes
+  // and time per request; 0 when aggregated).
+  double kv_transfer_bytes = 0;
+  Seconds kv_transfer;
 };
 
 // What one engine iteration processes: new tokens (prefill and decode together: the GEMMs' M),
@@ -476,8 +480,13 @@ class Evaluator {
                                 const physics::Fabric& fabric, const Options& options) const;
   // What evaluate_inference simulates, up to the simulation (inference.cpp).
   void serving_run(const workload::Layout& layout, const hardware::System& sys, const physics::Fabric& fabric,
-                   const Options& options, ServingRun& out) const;
+                   const Options& options, ServingRun& out, const workload::Inference* inference = nullptr) const;
   physics::MemoryBreakdown inference_memory(const workload::Layout& layout) const;  // inference.cpp
+  // A disaggregated deployment (disaggregated.cpp): its pools simulated in turn, and one pool's
+  // memory per GPU.
+  Evaluation evaluate_disaggregated(const hardware::System& sys, const physics::Fabric& fabric,
+                                    const Options& options) const;
+  physics::MemoryBreakdown pool_memory(bool prefill) const;
   // A training layout's memory per GPU, without the host's share (which depends on the GPU count).
   physics::MemoryBreakdown training_memory(const workload::Layout& layout) const;
   Evaluation evaluate_image_inference(const workload::Layout& layout, const hardware::System& sys,

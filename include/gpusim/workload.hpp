@@ -417,6 +417,20 @@ struct PrefixCache {
   bool operator==(const PrefixCache&) const = default;
 };
 
+// Disaggregated prefill and decode ([serving.disaggregated]; DistServe [zhong-2024-distserve],
+// Splitwise [patel-2024-splitwise], NVIDIA Dynamo): `prefill` replicas of `prefill_tensor` GPUs run
+// the prompts alone and hand each request's KV cache to one of `decode` replicas of `decode_tensor`
+// GPUs, which generate the rest of its output. 0 replicas: aggregated (every replica does both).
+struct Disaggregation {
+  int prefill = 0;
+  int decode = 0;
+  int prefill_tensor = 1;
+  int decode_tensor = 1;
+  [[nodiscard]] bool on() const { return prefill > 0 && decode > 0; }
+  [[nodiscard]] int gpus() const { return prefill * prefill_tensor + decode * decode_tensor; }
+  bool operator==(const Disaggregation&) const = default;
+};
+
 struct Inference {
   std::int64_t batch = 1;
   bool batch_max = false;    // batch = "max": as many concurrent sequences as the memory holds
@@ -430,6 +444,7 @@ struct Inference {
   Load load;
   Speculative speculative;
   PrefixCache prefix;
+  Disaggregation disaggregated;
   bool operator==(const Inference&) const = default;
 };
 

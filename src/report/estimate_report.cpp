@@ -102,6 +102,12 @@ std::string serving_words(const answer::Estimate::Serving& sv) {
   }
   const workload::Layout& l = sv.layout;
   std::string extras;
+  std::string layout = strfmt("tensor %d x pipeline %d x data %d", l.tensor, l.pipeline, l.data);
+  if (const workload::Disaggregation& d = inf.disaggregated; d.on()) {
+    layout = strfmt("disaggregated: %s of %s for prompts, %s of %s for decoding",
+                    count_words(d.prefill, "replica").c_str(), count_words(d.prefill_tensor, "GPU").c_str(),
+                    count_words(d.decode, "replica").c_str(), count_words(d.decode_tensor, "GPU").c_str());
+  }
   if (const workload::Speculative& sp = inf.speculative; sp.on()) {
     extras += strfmt(" · %s speculation: %lld tokens proposed per step, %.2f accepted per step on average (α %.2f)",
                      base::name_in(workload::kSpecMethodNames, sp.method), static_cast<long long>(sp.tokens),
@@ -115,9 +121,9 @@ std::string serving_words(const answer::Estimate::Serving& sv) {
         strfmt(" · prefix cache: %lld shared prompt tokens, found cached by %.0f %% of requests",
                static_cast<long long>(inf.prefix.tokens / en.kv_block * en.kv_block), 100.0 * inf.prefix.hit_rate);
   }
-  return strfmt("%s · %s · prompt %lld, output %lld tokens · tensor %d x pipeline %d x data %d%s", engine.c_str(),
-                arrival.c_str(), static_cast<long long>(inf.prompt_tokens), static_cast<long long>(inf.output_tokens),
-                l.tensor, l.pipeline, l.data, extras.c_str());
+  return strfmt("%s · %s · prompt %lld, output %lld tokens · %s%s", engine.c_str(), arrival.c_str(),
+                static_cast<long long>(inf.prompt_tokens), static_cast<long long>(inf.output_tokens), layout.c_str(),
+                extras.c_str());
 }
 
 // Power, energy, carbon and cost: the lines of a job that runs.
@@ -218,6 +224,11 @@ std::string estimate_text(const answer::Estimate& e) {
     line(out, "latency", "first token " + pcts(r.ttft, "inference.time_to_first_token_s"));
     line(out, "", "per output token " + pcts(r.tpot, "inference.time_per_output_token_s"));
     line(out, "", "request " + pcts(r.e2e, "inference.request_latency_s") + " · queueing p50 " + duration(r.queue.p50));
+    if (r.kv_transfer.value() > 0) {
+      line(out, "",
+           strfmt("KV handoff from the prefill to the decode pool: %.1f MiB per request in %s on average",
+                  r.kv_transfer_bytes / (1024.0 * 1024.0), duration(r.kv_transfer).c_str()));
+    }
     line(out, "throughput",
          strfmt("%s output tokens/s%s over whole requests (%s per GPU) · %s in decode · %.3g requests/s",
                 human(r.output_tokens_per_s).c_str(), band_human(e, "inference.output_tokens_per_s").c_str(),

@@ -59,6 +59,8 @@ void read_inference(parse::Reader& r, Scenario& sc, RuntimeOverrides& overrides)
 void read_serving(parse::Reader* r, const catalog::Catalog& cat, Scenario& sc);
 // [serving.speculative]: the speculative-decoding method and its proposer (speculative.cpp).
 void read_speculative(parse::Reader& r, const catalog::Catalog& cat, Scenario& sc);
+// [serving.disaggregated]: prefill and decode pools (disaggregated.cpp).
+void read_disaggregated(parse::Reader& r, Scenario& sc);
 // [slo]: latency limits on a serving scenario (serving.cpp).
 void read_slo(parse::Reader& r, Scenario& sc);
 

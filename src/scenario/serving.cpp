@@ -209,6 +209,9 @@ void read_serving(Reader* r, const catalog::Catalog& cat, Scenario& sc) {
     if (auto sp = r->table("speculative", Need::kOptional)) {
       read_speculative(*sp, cat, sc);
     }
+    if (auto dg = r->table("disaggregated", Need::kOptional)) {
+      read_disaggregated(*dg, sc);
+    }
     const auto longest_prompt =
         static_cast<std::int64_t>(static_cast<double>(inf.prompt_tokens) * (1.0 + load.length_spread));
     if (e.scheduler == workload::Scheduler::kContinuous && !e.chunked_prefill &&

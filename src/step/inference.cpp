@@ -46,6 +46,12 @@ workload::Inference resolve_max_batch(const workload::ModelShape& m, workload::I
 }  // namespace
 
 physics::MemoryBreakdown Evaluator::inference_memory(const Layout& layout) const {
+  if (const workload::Disaggregation& d = job_->inference->disaggregated; d.on()) {
+    // The pool that does not fit, else the decode pool's (it holds the KV of every request's whole
+    // context).
+    const physics::MemoryBreakdown prefill = pool_memory(true);
+    return prefill.fits() ? pool_memory(false) : prefill;
+  }
   const workload::Inference inf =
       resolve_max_batch(job_->model, *job_->inference, system_->gpu, layout, runtime_->serving);
   return physics::inference_memory(job_->model, inf, system_->gpu, layout, runtime_->serving,
@@ -159,12 +165,12 @@ Evaluation Evaluator::evaluate_image_inference(const Layout& layout, const Syste
 }
 
 void Evaluator::serving_run(const Layout& layout, const System& sys, const physics::Fabric& fabric,
-                            const Options& options, ServingRun& out) const {
+                            const Options& options, ServingRun& out, const workload::Inference* inference) const {
   const workload::ModelShape& m = job_->model;
   const hardware::GpuSpec& g = sys.gpu;
   const workload::ServingEngine& engine = runtime_->serving;
   const bool continuous = is_continuous(*runtime_);
-  out.inf = resolve_max_batch(m, *job_->inference, g, layout, engine);
+  out.inf = resolve_max_batch(m, inference != nullptr ? *inference : *job_->inference, g, layout, engine);
   const workload::Inference& inf = out.inf;
   const double batch = static_cast<double>(inf.batch);
   const double prompt = static_cast<double>(inf.prompt_tokens);
@@ -267,6 +273,9 @@ Evaluation Evaluator::evaluate_inference(const Layout& layout, const System& sys
                                          const Options& options) const {
   if (job_->model.images()) {
     return evaluate_image_inference(layout, sys, options);
+  }
+  if (job_->inference->disaggregated.on()) {
+    return evaluate_disaggregated(sys, fabric, options);
   }
   ServingRun sr;
   serving_run(layout, sys, fabric, options, sr);

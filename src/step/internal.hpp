@@ -179,7 +179,26 @@ struct ServingSetup {
   // the share of requests that find it cached (drawn from a stream of their own).
   std::int64_t prefix = 0;
   double prefix_hit = 0;
-  bool latencies = true;  // false: the outcome's latency percentiles are left empty (a capacity run)
+  bool latencies = true;       // false: the outcome's latency percentiles are left empty (a capacity run)
+  bool keep_requests = false;  // the outcome keeps every completed request's times (ServingOutcome::requests)
+};
+// One completed request of a run, for runs composed from several engines (disaggregated pools).
+struct RequestTimes {
+  std::size_t index = 0;  // in the engine's load
+  double arrival = 0;
+  double first = 0;  // its first output token reaches the user
+  double done = 0;   // its last
+  std::int64_t prompt = 0;
+  std::int64_t tokens = 0;  // output tokens
+};
+// A request offered to an engine with its arrival and lengths given (not drawn), and the prompt
+// tokens whose KV it brings (held by its own blocks once admitted).
+struct OfferedRequest {
+  double arrival = 0;
+  std::int64_t prompt = 0;
+  std::int64_t output = 0;
+  std::int64_t cached = 0;
+  bool prefix_hit = false;  // finds the shared prefix cached
 };
 // Kernel time and traffic of the iterations run at one clock.
 struct ServingOutcome {
@@ -192,14 +211,19 @@ struct ServingOutcome {
   double busy = 0;
   double elapsed = 0;
   double preemptions = 0;
-  bool stalled = false;    // requests left that no iteration could take
-  bool truncated = false;  // stopped at the iteration limit with requests left
+  bool stalled = false;                // requests left that no iteration could take
+  bool truncated = false;              // stopped at the iteration limit with requests left
+  std::vector<RequestTimes> requests;  // with ServingSetup::keep_requests, in arrival order
 };
 // The load of `setup` run through the engine. Runs that share `tables` and a load (its requests,
 // lengths, arrival process and seed) draw its requests once (the runs of a serving search that
 // differ in batch limit alone).
 ServingOutcome simulate_serving(const ServingSetup& setup, const IterationModel& prefill, const IterationModel& decode,
                                 TableCache* tables = nullptr);
+// The same engine serving the requests `offered` (their count and arrivals replace the setup's load,
+// which must be an open one).
+ServingOutcome simulate_offered(const ServingSetup& setup, const IterationModel& prefill, const IterationModel& decode,
+                                const std::vector<OfferedRequest>& offered);
 
 // A serving deployment as the evaluator simulates it (Evaluator::serving_run, inference.cpp): its
 // inference settings (a static engine's largest batch resolved), memory, iteration models at the

@@ -46,6 +46,7 @@ Engine::Engine(const ServingSetup& s, const IterationModel& prefill, const Itera
     // Speculative steps: the first token from the prompt's pass, the rest τ per step on average.
     r.output = engine_output(s, d.output);
     r.tokens = d.output;
+    r.computed = d.cached;
     if (d.hit) {
       // The prefix's whole blocks are cached: held by the pool already, and its tokens computed.
       r.shared = std::min(s.prefix, d.prompt - 1) / s.kv_block;
@@ -291,6 +292,15 @@ void Engine::summarize() {
     out_.decode_rate = decode_rows_sum_ / decode_iteration_time_;
     out_.decode_rows = decode_rows_sum_ / decode_iterations_;
   }
+  if (s_.keep_requests) {
+    out_.requests.reserve(reqs_.size());
+    for (std::size_t i = 0; i < reqs_.size(); ++i) {
+      const Request& r = reqs_[i];
+      if (r.done >= 0) {
+        out_.requests.push_back({i, r.arrival, r.first, r.done, r.prompt, r.tokens});
+      }
+    }
+  }
   res.preemptions = out_.preemptions;
   res.truncated = out_.truncated;
   out_.busy = (out_.prefill.time + out_.decode.time).value();
@@ -308,6 +318,26 @@ ServingOutcome simulate_serving(const ServingSetup& setup, const IterationModel&
     return engine.run();
   }
   serving_engine::Engine engine(setup, prefill, decode, serving_engine::draw_load(setup));
+  return engine.run();
+}
+
+ServingOutcome simulate_offered(const ServingSetup& setup, const IterationModel& prefill, const IterationModel& decode,
+                                const std::vector<OfferedRequest>& offered) {
+  std::vector<serving_engine::Drawn> load;
+  load.reserve(offered.size());
+  for (const OfferedRequest& o : offered) {
+    serving_engine::Drawn d;
+    d.arrival = o.arrival;
+    d.prompt = o.prompt;
+    d.output = o.output;
+    d.cached = o.cached;
+    d.hit = o.prefix_hit;
+    load.push_back(d);
+  }
+  ServingSetup s = setup;
+  s.requests = static_cast<std::int64_t>(load.size());
+  s.arrival = workload::Arrival::kPoisson;  // released at their arrivals
+  serving_engine::Engine engine(s, prefill, decode, load);
   return engine.run();
 }
 

@@ -39,7 +39,8 @@ struct Drawn {
   double arrival = 0;
   std::int64_t prompt = 0;
   std::int64_t output = 0;
-  bool hit = false;  // finds the shared prefix cached
+  bool hit = false;         // finds the shared prefix cached
+  std::int64_t cached = 0;  // prompt tokens whose KV it brings (a decode pool's request)
 };
 // The requests of the load `s` describes, in arrival order (serving_load.cpp).
 std::vector<Drawn> draw_load(const ServingSetup& s);
