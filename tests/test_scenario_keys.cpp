@@ -284,6 +284,30 @@ draft_model = "llama3.2-1b"
 name = "vllm"
 )");
   CHECK(drafted.job.inference->speculative.draft_name == "llama3.2-1b");
+  const Scenario pools = test::scenario(R"(name = "pools"
+[system]
+gpu = "h100-sxm5-80gb"
+gpus = 8
+[model]
+preset = "llama3-70b"
+[inference]
+weight_precision = "fp8"
+[serving]
+arrival = "poisson"
+rate = "2 req/s"
+[serving.disaggregated]
+prefill_replicas = 1
+decode_replicas = 2
+prefill_tensor = 4
+decode_tensor = 2
+[runtime]
+name = "vllm"
+)");
+  const workload::Disaggregation& d = pools.job.inference->disaggregated;
+  CHECK(d.prefill == 1);
+  CHECK(d.decode == 2);
+  CHECK(d.prefill_tensor == 4);
+  CHECK(d.decode_tensor == 2);
   REQUIRE(drafted.job.inference->speculative.proposer.has_value());
   CHECK(drafted.job.inference->speculative.proposer->hidden == 2048);
   const Scenario closed = test::scenario(R"(name = "closed loop"
@@ -331,5 +355,5 @@ memory_format = "nchw"
   }
   // top level, system, model and its two tables, training, inference, serving and its table, slo,
   // parallelism, runtime and its three tables, input, cost
-  CHECK(covered == 11 + 11 + 20 + 7 + 5 + 21 + 6 + 30 + 5 + 4 + 10 + 13 + 7 + 5 + 6 + 5 + 9);
+  CHECK(covered == 11 + 11 + 20 + 7 + 5 + 21 + 6 + 31 + 5 + 4 + 4 + 10 + 13 + 7 + 5 + 6 + 5 + 9);
 }

@@ -42,7 +42,7 @@ Seconds percentile_of(const step::Percentiles& d, scenario::Percentile p);
 enum class Unknown {
   kMicroBatch,      // [training] micro_batch not set: 1, up to the largest that fits
   kRuntime,         // [runtime] name not set: the default runtime's remainder ± its `unnamed` range
-  kGemm,            // efficiency.gemm (gemm_fp8 for an fp8 job)
+  kGemm,            // efficiency.gemm (gemm_fp8 for an fp8 job, gemm_fp4 for an fp4 one)
   kAttention,       // efficiency.attention and attention_flash3
   kDram,            // efficiency.dram
   kGemvInflight,    // efficiency.gemv_inflight_per_sm (and a runtime's gemv_inflight)

@@ -44,6 +44,7 @@ inline constexpr base::Named<LinkKind> kLinkKindNames[] = {{LinkKind::kPcie, "pc
 struct Efficiency {
   double gemm = 0;                         // large GEMM: sustained / dense peak (max achievable matmul)
   std::optional<double> gemm_fp8;          // the same for fp8 GEMMs where it differs (B04); default: gemm
+  std::optional<double> gemm_fp4;          // the same for block-scaled fp4 GEMMs (NVFP4, MXFP4); default: gemm_fp8's
   double attention = 0;                    // flash-attention forward+backward: sustained / dense peak
   std::optional<double> attention_flash3;  // the same for FlashAttention-3-class kernels; default: attention
   double dram = 0;                         // stream bandwidth / paper bandwidth
@@ -79,6 +80,7 @@ struct Efficiency {
 struct EfficiencyRanges {
   double gemm = 0;
   std::optional<double> gemm_fp8;  // default: gemm's
+  std::optional<double> gemm_fp4;  // default: gemm_fp8's
   double attention = 0;            // FlashAttention-2 and -3-class kernels
   double dram = 0;                 // DRAM and L2 bandwidth
   double gemv_inflight = 0;        // bytes a skinny GEMM keeps in flight per SM

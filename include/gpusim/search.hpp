@@ -110,6 +110,7 @@ struct ServingPlanRow {
   std::int64_t batch_limit = 1;
   // Speculative decoding: tokens proposed per step (0: off; the scenario's method otherwise).
   std::int64_t speculative_tokens = 0;
+  workload::Disaggregation pools;  // prefill and decode pools (off: aggregated)
   answer::Estimate estimate;
   double per_gpu = 0;       // output tokens/s per GPU
   double per_user = 0;      // output tokens/s per user (1 / TPOT p50)
@@ -125,6 +126,7 @@ struct ServingPlanResult {
   std::vector<std::string> formats;       // the formats searched
   // Speculative tokens per step searched (0: off); {0} when the scenario names no method.
   std::vector<std::int64_t> speculative_tokens{0};
+  bool disaggregated = false;    // prefill:decode splits were searched beside the aggregated deployments
   std::uint64_t candidates = 0;  // (GPU count, layout, format, batch limit) tuples considered
   std::uint64_t no_fit = 0;      // of them, those whose weights and KV pool do not fit
   std::uint64_t timed = 0;       // simulated

@@ -431,6 +431,14 @@ struct Disaggregation {
   bool operator==(const Disaggregation&) const = default;
 };
 
+// NVFP4 KV-cache block [nvidia-nvfp4-kv-cache]: 16 fp4 (E2M1) values of 4 bits share one fp8
+// (E4M3) scale of 8 bits; the per-tensor fp32 scale is negligible.
+inline constexpr double kNvfp4KvValueBits = 4;
+inline constexpr double kNvfp4KvScaleBits = 8;
+inline constexpr double kNvfp4KvBlock = 16;
+// Bytes per cached K/V element of kv_precision = "fp4": 0.5 bytes plus a 1-byte scale per 16 values.
+inline constexpr double kNvfp4KvBytes = (kNvfp4KvValueBits + kNvfp4KvScaleBits / kNvfp4KvBlock) / 8.0;
+
 struct Inference {
   std::int64_t batch = 1;
   bool batch_max = false;    // batch = "max": as many concurrent sequences as the memory holds

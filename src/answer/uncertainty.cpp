@@ -76,6 +76,16 @@ Values values_of(const step::Evaluation& ev, int gpus) {
   return out;
 }
 
+// Every GEMM share moves together: the 16-bit one and those of fp8 and fp4 where they are stated.
+void scale_gemm(hardware::Efficiency& e, double f) {
+  e.gemm *= f;
+  for (std::optional<double>* low : {&e.gemm_fp8, &e.gemm_fp4}) {
+    if (*low) {
+      **low *= f;
+    }
+  }
+}
+
 bool has(const std::vector<std::string>& list, std::string_view key) {
   return std::find(list.begin(), list.end(), key) != list.end();
 }
@@ -87,6 +97,7 @@ std::vector<double> moved_numbers(const scenario::Scenario& s) {
   const workload::Runtime& r = s.runtime;
   return {e.gemm,
           e.gemm_fp8.value_or(0),
+          e.gemm_fp4.value_or(0),
           e.attention,
           e.attention_flash3.value_or(0),
           e.dram,
@@ -165,14 +176,13 @@ std::vector<Input> inputs_of(const scenario::Scenario& sc, const Estimate& point
     in.push_back({c, [range, move](scenario::Scenario& s, double sign) { move(s.runtime, sign * range); }});
   };
 
-  // The GEMM range of the datatype the job computes in.
-  const bool fp8 = point.eval.dtype == DType::kFp8;
-  gpu_input(Unknown::kGemm, fp8 ? gr.gemm_fp8.value_or(gr.gemm) : gr.gemm, [](hardware::GpuSpec& s, double f) {
-    s.efficiency.gemm *= f;
-    if (s.efficiency.gemm_fp8) {
-      *s.efficiency.gemm_fp8 *= f;
-    }
-  });
+  // The GEMM range of the datatype the job computes in (fp4 falls back to fp8's, fp8 to the 16-bit one).
+  const DType dt = point.eval.dtype;
+  const double fp8_range = gr.gemm_fp8.value_or(gr.gemm);
+  const double gemm_range = dt == DType::kFp4   ? gr.gemm_fp4.value_or(fp8_range)
+                            : dt == DType::kFp8 ? fp8_range
+                                                : gr.gemm;
+  gpu_input(Unknown::kGemm, gemm_range, [](hardware::GpuSpec& s, double f) { scale_gemm(s.efficiency, f); });
   if (transformer) {
     gpu_input(Unknown::kAttention, gr.attention, [](hardware::GpuSpec& s, double f) {
       s.efficiency.attention *= f;
@@ -211,10 +221,7 @@ std::vector<Input> inputs_of(const scenario::Scenario& sc, const Estimate& point
   });
   if (!g.measured()) {
     gpu_input(Unknown::kBetweenGpus, gr.between_gpus, [](hardware::GpuSpec& s, double f) {
-      s.efficiency.gemm *= f;
-      if (s.efficiency.gemm_fp8) {
-        *s.efficiency.gemm_fp8 *= f;
-      }
+      scale_gemm(s.efficiency, f);
       s.efficiency.attention *= f;
       if (s.efficiency.attention_flash3) {
         *s.efficiency.attention_flash3 *= f;

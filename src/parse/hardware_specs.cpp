@@ -45,6 +45,7 @@ void read_efficiency(Reader& r, hardware::Efficiency& e) {
     e.gemm_staging_rate = *v;
   }
   e.gemm_fp8 = r.number("gemm_fp8", Need::kOptional, Range::kPositive, kAbovePeak);
+  e.gemm_fp4 = r.number("gemm_fp4", Need::kOptional, Range::kPositive, kAbovePeak);
   e.attention_flash3 = r.number("attention_flash3", Need::kOptional, Range::kFraction);
   if (auto v = r.number("mma_sync", Need::kOptional, Range::kFraction)) {
     e.mma_sync = *v;

@@ -44,6 +44,11 @@ void read_efficiency_ranges(Reader& r, hardware::EfficiencyRanges& e) {
     fraction(r, "gemm_fp8", v);
     e.gemm_fp8 = v;
   }
+  if (r.has("gemm_fp4")) {
+    double v = 0;
+    fraction(r, "gemm_fp4", v);
+    e.gemm_fp4 = v;
+  }
   fraction(r, "attention", e.attention);
   fraction(r, "dram", e.dram);
   fraction(r, "gemv_inflight", e.gemv_inflight);
@@ -52,8 +57,8 @@ void read_efficiency_ranges(Reader& r, hardware::EfficiencyRanges& e) {
   fraction(r, "launch", e.launch);
   fraction(r, "between_gpus", e.between_gpus);
   e.measured_on = r.string_list("measured_on");
-  e.assumed = assumed_keys(r, {"gemm", "gemm_fp8", "attention", "dram", "gemv_inflight", "peer_link", "kernel_overhead",
-                               "launch", "between_gpus"});
+  e.assumed = assumed_keys(r, {"gemm", "gemm_fp8", "gemm_fp4", "attention", "dram", "gemv_inflight", "peer_link",
+                               "kernel_overhead", "launch", "between_gpus"});
   r.finish();
 }
 

@@ -144,9 +144,11 @@ double staging_efficiency(const GpuSpec& gpu, DType dtype) {
 }
 
 double gemm_efficiency(const GpuSpec& gpu, DType dtype) {
-  // fp4 GEMMs take the fp8 share: no fp4 GEMM measurement is stored (assumption).
-  const bool low_float = dtype == DType::kFp8 || dtype == DType::kFp4;
-  const double eta = low_float ? gpu.efficiency.gemm_fp8.value_or(gpu.efficiency.gemm) : gpu.efficiency.gemm;
+  // Each low-precision datatype has its own share where a spec file states it (efficiency.gemm_fp8,
+  // efficiency.gemm_fp4, specs/README.md); fp4 falls back to fp8's, fp8 to the 16-bit share.
+  const hardware::Efficiency& e = gpu.efficiency;
+  const double fp8 = e.gemm_fp8.value_or(e.gemm);
+  const double eta = dtype == DType::kFp4 ? e.gemm_fp4.value_or(fp8) : dtype == DType::kFp8 ? fp8 : e.gemm;
   return eta * staging_efficiency(gpu, dtype);
 }
 

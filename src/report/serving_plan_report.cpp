@@ -42,17 +42,25 @@ std::string speculation_words(const ServingPlanRow& r) {
                 static_cast<long long>(r.speculative_tokens), workload::tokens_per_step(sp));
 }
 
+// A split into pools, "1P+3D" (aggregated: "agg").
+std::string pools_words(const ServingPlanRow& r) {
+  return r.pools.on() ? strfmt("%dP+%dD", r.pools.prefill, r.pools.decode) : std::string("agg");
+}
+
 std::string deployment(const ServingPlanRow& r) {
-  return strfmt("%s, tensor %d x pipeline %d x data %d, %s weights, batch limit %lld%s",
-                count_words(r.gpus, "GPU").c_str(), r.layout.tensor, r.layout.pipeline, r.layout.data, r.format.c_str(),
-                static_cast<long long>(r.batch_limit),
+  const std::string pools =
+      r.pools.on() ? strfmt(", disaggregated into %d prefill and %d decode replicas", r.pools.prefill, r.pools.decode)
+                   : "";
+  return strfmt("%s, tensor %d x pipeline %d x data %d%s, %s weights, batch limit %lld%s",
+                count_words(r.gpus, "GPU").c_str(), r.layout.tensor, r.layout.pipeline, r.layout.data, pools.c_str(),
+                r.format.c_str(), static_cast<long long>(r.batch_limit),
                 r.speculative_tokens > 0 ? (", " + speculation_words(r)).c_str() : "");
 }
 
 // The deployments as a table: rank (none on the frontier), layout, latencies at the SLO's
 // percentile, each latency column in one unit, throughput and cost.
 std::string deployments_text(const std::vector<ServingPlanRow>& rows, bool ranked, scenario::Percentile p,
-                             bool speculation) {
+                             bool speculation, bool pools) {
   std::vector<Seconds> ttft;
   std::vector<Seconds> tpot;
   for (const ServingPlanRow& r : rows) {
@@ -81,6 +89,10 @@ std::string deployments_text(const std::vector<ServingPlanRow>& rows, bool ranke
     t.header.insert(t.header.begin() + 6, "spec k");
     t.right.insert(t.right.begin() + 6, true);
   }
+  if (pools) {  // the split into prefill and decode replicas, after the layout
+    t.header.insert(t.header.begin() + 5, "pools");
+    t.right.insert(t.right.begin() + 5, false);
+  }
   int rank = 0;
   for (std::size_t k = 0; k < rows.size(); ++k) {
     const ServingPlanRow& r = rows[k];
@@ -92,6 +104,9 @@ std::string deployments_text(const std::vector<ServingPlanRow>& rows, bool ranke
     if (speculation) {
       t.rows.back().insert(t.rows.back().begin() + 6,
                            r.speculative_tokens > 0 ? std::to_string(r.speculative_tokens) : "off");
+    }
+    if (pools) {
+      t.rows.back().insert(t.rows.back().begin() + 5, pools_words(r));
     }
   }
   return render(t);
@@ -121,6 +136,35 @@ std::string speculation_reason(const search::ServingPlanResult& r) {
   }
   return "  the best does not speculate: at its batch the verify pass's extra tokens cost more than the " +
          std::string("accepted ones save; ") + against + "\n";
+}
+
+// Why the best deployment splits prefill and decode into pools, or does not: its latencies and rates
+// against the best deployment of the other kind that meets the SLO.
+std::string pools_reason(const search::ServingPlanResult& r, scenario::Percentile p) {
+  if (!r.disaggregated || r.best.empty()) {
+    return "";
+  }
+  const ServingPlanRow& top = r.best.front();
+  const auto other = std::find_if(r.best.begin(), r.best.end(),
+                                  [&](const ServingPlanRow& row) { return row.pools.on() != top.pools.on(); });
+  const char* q = base::name_in(scenario::kPercentileNames, p);
+  auto tpot = [&](const ServingPlanRow& row) {
+    return duration(answer::percentile_of(row.estimate.eval.inference->tpot, p));
+  };
+  const std::string against =
+      other == r.best.end()
+          ? std::string(top.pools.on() ? "no aggregated deployment meets the SLO"
+                                       : "no disaggregated deployment meets the SLO")
+          : strfmt("TPOT %s %s against %s, %s / %s tok/s per GPU, for the best %s (%s)", q, tpot(top).c_str(),
+                   tpot(*other).c_str(), amount(top.per_gpu).c_str(), amount(other->per_gpu).c_str(),
+                   other->pools.on() ? "disaggregated" : "aggregated", pools_words(*other).c_str());
+  if (top.pools.on()) {
+    return "  the best splits prefill and decode (" + pools_words(top) +
+           "): prompts no longer stall the decoding requests, and each pool runs one phase; " + against + "\n";
+  }
+  return "  the best is aggregated: its GPUs prefill and decode alike, with no KV handoff and no pool idle while the "
+         "other is busy; " +
+         against + "\n";
 }
 
 }  // namespace
@@ -161,8 +205,9 @@ std::string plan_serving_text(const scenario::Scenario& sc, const search::PlanOp
   if (!r.best.empty()) {
     out += strfmt("best by %s:\n", o.objective == search::Objective::kTime ? "output tokens/s per GPU"
                                                                            : "cloud USD per million output tokens");
-    out += deployments_text(r.best, true, p, r.speculative_tokens.size() > 1);
+    out += deployments_text(r.best, true, p, r.speculative_tokens.size() > 1, r.disaggregated);
     out += speculation_reason(r);
+    out += pools_reason(r, p);
   } else if (r.closest) {
     out += "  no deployment meets the SLO; the closest is " + deployment(*r.closest) + ":\n    " +
            slo_text(*r.closest->estimate.slo) + "\n";
@@ -185,7 +230,7 @@ std::string plan_serving_text(const scenario::Scenario& sc, const search::PlanOp
   }
   if (!r.frontier.empty()) {
     out += "frontier (no other deployment gives both more tokens/s per user and more per GPU):\n";
-    out += deployments_text(r.frontier, false, p, r.speculative_tokens.size() > 1);
+    out += deployments_text(r.frontier, false, p, r.speculative_tokens.size() > 1, r.disaggregated);
   }
   out += "  tok/s/user = 1 / TPOT p50; tok/s/GPU = output tokens over whole requests per second per GPU\n";
   return out;
@@ -226,6 +271,8 @@ std::string plan_serving_json(const scenario::Scenario& sc, const search::Servin
       w.value("weight_format", row.format);
       w.value("batch_limit", static_cast<double>(row.batch_limit));
       w.value("speculative_tokens", static_cast<double>(row.speculative_tokens));
+      w.value("prefill_replicas", row.pools.prefill);
+      w.value("decode_replicas", row.pools.decode);
       w.value("ttft_p50_s", units::to_seconds(i.ttft.p50));
       w.value("ttft_p99_s", units::to_seconds(i.ttft.p99));
       w.value("tpot_p50_s", units::to_seconds(i.tpot.p50));

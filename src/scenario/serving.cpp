@@ -119,8 +119,16 @@ void read_inference(Reader& r, Scenario& sc, RuntimeOverrides& overrides) {
     }
   }
   if (auto v = r.choice("kv_precision", units::kDTypeNames, Need::kOptional,
-                        {DType::kFp16, DType::kBf16, DType::kFp8, DType::kInt8})) {
-    inf.kv_bytes = stored_bytes(*v);
+                        {DType::kFp16, DType::kBf16, DType::kFp8, DType::kInt8, DType::kFp4})) {
+    inf.kv_bytes = *v == DType::kFp4 ? workload::kNvfp4KvBytes : stored_bytes(*v);
+    // kv_precision = "fp4" is an NVFP4 cache, dequantized to fp8 before attention on Blackwell
+    // [nvidia-nvfp4-kv-cache]: a GPU without fp4 support has no engine that stores one.
+    if (*v == DType::kFp4 && !sc.system.gpu.id.empty() && !sc.system.gpu.supports(DType::kFp4)) {
+      r.error("kv_precision", "the " + sc.system.gpu.name + " (" + sc.system.gpu.id +
+                                  ") has no fp4 support, so kv_precision = \"fp4\" (NVFP4) cannot run on it; "
+                                  "on this GPU use one of \"fp16\", \"bf16\", \"fp8\", \"int8\" (fp4 needs a "
+                                  "Blackwell GPU: B200, GB200, RTX 5090)");
+    }
   }
   // A request's positions run to prompt + output; past the model's context (max_position_embeddings)
   // there are none to attend with, so no engine serves it as the model stands.

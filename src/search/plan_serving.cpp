@@ -60,6 +60,7 @@ struct Candidate {
   Layout layout;
   std::size_t format = 0;      // index into the searched formats
   std::int64_t speculate = 0;  // tokens proposed per step, 0: off
+  workload::Disaggregation pools;
 };
 
 // Speculation searched when the scenario names a method (its proposer is the user's choice): off,
@@ -85,6 +86,7 @@ scenario::Scenario variant(const scenario::Scenario& base, const Candidate& c, s
   } else {
     inf.speculative.tokens = c.speculate;
   }
+  inf.disaggregated = c.pools;
   workload::ServingEngine& e = s.runtime.serving;
   const std::int64_t engines = static_cast<std::int64_t>(c.layout.data) * c.layout.pipeline;
   if (e.scheduler == workload::Scheduler::kStatic) {
@@ -122,6 +124,10 @@ ServingPlanResult plan_serving(const scenario::Scenario& sc, const PlanOptions& 
   ServingPlanResult r;
   r.formats = serving_formats(sc, o);
   r.speculative_tokens = speculation_searched(sc);
+  // Prefill:decode splits, when the scenario asks for disaggregated pools, under a Poisson load (the
+  // pools are simulated under open loads; the search's closed loops are not one).
+  r.disaggregated =
+      sc.job.inference->disaggregated.on() && sc.job.inference->load.arrival == workload::Arrival::kPoisson;
   std::vector<scenario::Scenario> formatted;
   for (const auto& f : r.formats) {
     formatted.push_back(scenario::with_weight_format(sc, f));  // InputError for a bad or unsupported format
@@ -138,16 +144,24 @@ ServingPlanResult plan_serving(const scenario::Scenario& sc, const PlanOptions& 
         if ((gpus / tp) % pp != 0 || m.layers % pp != 0) {
           continue;
         }
-        for (std::size_t f = 0; f < formatted.size(); ++f) {
-          for (const std::int64_t k : r.speculative_tokens) {
-            Candidate c;
-            c.gpus = gpus;
-            c.layout.tensor = tp;
-            c.layout.pipeline = pp;
-            c.layout.data = gpus / (tp * pp);
-            c.format = f;
-            c.speculate = k;
-            candidates.push_back(c);
+        // Aggregated replicas, and (pipeline 1) every split of the replicas into the two pools.
+        const int replicas = gpus / (tp * pp);
+        const int splits = r.disaggregated && pp == 1 ? replicas - 1 : 0;
+        for (int prefill = 0; prefill <= splits; ++prefill) {
+          for (std::size_t f = 0; f < formatted.size(); ++f) {
+            for (const std::int64_t k : r.speculative_tokens) {
+              Candidate c;
+              c.gpus = gpus;
+              c.layout.tensor = tp;
+              c.layout.pipeline = pp;
+              c.layout.data = replicas;
+              c.format = f;
+              c.speculate = k;
+              if (prefill > 0) {
+                c.pools = {prefill, replicas - prefill, tp, tp};
+              }
+              candidates.push_back(c);
+            }
           }
         }
       }
@@ -191,6 +205,7 @@ ServingPlanResult plan_serving(const scenario::Scenario& sc, const PlanOptions& 
     row.format = r.formats[c.format];
     row.batch_limit = b;
     row.speculative_tokens = c.speculate;
+    row.pools = c.pools;
     answer::Options estimate;
     estimate.advice = false;
     estimate.tables = &out.tables;
@@ -352,7 +367,7 @@ ServingPlanResult plan_serving(const scenario::Scenario& sc, const PlanOptions& 
   for (auto& row : r.best) {
     const bool seen = std::any_of(distinct.begin(), distinct.end(), [&](const ServingPlanRow& d) {
       return d.gpus == row.gpus && d.layout.tensor == row.layout.tensor && d.layout.pipeline == row.layout.pipeline &&
-             d.format == row.format && d.speculative_tokens == row.speculative_tokens;
+             d.format == row.format && d.speculative_tokens == row.speculative_tokens && d.pools == row.pools;
     });
     if (!seen) {
       distinct.push_back(std::move(row));

@@ -25,6 +25,7 @@ hardware::System unit_system(const hardware::System& sys) {
   hardware::Efficiency& e = u.gpu.efficiency;
   e.dram = e.l2 = e.host_link = e.peer_link = e.attention = e.gemm = 1.0;
   e.gemm_fp8 = 1.0;
+  e.gemm_fp4 = 1.0;
   e.gemm_latency = Seconds(0);
   return u;
 }
@@ -59,6 +60,8 @@ GpuSpec Fitter::with_fits(GpuSpec g) const {
       *it->second = p.value;
     } else if (key == "efficiency.gemm_fp8") {
       e.gemm_fp8 = p.value;
+    } else if (key == "efficiency.gemm_fp4") {
+      e.gemm_fp4 = p.value;
     } else if (key == "efficiency.gemm_latency") {
       e.gemm_latency = Seconds(p.value);
     }
@@ -143,7 +146,7 @@ void Fitter::fit(const std::vector<const Subject*>& rows) {
     if (round > 0) {
       const auto fitted_here = [this](const FittedParam& p) {
         return p.scope == scope && (p.table == "power" || p.key == "gemm" || p.key == "gemm_fp8" ||
-                                    p.key == "gemm_latency" || p.key == "attention");
+                                    p.key == "gemm_fp4" || p.key == "gemm_latency" || p.key == "attention");
       };
       // The previous round's values stay in force (carry) while this round fits them again.
       carry.clear();
@@ -200,8 +203,11 @@ void Fitter::fit_power_and_kernels(const std::vector<const Subject*>& rows, cons
         continue;  // a bandwidth-bound GEMM says nothing about GEMM efficiency
       }
       const double c = physics::kernel_time(op, unit, clock).compute.value();
-      const bool fp8 = dt == DType::kFp8;
-      gemm.push_back({{fp8 ? 0.0 : c, fp8 ? c : 0.0}, op.flops.value() / m->value, m});
+      // One column per GEMM share: 16-bit (and wider), fp8, fp4.
+      const std::size_t col = dt == DType::kFp4 ? 2 : dt == DType::kFp8 ? 1 : 0;
+      std::vector<double> a(3, 0.0);
+      a[col] = c;
+      gemm.push_back({a, op.flops.value() / m->value, m});
     } else if (m->benchmark == Benchmark::kAttention) {
       // t = c / η + 2 gaps: the two kernel gaps are taken off once the gap is known (below).
       const auto [fwd, bwd] = attention_ops(*m);
@@ -213,8 +219,9 @@ void Fitter::fit_power_and_kernels(const std::vector<const Subject*>& rows, cons
   }
   // A timed GEMM loop pays the gap between kernels on top of the GEMM's own fixed latency.
   const double overhead = e.kernel_overhead.value();
-  inverse_fit({"gemm", "gemm_fp8"}, {e.gemm, e.gemm_fp8.value_or(e.gemm)}, "gemm_latency", gemm,
-              e.gemm_latency.value() + overhead, overhead, 2.0);
+  const double fp8_prior = e.gemm_fp8.value_or(e.gemm);
+  inverse_fit({"gemm", "gemm_fp8", "gemm_fp4"}, {e.gemm, fp8_prior, e.gemm_fp4.value_or(fp8_prior)}, "gemm_latency",
+              gemm, e.gemm_latency.value() + overhead, overhead, 2.0);
   for (auto& eq : attn) {
     eq.rhs -= 2.0 * overhead;
   }

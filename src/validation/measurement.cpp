@@ -191,8 +191,9 @@ void read_row(Reader& r, const catalog::Catalog& cat, const std::string& file, c
   const Need need = scored ? Need::kRequired : Need::kOptional;
   switch (m.benchmark) {
     case Benchmark::kGemm: {
-      m.dtype = r.choice("dtype", units::kDTypeNames, need,
-                         {DType::kFp32, DType::kTf32, DType::kFp16, DType::kBf16, DType::kFp8, DType::kInt8});
+      m.dtype =
+          r.choice("dtype", units::kDTypeNames, need,
+                   {DType::kFp32, DType::kTf32, DType::kFp16, DType::kBf16, DType::kFp8, DType::kInt8, DType::kFp4});
       m.m = static_cast<double>(r.integer("m", need, 1, limits::kSequence).value_or(0));
       m.n = static_cast<double>(r.integer("n", need, 1, limits::kSequence).value_or(0));
       m.k = static_cast<double>(r.integer("k", need, 1, limits::kSequence).value_or(0));
