@@ -2,18 +2,21 @@
 // [zhong-2024-distserve], Splitwise [patel-2024-splitwise]): a deployment of two pools, each a set of
 // continuous-batching engines simulated as serving.cpp simulates any engine.
 //   prefill  P replicas of tp_p GPUs; replica i serves its share of the load (rate / P, requests / P,
-//            a seed of its own) as prompts alone: each request's first token is sampled at its
-//            prompt's end (the time to first token, as the pool returns it to the user).
+//            a seed of its own) as prompts alone, each request's first token sampled at its prompt's
+//            end.
 //   handoff  the request's KV cache, kv_bytes_per_token(tensor 1) · prompt bytes, moves as tp_p
 //            shards in parallel to the decode replica (each GPU's own link):
 //              t = α + bytes / (min(tp_p, tp_d) · B)
 //            over NVLink when both pools fit in one node, else over the network between nodes;
 //            it starts once the prompt is done (assumption: no layer-by-layer overlap).
 //   decode   D replicas of tp_d GPUs take the requests in the order their KV arrives, dealt round
-//            robin; a request arrives holding its prompt's KV (its blocks taken at admission), runs
-//            its first token through the model and generates the other N − 1.
-// Per request: TTFT = first − arrival, end-to-end = last − arrival (each + the API server's
-// latency), TPOT = (last − first) / (N − 1); the deployment's rates are over the whole run.
+//            robin; a request arrives holding its prompt's KV and its first token (its blocks taken at
+//            admission), runs that token through the model and generates the other N − 1.
+// The user's stream comes from the decode pool (SGLang's and Dynamo's disaggregated serving, vLLM's
+// connector): its first token with the decode pool's first iteration for the request (a one-token
+// request's at the handoff). Per request: TTFT = that − arrival, end-to-end = last − arrival (each +
+// the API server's latency), TPOT = (end-to-end − TTFT) / (N − 1) as the benchmark clients take it;
+// the deployment's rates are over the whole run.
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -139,6 +142,7 @@ Evaluation Evaluator::evaluate_disaggregated(const hardware::System& sys, const 
   ServingRun decode_run;
   serving_run(pool_layout(d.decode_tensor), sys, fabric, options, decode_run, &dec);
   std::vector<double> done(handed.size(), -1.0);
+  std::vector<double> shown(handed.size(), -1.0);  // the user's first token
   std::vector<ServingOutcome> decode_outcomes;
   for (int j = 0; j < d.decode; ++j) {
     std::vector<OfferedRequest> offered;
@@ -146,7 +150,7 @@ Evaluation Evaluator::evaluate_disaggregated(const hardware::System& sys, const 
     for (std::size_t k = static_cast<std::size_t>(j); k < handed.size(); k += static_cast<std::size_t>(d.decode)) {
       const Handed& h = handed[k];
       if (h.output <= 1) {
-        done[k] = h.first;  // its one token came from the prefill pool
+        done[k] = shown[k] = h.ready;  // its one token, handed over with the KV
         continue;
       }
       // Its first token runs through the model (a one-token chunk over the prompt's KV) and
@@ -160,6 +164,7 @@ Evaluation Evaluator::evaluate_disaggregated(const hardware::System& sys, const 
     ServingOutcome o = simulate_offered(run, *decode_run.prefill, *decode_run.decode, offered);
     for (const RequestTimes& t : o.requests) {
       done[which[t.index]] = t.done;
+      shown[which[t.index]] = t.first;
     }
     decode_outcomes.push_back(std::move(o));
   }
@@ -176,10 +181,10 @@ Evaluation Evaluator::evaluate_disaggregated(const hardware::System& sys, const 
     if (done[k] < 0) {
       continue;  // not completed (a run stopped at its iteration limit)
     }
-    ttft.push_back(h.first - h.arrival + api);
+    ttft.push_back(shown[k] - h.arrival + api);
     e2e.push_back(done[k] - h.arrival + api);
     if (h.output > 1) {
-      tpot.push_back((done[k] - h.first) / static_cast<double>(h.output - 1));
+      tpot.push_back((done[k] - shown[k]) / static_cast<double>(h.output - 1));
     }
     tokens += static_cast<double>(h.output);
     first_arrival = std::min(first_arrival, h.arrival);
@@ -288,9 +293,9 @@ Evaluation Evaluator::evaluate_disaggregated(const hardware::System& sys, const 
   e.gpu_avg_power = std::min(sys.power_limit, Watts(watts / d.gpus()));
   e.inference = r;
   if (options.op_shares) {
-    const Ops shown =
+    const Ops pass =
         shared_ops(lowering::lower_forward(m, dec, *runtime_, d.decode_tensor, it.rows, 1.0, prompt + output / 2.0));
-    add_shares(*time_pass(shown, g, decode_run.decode_clock), decode_run.layers, true, 1.0, e.ops);
+    add_shares(*time_pass(pass, g, decode_run.decode_clock), decode_run.layers, true, 1.0, e.ops);
     sort_shares(e.ops);
   }
   return e;
