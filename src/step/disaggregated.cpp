@@ -253,18 +253,7 @@ Evaluation Evaluator::evaluate_disaggregated(const hardware::System& sys, const 
   const double prompt = static_cast<double>(inf.prompt_tokens);
   const double output = static_cast<double>(inf.output_tokens);
   it.context = it.rows * (prompt + (1.0 + (output - 1.0) / decode_run.setup.tokens_per_step) / 2.0);
-  const IterationCost dc = decode_run.decode->cost(it);
-  StepBreakdown& st = e.step;
-  st.time = dc.time;
-  st.gemm = dc.compute_bound;
-  st.memory_bound = dc.memory_bound;
-  st.compute = dc.compute_bound + dc.memory_bound;
-  st.kernels = decode_run.decode->kernels();
-  st.host_launch = physics::launch_cost(g, *runtime_) * st.kernels;
-  st.launch_stall = physics::launch_stall(st.host_launch, st.compute + decode_run.decode->gaps());
-  st.communication = dc.communication;
-  st.communication_total = dc.communication_total;
-  st.overhead = std::max(Seconds(0), st.time - st.compute - st.communication);
+  e.step = decode_step(*decode_run.decode, it, g, *runtime_);
   e.clock = decode_run.decode_clock;
   e.dtype = inf.weight_precision;
   e.peak = g.peak_for(decode_run.dtype);
@@ -272,11 +261,7 @@ Evaluation Evaluator::evaluate_disaggregated(const hardware::System& sys, const 
   e.tokens_per_s = r.output_tokens_per_s;
   e.tokens_per_s_per_gpu = r.output_tokens_per_s / sys.gpus;
   e.samples_per_s = r.requests_per_s;
-  const double request_flops = 2.0 * workload::matmul_params(m) * (prompt + output) +
-                               workload::attention_matmul_flops(1.0, prompt + output, prompt + output,
-                                                                static_cast<double>(m.hidden), m.causal ? 0.5 : 1.0)
-                                   .value();
-  e.model_flops_per_gpu = FlopPerSecond(request_flops * r.requests_per_s / sys.gpus);
+  e.model_flops_per_gpu = FlopPerSecond(request_flops(m, prompt, output) * r.requests_per_s / sys.gpus);
   e.hardware_flops_per_gpu = e.model_flops_per_gpu;
   e.mfu = e.hfu = e.model_flops_per_gpu / e.peak;
   e.tokens = completed * output;

@@ -45,6 +45,30 @@ workload::Inference resolve_max_batch(const workload::ModelShape& m, workload::I
 
 }  // namespace
 
+StepBreakdown decode_step(const IterationModel& decode, const IterationShape& d, const hardware::GpuSpec& g,
+                          const workload::Runtime& rt) {
+  const IterationCost dc = decode.cost(d);
+  StepBreakdown st;
+  st.time = dc.time;
+  st.gemm = dc.compute_bound;
+  st.memory_bound = dc.memory_bound;
+  st.compute = dc.compute_bound + dc.memory_bound;
+  st.kernels = decode.kernels();
+  st.host_launch = physics::launch_cost(g, rt) * st.kernels;
+  st.launch_stall = physics::launch_stall(st.host_launch, st.compute + decode.gaps());
+  st.communication = dc.communication;
+  st.communication_total = dc.communication_total;
+  st.overhead = std::max(Seconds(0), st.time - st.compute - st.communication);
+  return st;
+}
+
+double request_flops(const workload::ModelShape& m, double prompt, double output) {
+  return 2.0 * workload::matmul_params(m) * (prompt + output) +
+         workload::attention_matmul_flops(1.0, prompt + output, prompt + output, static_cast<double>(m.hidden),
+                                          m.causal ? 0.5 : 1.0)
+             .value();
+}
+
 physics::MemoryBreakdown Evaluator::inference_memory(const Layout& layout) const {
   if (const workload::Disaggregation& d = job_->inference->disaggregated; d.on()) {
     // The pool that does not fit, else the decode pool's (it holds the KV of every request's whole
@@ -346,18 +370,7 @@ Evaluation Evaluator::evaluate_inference(const Layout& layout, const System& sys
   d.rows = d.tokens = d.decode_rows = std::max(1.0, std::round(run.decode_rows));
   // (in the engine's count: a speculative request's output in steps, ServingSetup)
   d.context = d.rows * (prompt + (1.0 + (output - 1.0) / s.tokens_per_step) / 2.0);
-  const IterationCost dc = decode_model.cost(d);
-  StepBreakdown& st = e.step;
-  st.time = dc.time;
-  st.gemm = dc.compute_bound;
-  st.memory_bound = dc.memory_bound;
-  st.compute = dc.compute_bound + dc.memory_bound;
-  st.kernels = decode_model.kernels();
-  st.host_launch = physics::launch_cost(g, *runtime_) * st.kernels;
-  st.launch_stall = physics::launch_stall(st.host_launch, st.compute + decode_model.gaps());
-  st.communication = dc.communication;
-  st.communication_total = dc.communication_total;
-  st.overhead = std::max(Seconds(0), st.time - st.compute - st.communication);
+  e.step = decode_step(decode_model, d, g, *runtime_);
   e.clock = decode_clock;
   e.dtype = inf.weight_precision;
   e.peak = g.peak_for(dtype);
@@ -365,12 +378,7 @@ Evaluation Evaluator::evaluate_inference(const Layout& layout, const System& sys
   e.tokens_per_s = r.output_tokens_per_s;
   e.tokens_per_s_per_gpu = r.output_tokens_per_s / sys.gpus;
   e.samples_per_s = r.requests_per_s;
-  // Model FLOPs per request: every weight once per prompt and output token, and attention.
-  const double request_flops = 2.0 * workload::matmul_params(m) * (prompt + output) +
-                               workload::attention_matmul_flops(1.0, prompt + output, prompt + output,
-                                                                static_cast<double>(m.hidden), m.causal ? 0.5 : 1.0)
-                                   .value();
-  e.model_flops_per_gpu = FlopPerSecond(request_flops * r.requests_per_s / sys.gpus);
+  e.model_flops_per_gpu = FlopPerSecond(request_flops(m, prompt, output) * r.requests_per_s / sys.gpus);
   e.hardware_flops_per_gpu = e.model_flops_per_gpu;
   e.mfu = e.model_flops_per_gpu / e.peak;
   e.hfu = e.mfu;

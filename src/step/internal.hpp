@@ -148,6 +148,12 @@ Dithered dithered(double clock, Seconds t_lo, Watts p_lo, Seconds t_hi, Watts p_
 // Every time of a step, φ of the way from `lo` to `hi` (the same kernels at two clocks).
 StepBreakdown blend(const StepBreakdown& lo, const StepBreakdown& hi, double phi);
 
+// The step fields of a serving evaluation: one decode iteration `d` of `decode` (inference.cpp).
+StepBreakdown decode_step(const IterationModel& decode, const IterationShape& d, const hardware::GpuSpec& g,
+                          const workload::Runtime& rt);
+// Model FLOPs of one request: every weight once per prompt and output token, and attention.
+double request_flops(const workload::ModelShape& m, double prompt, double output);
+
 // One engine (a data-parallel replica, or one of a pipeline's virtual engines) and its share of
 // the load (serving.cpp).
 struct ServingSetup {
