@@ -150,6 +150,18 @@ void read_runtime(Reader& r, workload::Runtime& rt) {
   if (auto v = r.string("name", Need::kRequired)) {
     rt.name = *v;
   }
+  // Optional: a runtime whose behaviour changed between releases states the ones it models.
+  if (auto v = r.string("versions", Need::kOptional)) {
+    if (auto range = workload::parse_version_range(*v)) {
+      rt.versions = *range;
+    } else {
+      r.error("versions",
+              "expected the releases the file models as \"MIN-MAX\", \"MIN-\" or one series, each bound "
+              "numbers joined by dots with the lower not above the upper (\"0.5-0.6\", \"0.8-\", \"0.3\"), "
+              "got \"" +
+                  *v + "\"");
+    }
+  }
   if (auto v = r.choice("kind", workload::kRuntimeKindNames, Need::kRequired)) {
     rt.kind = *v;
   }
