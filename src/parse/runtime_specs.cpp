@@ -140,12 +140,14 @@ void read_serving_engine(Reader& r, workload::ServingEngine& e, Need need) {
     e.mixed_batches = *v;
   }
   set_q(r, "api_latency", Dim::kTime, e.api_latency, Need::kOptional, Range::kNonNegative);
+  set_q(r, "tokenize_per_token", Dim::kTime, e.tokenize_per_token, Need::kOptional, Range::kNonNegative);
   if (auto v = r.boolean("allreduce_on_amd", Need::kOptional)) {
     e.allreduce_on_amd = *v;
   }
 }
 
 void read_runtime(Reader& r, workload::Runtime& rt) {
+  r.set_ranges(key_ranges("runtimes"));
   r.allow({"base"});
   if (auto v = r.string("name", Need::kRequired)) {
     rt.name = *v;

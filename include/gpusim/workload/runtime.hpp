@@ -118,10 +118,13 @@ struct ServingEngine {
   // An iteration may mix prompt tokens with the decode tokens of running requests; false: an
   // iteration that admits prompts runs them alone (vLLM V0 without chunked prefill).
   bool mixed_batches = true;
-  // Per request, on the way to the first token when requests come over the network (Poisson or
-  // closed-loop arrivals): the API server's HTTP handling, tokenization and the server-sent event
-  // back to the client; 0 where nothing is published.
+  // The request path when requests come over the network (Poisson or closed-loop arrivals), which
+  // delays every token its client sees: a fixed part per request (HTTP handling, the chat
+  // template, the hops between the API server's and the engine's processes, the first token's
+  // detokenization and server-sent event back to the client) and the tokenizer's CPU time per
+  // prompt token; 0 where nothing is published.
   Seconds api_latency;
+  Seconds tokenize_per_token;
   // The custom all-reduce runs on AMD GPUs too (ROCm builds that enable it); false: tensor-parallel
   // all-reduces on AMD GPUs go through RCCL.
   bool allreduce_on_amd = true;
