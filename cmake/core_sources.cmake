@@ -12,6 +12,7 @@ set(GPUSIM_CORE_SOURCES
   src/workload/resnet.cpp
   src/workload/precision.cpp
   src/workload/model_error.cpp
+  src/workload/version.cpp
   src/parse/reader.cpp
   src/parse/toml_limits.cpp
   src/parse/hardware_specs.cpp

@@ -215,6 +215,7 @@ overlap_scheduler = true
 scheduler_steps = 4
 mixed_batches = false
 api_latency = "8 ms"
+tokenize_per_token = "2 us"
 allreduce_on_amd = false
 prefix_tokens = 96
 prefix_hit_rate = 0.5
@@ -260,6 +261,7 @@ name = "vllm"
   CHECK(engine.scheduler_steps == 4);
   CHECK_FALSE(engine.mixed_batches);
   CHECK(engine.api_latency.value() == Approx(8e-3));
+  CHECK(engine.tokenize_per_token.value() == Approx(2e-6));
   CHECK_FALSE(engine.allreduce_on_amd);
   CHECK(served.job.inference->prefix.tokens == 96);
   CHECK(served.job.inference->prefix.hit_rate == Approx(0.5));
@@ -355,5 +357,5 @@ memory_format = "nchw"
   }
   // top level, system, model and its two tables, training, inference, serving and its table, slo,
   // parallelism, runtime and its three tables, input, cost
-  CHECK(covered == 11 + 11 + 20 + 7 + 5 + 21 + 6 + 31 + 5 + 4 + 4 + 10 + 13 + 7 + 5 + 6 + 5 + 9);
+  CHECK(covered == 11 + 11 + 20 + 7 + 5 + 21 + 6 + 32 + 5 + 4 + 4 + 10 + 13 + 7 + 5 + 6 + 5 + 9);
 }

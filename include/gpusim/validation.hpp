@@ -108,7 +108,13 @@ struct Measurement {
   // resolved again and again (calibration's judging, cross-validation's folds) read and parse it
   // once. Null where it could not be parsed then (resolving the row reports why).
   std::shared_ptr<const scenario::ParsedScenario> parsed;
-  std::string metric;                // report key for scenario rows; "speed" or "energy" for power_limit rows
+  std::string metric;  // report key for scenario rows; "speed" or "energy" for power_limit rows
+  // The release of the runtime the figure was measured on, as the publication states it
+  // ("0.6.0"; empty when it states none), and where the row gives it: the scenario's runtime file
+  // must cover it (its `versions`), else the row is refused.
+  std::string runtime_version;
+  SourcePos runtime_version_pos;
+  std::string runtime_version_key;   // "measurement[3].runtime_version"
   std::optional<Watts> power_limit;  // power_limit rows: the cap of the point
   std::string conditions;
   std::string source;

@@ -45,7 +45,15 @@ const std::vector<KeyRange>& key_ranges() {
        "the catalog spans 3.1 GB/s (25 Gb/s Ethernet) to 900 GB/s (NVLink 5)"},
       {"links", "latency", Dim::kTime, "10 ns", "1 ms", "the catalog spans 0.5 to 5 us"},
       {"links", "staged_latency", Dim::kTime, "10 ns", "1 ms", "the catalog states 10 us"},
+      // Runtime files: the request path of a serving engine (zero where nothing is published).
+      {"runtimes", "serving.api_latency", Dim::kTime, "10 us", "10 s",
+       "the catalog's serving runtimes state 6.8 to 10.4 ms"},
+      {"runtimes", "serving.tokenize_per_token", Dim::kTime, "1 ns", "1 ms",
+       "tokenizers take 0.1 to 20 us per token of one CPU thread"},
       // Scenario files (and --set); zero stays allowed where the key allows it (free electricity).
+      {"scenario", "serving.api_latency", Dim::kTime, "10 us", "10 s", "as a runtime file's serving.api_latency"},
+      {"scenario", "serving.tokenize_per_token", Dim::kTime, "1 ns", "1 ms",
+       "as a runtime file's serving.tokenize_per_token"},
       {"scenario", "input.storage_bandwidth", Dim::kBandwidth, "1 MB/s", "10 TB/s",
        "node storage reads at 0.5 to 100 GB/s"},
       {"scenario", "cost.electricity", Dim::kMoneyPerEnergy, "0.001 USD/kWh", "10 USD/kWh",

@@ -140,15 +140,29 @@ void read_serving_engine(Reader& r, workload::ServingEngine& e, Need need) {
     e.mixed_batches = *v;
   }
   set_q(r, "api_latency", Dim::kTime, e.api_latency, Need::kOptional, Range::kNonNegative);
+  set_q(r, "tokenize_per_token", Dim::kTime, e.tokenize_per_token, Need::kOptional, Range::kNonNegative);
   if (auto v = r.boolean("allreduce_on_amd", Need::kOptional)) {
     e.allreduce_on_amd = *v;
   }
 }
 
 void read_runtime(Reader& r, workload::Runtime& rt) {
+  r.set_ranges(key_ranges("runtimes"));
   r.allow({"base"});
   if (auto v = r.string("name", Need::kRequired)) {
     rt.name = *v;
+  }
+  // Optional: a runtime whose behaviour changed between releases states the ones it models.
+  if (auto v = r.string("versions", Need::kOptional)) {
+    if (auto range = workload::parse_version_range(*v)) {
+      rt.versions = *range;
+    } else {
+      r.error("versions",
+              "expected the releases the file models as \"MIN-MAX\", \"MIN-\" or one series, each bound "
+              "numbers joined by dots with the lower not above the upper (\"0.5-0.6\", \"0.8-\", \"0.3\"), "
+              "got \"" +
+                  *v + "\"");
+    }
   }
   if (auto v = r.choice("kind", workload::kRuntimeKindNames, Need::kRequired)) {
     rt.kind = *v;

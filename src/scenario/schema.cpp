@@ -59,6 +59,7 @@ const std::vector<TableKeys>& schema() {
         "scheduler_steps",
         "mixed_batches",
         "api_latency",
+        "tokenize_per_token",
         "allreduce_on_amd",
         "prefix_tokens",
         "prefix_hit_rate",

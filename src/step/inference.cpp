@@ -264,6 +264,7 @@ void Evaluator::serving_run(const Layout& layout, const System& sys, const physi
   // Requests that arrive over time come through the engine's API server; a queue filled at once is
   // the offline API (or a throughput run, whose rate a fixed latency per request does not move).
   s.api_latency = inf.load.arrival == workload::Arrival::kOffline ? 0.0 : engine.api_latency.value();
+  s.tokenize_per_token = inf.load.arrival == workload::Arrival::kOffline ? 0.0 : engine.tokenize_per_token.value();
   s.kv_block = std::max<std::int64_t>(1, engine.kv_block);
   // Speculation: the engine counts a request's output in steps of τ tokens (ServingSetup), so its
   // pool is counted so too: a request of P + N tokens holds P + S in the engine (S steps), and a

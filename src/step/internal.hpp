@@ -167,6 +167,7 @@ struct ServingSetup {
   std::int64_t scheduler_steps = 1;  // decode iterations per scheduler call: admissions only between calls
   bool mixed = true;                 // false: an iteration that admits prompts runs no decodes
   double api_latency = 0;            // seconds the API server adds to every request's first token
+  double tokenize_per_token = 0;     // and seconds per prompt token its tokenizer adds to it
   std::int64_t kv_block = 16;
   std::int64_t kv_blocks = 0;  // the pool (static engines hold their batch: no limit)
   std::int64_t prompt = 0;

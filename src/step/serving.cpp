@@ -266,14 +266,19 @@ void Engine::summarize() {
   auto all = [](const Request&) { return true; };
   auto several = [](const Request& r) { return r.tokens > 1; };
   InferenceResult& res = out_.result;
-  // The API server's latency delays every token the client sees by the same amount: it adds to
-  // the first token and to the whole request, not to the time between tokens.
-  const double api = s_.api_latency;
+  // The request path (the API server's fixed part and its tokenizer's time for the prompt the user
+  // sent) delays every token the client sees by the same amount: it adds to the first token and to
+  // the whole request, not to the time between tokens. An eviction moves generated tokens from a
+  // request's output into its prompt, so prompt + output less the drawn output is the sent prompt.
+  const auto path = [this](const Request& r) {
+    return s_.api_latency +
+           s_.tokenize_per_token * static_cast<double>(r.prompt + r.output - engine_output(s_, r.tokens));
+  };
   if (s_.latencies) {
-    res.ttft = over_requests([api](const Request& r) { return r.first - r.arrival + api; }, all);
+    res.ttft = over_requests([&](const Request& r) { return r.first - r.arrival + path(r); }, all);
     res.tpot =
         over_requests([](const Request& r) { return (r.done - r.first) / static_cast<double>(r.tokens - 1); }, several);
-    res.e2e = over_requests([api](const Request& r) { return r.done - r.arrival + api; }, all);
+    res.e2e = over_requests([&](const Request& r) { return r.done - r.arrival + path(r); }, all);
     res.queue = over_requests([](const Request& r) { return r.scheduled - r.arrival; }, all);
   }
   const double span = first_arrival < 0 ? 0.0 : last_done - first_arrival;

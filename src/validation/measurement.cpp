@@ -173,9 +173,10 @@ void read_row(Reader& r, const catalog::Catalog& cat, const std::string& file, c
     if (const auto b = r.choice("benchmark", kBenchmarkNames, Need::kRequired)) {
       m.benchmark = *b;
     } else {
-      r.allow({"value",     "bytes",     "dtype",    "m",        "n",      "k",      "batch",
-               "seq_len",   "heads",     "head_dim", "causal",   "graph",  "pinned", "bidirectional",
-               "algorithm", "intensity", "kernel",   "scenario", "metric", "ns",     "peer_access"});
+      r.allow({"value",          "bytes",     "dtype",    "m",        "n",      "k",      "batch",
+               "seq_len",        "heads",     "head_dim", "causal",   "graph",  "pinned", "bidirectional",
+               "algorithm",      "intensity", "kernel",   "scenario", "metric", "ns",     "peer_access",
+               "runtime_version"});
       return;
     }
   } else {
@@ -246,6 +247,18 @@ void read_row(Reader& r, const catalog::Catalog& cat, const std::string& file, c
           r.error("scenario", "scenario file \"" + *s + "\" does not exist (looked for " + m.scenario + ")");
         }
       }
+      if (auto v = r.string("runtime_version", Need::kOptional)) {
+        m.runtime_version = *v;
+        m.runtime_version_pos = r.where("runtime_version");
+        m.runtime_version_key = r.path("runtime_version");
+        if (!workload::parse_version(*v)) {
+          r.error("runtime_version",
+                  "expected a release as its project writes it, numbers joined by dots and an "
+                  "optional suffix (\"0.6.0\", \"v0.3.0\", \"1.2.0rc1\", \"0.5.3.post3\"), got \"" +
+                      *v + "\"");
+          m.runtime_version.clear();
+        }
+      }
       if (m.benchmark == Benchmark::kPowerLimit) {
         if (auto w = r.quantity("power_limit", Dim::kPower, need)) {
           m.power_limit = Watts(*w);
@@ -309,6 +322,34 @@ void load_file(const catalog::Catalog& cat, const std::string& path, Diagnostics
   }
 }
 
+// A row that states its runtime's release is predicted with the runtime file its scenario names
+// (or gets by default): that file must model the release. Rows whose scenario does not resolve
+// are left to their prediction, which says why.
+void check_runtime_versions(const catalog::Catalog& cat, const std::vector<Measurement>& rows, Diagnostics& diags) {
+  std::map<std::string, std::optional<workload::Runtime>> runtimes;  // by scenario file
+  for (const Measurement& m : rows) {
+    if (m.runtime_version.empty() || m.parsed == nullptr) {
+      continue;
+    }
+    auto [it, first] = runtimes.emplace(m.scenario, std::nullopt);
+    if (first) {
+      try {
+        it->second = scenario::resolve(cat, *m.parsed).runtime;
+      } catch (const InputError&) {  // resolving the row reports it
+      }
+    }
+    const std::optional<workload::Runtime>& rt = it->second;
+    const auto release = workload::parse_version(m.runtime_version);
+    if (!rt || !release || rt->versions.covers(*release)) {
+      continue;
+    }
+    diags.add(m.runtime_version_pos, m.runtime_version_key,
+              "\"" + m.runtime_version + "\" is outside the releases " + rt->versions.text + " that runtime \"" +
+                  rt->id + "\" (" + rt->origin + ") models, which scenario " + m.scenario +
+                  " runs: name a runtime file whose versions cover it");
+  }
+}
+
 }  // namespace
 
 std::vector<Measurement> load_measurements(const catalog::Catalog& catalog, const std::vector<std::string>& paths) {
@@ -361,6 +402,7 @@ std::vector<Measurement> load_measurements(const catalog::Catalog& catalog, cons
       m.parsed = it->second;
     }
   }
+  check_runtime_versions(catalog, out, diags);
   if (diags.empty() && out.empty()) {
     std::string where;
     for (const auto& p : paths) {

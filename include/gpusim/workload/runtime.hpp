@@ -118,10 +118,13 @@ struct ServingEngine {
   // An iteration may mix prompt tokens with the decode tokens of running requests; false: an
   // iteration that admits prompts runs them alone (vLLM V0 without chunked prefill).
   bool mixed_batches = true;
-  // Per request, on the way to the first token when requests come over the network (Poisson or
-  // closed-loop arrivals): the API server's HTTP handling, tokenization and the server-sent event
-  // back to the client; 0 where nothing is published.
+  // The request path when requests come over the network (Poisson or closed-loop arrivals), which
+  // delays every token its client sees: a fixed part per request (HTTP handling, the chat
+  // template, the hops between the API server's and the engine's processes, the first token's
+  // detokenization and server-sent event back to the client) and the tokenizer's CPU time per
+  // prompt token; 0 where nothing is published.
   Seconds api_latency;
+  Seconds tokenize_per_token;
   // The custom all-reduce runs on AMD GPUs too (ROCm builds that enable it); false: tensor-parallel
   // all-reduces on AMD GPUs go through RCCL.
   bool allreduce_on_amd = true;
@@ -166,9 +169,31 @@ struct RuntimeRanges {
   bool operator==(const RuntimeRanges&) const = default;
 };
 
+// The releases a runtime file models (its `versions`, specs/README.md): "0.5-0.6" is every
+// 0.5.x and 0.6.x, "0.8-" 0.8.0 and every later one, "0.3" every 0.3.x. Each bound is compared on
+// its own components only, so a bound of two covers every patch release under it.
+struct VersionRange {
+  std::vector<int> min;  // empty: the file states no versions
+  std::vector<int> max;  // empty: no upper bound
+  std::string text;      // as written
+  [[nodiscard]] bool stated() const { return !min.empty(); }
+  // Whether `release` (a version's numeric components, parse_version) lies within the range; a
+  // range that states nothing covers every release.
+  [[nodiscard]] bool covers(const std::vector<int>& release) const;
+  bool operator==(const VersionRange&) const = default;
+};
+// The numeric components of a release as projects write it: "0.6.0", "v0.3.0", "1.2.0rc1",
+// "0.5.3.post3", "0.28.1rc1.dev174+g37f5dca3f" (a pre-, post- or dev-release suffix, or a local
+// one, plays no part in ranges); nullopt when the text is not such a release.
+std::optional<std::vector<int>> parse_version(std::string_view text);
+// A range as a runtime file writes it: "MIN-MAX", "MIN-" or "SERIES", each bound plain numeric
+// components ("0.5", "0.10"), the lower not above the upper; nullopt otherwise.
+std::optional<VersionRange> parse_version_range(std::string_view text);
+
 struct Runtime {
   std::string id;  // specs/runtimes id
   std::string name;
+  VersionRange versions;  // the releases the file models; none stated: any
   RuntimeKind kind = RuntimeKind::kTraining;
   AttentionKernel attention = AttentionKernel::kFlash2;
   bool cuda_graphs = false;  // kernels replayed from a CUDA graph instead of launched eagerly
