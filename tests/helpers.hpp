@@ -71,6 +71,28 @@ inline Scenario scenario(const std::string& toml, const std::vector<Override>& o
   return scenario::load_scenario(catalog(), "test.toml", toml, overrides);
 }
 
+// A Llama-3-8B serving scenario on one H100 under `runtime`, Poisson arrivals.
+inline std::string serving_scenario(const std::string& runtime) {
+  return R"(name = "v"
+[system]
+gpu = "h100-sxm5-80gb"
+gpus = 1
+[model]
+preset = "llama3-8b"
+[inference]
+prompt_tokens = 256
+output_tokens = 32
+weight_precision = "bf16"
+[runtime]
+name = ")" +
+         runtime + R"("
+[serving]
+arrival = "poisson"
+rate = "1 req/s"
+requests = 20
+)";
+}
+
 // The estimate of `sc` with its band (answer::Options::uncertainty).
 inline answer::Estimate banded(const Scenario& sc) {
   answer::Options o;

@@ -7,36 +7,10 @@ using namespace gpusim;
 using catalog::SpecFile;
 using test::diagnostics_of;
 
-namespace {
-
-// A Llama-3-8B serving scenario on one H100 under `runtime`, Poisson arrivals.
-std::string serving_scenario(const std::string& runtime) {
-  return R"(name = "v"
-[system]
-gpu = "h100-sxm5-80gb"
-gpus = 1
-[model]
-preset = "llama3-8b"
-[inference]
-prompt_tokens = 256
-output_tokens = 32
-weight_precision = "bf16"
-[runtime]
-name = ")" +
-         runtime + R"("
-[serving]
-arrival = "poisson"
-rate = "1 req/s"
-requests = 20
-)";
-}
-
-}  // namespace
-
 TEST_CASE("the request path adds its fixed part and the prompt's tokenization to the first token and the request",
           "[serving][request-path]") {
   // Poisson arrivals, fixed lengths: every request's path is api + P x t with P = 256 prompt tokens.
-  const std::string base = serving_scenario("vllm");
+  const std::string base = test::serving_scenario("vllm");
   const auto run_with = [&](const std::string& api, const std::string& per_token) {
     return *step::evaluate(
                 test::scenario(base, {{"serving.api_latency", api}, {"serving.tokenize_per_token", per_token}}))
@@ -63,7 +37,7 @@ TEST_CASE("an evicted request's tokenization is of the prompt its user sent, not
           "[serving][request-path]") {
   // A KV pool of a few requests under a load that outgrows it: requests are preempted and their
   // generated tokens recomputed as prompt, but the tokenizer saw each prompt once, as sent.
-  const std::string base = serving_scenario("vllm");
+  const std::string base = test::serving_scenario("vllm");
   const std::vector<scenario::Override> tight{{"serving.rate", "\"40 req/s\""},
                                               {"serving.requests", "200"},
                                               {"inference.output_tokens", "512"},

@@ -25,28 +25,6 @@ workload::VersionRange range(const std::string& text) {
   return *r;
 }
 
-// A Llama-3-8B serving scenario on one H100 under `runtime`, Poisson arrivals.
-std::string serving_scenario(const std::string& runtime) {
-  return R"(name = "v"
-[system]
-gpu = "h100-sxm5-80gb"
-gpus = 1
-[model]
-preset = "llama3-8b"
-[inference]
-prompt_tokens = 256
-output_tokens = 32
-weight_precision = "bf16"
-[runtime]
-name = ")" +
-         runtime + R"("
-[serving]
-arrival = "poisson"
-rate = "1 req/s"
-requests = 20
-)";
-}
-
 // A measurement file of one TTFT row on `scenario` (a file name beside it) stating `version`.
 std::string ttft_row(const std::string& scenario, const std::string& version) {
   return "[meta]\nsource = \"test\"\nrole = \"check\"\n\n[[measurement]]\nid = \"r1\"\ngpu = \"h100-sxm5-80gb\"\n"
@@ -129,7 +107,7 @@ TEST_CASE("a runtime file's bad versions are refused with position, key, value a
 TEST_CASE("a row whose release its scenario's runtime file does not model is refused, naming the range",
           "[versions][validate][errors]") {
   const auto dir = test::scratch() / "versions";
-  write(dir / "v0.toml", serving_scenario("vllm-v0"));
+  write(dir / "v0.toml", test::serving_scenario("vllm-v0"));
   const std::string late = write(dir / "late.toml", ttft_row("v0.toml", "0.11.0"));
   const auto ds = diagnostics_of([&] { (void)validation::load_measurements(test::catalog(), {late}); });
   REQUIRE(ds.size() == 1);
